@@ -1,0 +1,1 @@
+"""CLI subcommands: each module exposes ``register(app)`` and is listed in ``rnr_sim.cli``."""

@@ -1,0 +1,116 @@
+"""Named integer constants shared by the catalog compiler, the rules profile and the engine.
+
+Kernels read these module globals as compile-time constants (numba freezes globals when it
+compiles, numba #1833): every constant the engine uses lives here, in one module, so a
+change to one is a change to this file, which invalidates the on-disk cache of the
+engine modules that import it only if they are recompiled -- ``make clean`` after
+editing this file.
+"""
+
+from __future__ import annotations
+
+# ---------------------------------------------------------------- card types (Art. IV)
+PILLAR = 0
+RIGHTS = 1
+UA = 2
+ATTACK = 3
+DEFENSE = 4
+FREEDOM = 5
+BILL = 6
+CARD_TYPES = ("pillar", "rights", "ua", "attack", "defense", "freedom", "bill")
+
+# ---------------------------------------------------------------- branches (Art. V §6)
+BISON = 0
+EAGLE = 1
+LIBERTY_BELL = 2
+SCROLL = 3
+BRANCHES = ("bison", "eagle", "liberty_bell", "scroll")
+
+# ---------------------------------------------------------------- rarities (Art. V §4)
+COMMON = 0
+UNCOMMON = 1
+RARE = 2
+RARITIES = ("common", "uncommon", "rare")
+
+# ---------------------------------------------------------------- keywords (bit mask)
+KW_PETITION = 1  # Art. II §4, Art. IV §2
+KW_PROTECT = 2  # Amend. III
+KW_ONE_SHOT = 4  # R16
+KEYWORDS = {"petition": KW_PETITION, "protect": KW_PROTECT, "one_shot": KW_ONE_SHOT}
+
+# ---------------------------------------------------------------- effect triggers
+TRIG_ON_RESOLVE = 0  # once, when the card resolves after being played
+TRIG_EACH_TURN = 1  # each of its controller's Resolve Phases (ip: Independence Phase)
+TRIG_ACTIVATE = 2  # paid in the Play Phase, turns the card sideways (Art. VII §6)
+TRIG_ON_DESTROY = 3  # when the card is destroyed
+TRIGGERS = ("on_resolve", "each_turn", "activate", "on_destroy")
+
+# ---------------------------------------------------------------- effect verbs
+V_NONE = 0
+V_LP = 1  # N LP damage to an opponent
+V_STRIKE = 2  # N damage as an Attack: a Defense first, else a UA
+V_STRIKE_UA = 3  # N damage to a UA, past Defenses
+V_HEAL = 4  # gain N LP
+V_DRAW = 5  # draw N
+V_FORCE_DRAW = 6  # an opponent draws N
+V_MILL = 7  # opponent's top N to their Discard Pile (Protect skips)
+V_EXILE = 8  # opponent's top N removed from the game
+V_DISCARD = 9  # opponent discards N random cards (Protect immune)
+V_IP = 10  # gain N non-Pillar IP
+V_REPAIR = 11  # restore N DP to one of your Defenses or UAs
+V_DESTROY_PETITION = 12  # destroy N of an opponent's Petitions
+V_RECOVER = 13  # N cards from your Discard Pile to hand
+V_TUTOR_PILLAR = 14  # a Pillar from your Draw Pile to hand, then shuffle
+N_VERBS = 15
+VERBS = (
+    "none",
+    "lp",
+    "strike",
+    "strike ua",
+    "heal",
+    "draw",
+    "force draw",
+    "mill",
+    "exile",
+    "discard",
+    "ip",
+    "repair",
+    "destroy petition",
+    "recover",
+    "tutor pillar",
+)
+
+# ---------------------------------------------------------------- compiled catalog columns
+# The catalog compiles to one int32 table ``cards[n_cards, N_CARD_COLS]``.
+C_TYPE = 0
+C_BRANCH = 1
+C_RARITY = 2
+C_COST = 3
+C_IP = 4
+C_DAMAGE = 5
+C_DP = 6
+C_DRAIN = 7
+C_KEYWORDS = 8
+C_N_EFFECTS = 9
+C_EFF0 = 10  # first column of effect slot 0; slot e starts at C_EFF0 + e * EFF_STRIDE
+EFF_STRIDE = 5
+E_TRIGGER = 0
+E_VERB = 1
+E_AMOUNT = 2
+E_COST = 3  # activate cost K, or the kicker's extra IP
+E_KICKER = 4  # 1 if this slot is a Freedom card's kicker
+MAX_EFFECTS = 2  # Art. VII §7, Amend. V §1
+N_CARD_COLS = C_EFF0 + MAX_EFFECTS * EFF_STRIDE
+
+# ---------------------------------------------------------------- victory paths
+PATH_NONE = -1
+PATH_LIFE = 0
+PATH_ATTACK = 1
+PATH_PETITION = 2
+PATH_DECK_OUT = 3
+PATH_DRAW = 4
+PATHS = ("life", "attack", "petition", "deck_out", "draw")
+
+# ---------------------------------------------------------------- sizes
+MAX_PLAYERS = 4
+MAX_SLOTS = 64  # deck slots per player; uint64 masks hold one bit per slot

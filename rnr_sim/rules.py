@@ -1,0 +1,205 @@
+"""The rules profile: every switch of the rulings, its default, allowed values and source.
+
+The default profile is ``constitution`` (RULINGS.md). A designer's variant is a small TOML
+file setting any subset of the switches, at the top level or under ``[rules]``. The
+profile compiles to a small int64 array the engine reads (indices ``R_*`` below), and
+serialises in full into every run's manifest.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rnr_sim.errors import InputError
+
+
+@dataclass(frozen=True)
+class Switch:
+    """One switch: its name, default, allowed values (enum) or range (int), and source."""
+
+    name: str
+    default: Any
+    ruling: str
+    cite: str
+    summary: str
+    choices: tuple[str, ...] = ()  # enum switches: allowed strings, compiled to their index
+    minimum: int | None = None  # int switches
+    maximum: int | None = None
+
+    @property
+    def kind(self) -> str:
+        if self.choices:
+            return "choice"
+        if isinstance(self.default, bool):
+            return "bool"
+        return "int"
+
+    def compile(self, value: Any) -> int:
+        if self.kind == "choice":
+            return self.choices.index(value)
+        return int(value)
+
+
+SWITCHES: tuple[Switch, ...] = (
+    Switch("deck_includes_uas", True, "R1", "Art. V §1; Art. VI §1; Art. VII §1",
+           "the 60 cards include the 3 UAs (57 shuffled)"),
+    Switch("min_pillars", 15, "R2", "Art. V §2", "fewest Pillars in a legal deck",
+           minimum=0, maximum=60),
+    Switch("max_freedom", 4, "R3", "Art. IV §6; Art. V §3",
+           "most Freedom cards in a deck, each a single copy", minimum=0, maximum=60),
+    Switch("max_bills", 4, "R3", "Art. IV §7; Art. V §3",
+           "most Bill cards in a deck, each a single copy", minimum=0, maximum=60),
+    Switch("max_copies_attack_defense", 4, "R4", "Art. IV §4-5; Art. V §5",
+           "most copies of one named Attack or Defense", minimum=1, maximum=60),
+    Switch("max_rares", 6, "R31", "Art. V §4", "most Rare cards, UAs not counted",
+           minimum=0, maximum=60),
+    Switch("p2_free_pillar", "any", "R7", "Art. VII §4; Amend. VIII",
+           "the second seat's free pre-game Pillar", choices=("any", "zero_cost_only", "off")),
+    Switch("first_player_draws", True, "R8", "Art. VII §5", "the first player draws on turn 1"),
+    Switch("pillars_per_turn", 0, "R10", "Art. IV §1", "Pillars a player may play each turn "
+           "(0 = unlimited)", minimum=0, maximum=60),
+    Switch("lp_cap", 0, "R14", "Art. II §1", "highest LP (0 = no cap)", minimum=0,
+           maximum=1_000_000),
+    Switch("turn_limit", 200, "R15", "Art. III", "turns (all seats) before a game is a draw",
+           minimum=1, maximum=100_000),
+    Switch("attack_lifetime", "persistent", "R16", "Art. VI §6; Amend. I §3",
+           "Attacks stay and strike each turn, or are discarded after one damage step",
+           choices=("persistent", "one_shot")),
+    Switch("aoa", True, "R17", "Amend. I", "Attack-on-Attack combat may be declared"),
+    Switch("ua_drain_target", "controller", "R20", "Amend. IV §1 (vs Art. VII §5 vii)",
+           "whose LP a UA drains", choices=("controller", "opponent")),
+    Switch("ua_drain_when", "own_turn", "R21", "Amend. IV §2",
+           "UAs drain in their controller's Resolve Phase only, or in every one",
+           choices=("own_turn", "every_turn")),
+    Switch("multiplayer", "first_victory", "R26", "Art. III",
+           "3-4 players: the first victory ends the game, or the last player standing wins",
+           choices=("first_victory", "last_standing")),
+    Switch("ip_effects_immediate", True, "R32", "Art. II §2; Art. VII §5",
+           "an `ip` effect of a card played in the Play Phase gives its IP at once"),
+)
+
+SWITCH_BY_NAME = {s.name: s for s in SWITCHES}
+# Indices into the compiled profile array (checked against SWITCHES below).
+N_RULES = len(SWITCHES)
+R_DECK_INCLUDES_UAS = 0
+R_MIN_PILLARS = 1
+R_MAX_FREEDOM = 2
+R_MAX_BILLS = 3
+R_MAX_COPIES_ATTACK_DEFENSE = 4
+R_MAX_RARES = 5
+R_P2_FREE_PILLAR = 6
+R_FIRST_PLAYER_DRAWS = 7
+R_PILLARS_PER_TURN = 8
+R_LP_CAP = 9
+R_TURN_LIMIT = 10
+R_ATTACK_LIFETIME = 11
+R_AOA = 12
+R_UA_DRAIN_TARGET = 13
+R_UA_DRAIN_WHEN = 14
+R_MULTIPLAYER = 15
+R_IP_EFFECTS_IMMEDIATE = 16
+assert all(globals()["R_" + s.name.upper()] == i for i, s in enumerate(SWITCHES))
+
+# Values of the choice switches, as compiled.
+P2_ANY, P2_ZERO_COST_ONLY, P2_OFF = 0, 1, 2
+LIFETIME_PERSISTENT, LIFETIME_ONE_SHOT = 0, 1
+DRAIN_CONTROLLER, DRAIN_OPPONENT = 0, 1
+DRAIN_OWN_TURN, DRAIN_EVERY_TURN = 0, 1
+MP_FIRST_VICTORY, MP_LAST_STANDING = 0, 1
+
+
+@dataclass(frozen=True)
+class RulesProfile:
+    """A full assignment of every switch. ``name`` is ``constitution`` for the defaults."""
+
+    name: str
+    values: dict[str, Any]
+    source: str | None = None
+
+    def changed(self) -> dict[str, Any]:
+        """The switches whose value is not the default."""
+        return {k: v for k, v in self.values.items() if v != SWITCH_BY_NAME[k].default}
+
+    def compile(self) -> np.ndarray:
+        """The profile as the engine reads it: int64[N_RULES], indexed by ``R_*``."""
+        return np.array([s.compile(self.values[s.name]) for s in SWITCHES], dtype=np.int64)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "source": self.source, "switches": dict(self.values)}
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+
+def default_profile() -> RulesProfile:
+    return RulesProfile("constitution", {s.name: s.default for s in SWITCHES})
+
+
+def _check_value(sw: Switch, value: Any, where: str) -> Any:
+    if sw.kind == "bool":
+        if not isinstance(value, bool):
+            raise InputError(f"{where}: switch '{sw.name}' takes true or false, not {value!r}")
+        return value
+    if sw.kind == "choice":
+        if value not in sw.choices:
+            valid = ", ".join(f'"{c}"' for c in sw.choices)
+            raise InputError(f"{where}: switch '{sw.name}' = {value!r} is not one of {valid}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"{where}: switch '{sw.name}' takes a whole number, not {value!r}")
+    if (sw.minimum is not None and value < sw.minimum) or (
+        sw.maximum is not None and value > sw.maximum
+    ):
+        raise InputError(
+            f"{where}: switch '{sw.name}' = {value} is outside {sw.minimum}..{sw.maximum}"
+        )
+    return value
+
+
+def profile_from_mapping(data: dict[str, Any], name: str, where: str) -> RulesProfile:
+    """Apply a mapping of switches over the defaults; unknown or ill-typed ones are errors."""
+    values = default_profile().values.copy()
+    for key, value in data.items():
+        sw = SWITCH_BY_NAME.get(key)
+        if sw is None:
+            from difflib import get_close_matches
+
+            near = get_close_matches(key, SWITCH_BY_NAME, n=1)
+            hint = f" (did you mean '{near[0]}'?)" if near else ""
+            valid = ", ".join(SWITCH_BY_NAME)
+            raise InputError(f"{where}: unknown switch '{key}'{hint}; valid switches: {valid}")
+        values[key] = _check_value(sw, value, where)
+    return RulesProfile(name, values, source=where)
+
+
+def load_profile(path: str | Path | None) -> RulesProfile:
+    """The profile of a rules TOML file, or the default profile when ``path`` is None."""
+    if path is None:
+        return default_profile()
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such rules file") from None
+    except OSError as e:
+        raise InputError(f"{p}: cannot read rules file ({e.strerror})") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: not a text file; a rules profile is TOML") from None
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{p}: broken TOML: {e}") from None
+    if "rules" in data and isinstance(data["rules"], dict):
+        extra = [k for k in data if k not in ("rules", "name")]
+        if extra:
+            raise InputError(f"{p}: unexpected key '{extra[0]}' beside [rules]")
+        switches = data["rules"]
+    else:
+        switches = {k: v for k, v in data.items() if k != "name"}
+    name = data.get("name", p.stem)
+    return profile_from_mapping(switches, str(name), str(p))
