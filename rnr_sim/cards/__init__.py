@@ -1,0 +1,31 @@
+"""The card catalog: the TOML contract, the effect grammar, loading, checking, compiling.
+
+Public API::
+
+    DEFAULT_CATALOG                      the shipped sample catalog (package data)
+    load_catalog(path=None) -> Catalog   raises InputError listing every problem
+    Catalog, Card, Effect, parse_effect
+"""
+
+from rnr_sim.cards.catalog import (
+    DEFAULT_CATALOG,
+    Catalog,
+    CatalogError,
+    load_catalog,
+    parse_catalog,
+)
+from rnr_sim.cards.grammar import CARD_VERBS, Effect, GrammarError, parse_effect
+from rnr_sim.cards.schema import Card
+
+__all__ = [
+    "CARD_VERBS",
+    "DEFAULT_CATALOG",
+    "Card",
+    "Catalog",
+    "CatalogError",
+    "Effect",
+    "GrammarError",
+    "load_catalog",
+    "parse_catalog",
+    "parse_effect",
+]

@@ -1,0 +1,468 @@
+"""Loading a card catalog (TOML), checking it against the contract, compiling it to arrays.
+
+Every problem in a file is collected and reported at once, each naming the file, the card
+and the field; a file that cannot be read as TOML at all is one line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from rnr_sim import enums
+from rnr_sim.cards.grammar import MAX_NUMBER, Effect, GrammarError, parse_effect
+from rnr_sim.cards.schema import (
+    COMMON_FIELDS,
+    KEYWORD_ORDER,
+    KICKER_FIELDS,
+    POSITIVE_STATS,
+    REQUIRED_STATS,
+    SET_FIELDS,
+    STATS,
+    TOP_LEVEL_KEYS,
+    TYPE_STATS,
+    Card,
+    fields_of,
+)
+from rnr_sim.errors import InputError
+
+#: The shipped sample catalog (package data).
+DEFAULT_CATALOG: Path = Path(__file__).resolve().parent.parent / "data" / "foundation.toml"
+#: At most this many problems are spelled out; the first line still counts them all.
+MAX_PROBLEMS_SHOWN = 200
+
+_DECK_COMMENT = re.compile(r"\s#")
+_CARDS_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*cards[ \t]*\]\]", re.MULTILINE)
+
+
+class CatalogError(InputError):
+    """A catalog with problems: ``problems`` holds one line per problem."""
+
+    def __init__(self, where: str, problems: list[str]):
+        self.where = where
+        self.problems = problems
+        n = len(problems)
+        lines = [f"{where}: {n} problem{'s' if n != 1 else ''}"]
+        lines += problems[:MAX_PROBLEMS_SHOWN]
+        if n > MAX_PROBLEMS_SHOWN:
+            lines.append(f"{where}: ... and {n - MAX_PROBLEMS_SHOWN} more")
+        super().__init__("\n".join(lines))
+
+
+@dataclass(frozen=True, eq=False)
+class Catalog:
+    """A checked card catalog. Card id = index in ``cards`` (file order)."""
+
+    name: str
+    version: str
+    cards: tuple[Card, ...]
+    path: Path | None = None
+    sha256: str = ""
+    by_name: dict[str, int] = field(init=False, repr=False)
+    _by_folded: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_name", {c.name: i for i, c in enumerate(self.cards)})
+        object.__setattr__(
+            self, "_by_folded", {c.name.casefold(): i for i, c in enumerate(self.cards)}
+        )
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __repr__(self) -> str:
+        return f"Catalog({self.name!r}, version={self.version!r}, {len(self.cards)} cards, " \
+            f"path={str(self.path) if self.path else None!r})"
+
+    def lookup(self, name: str) -> int | None:
+        """The id of the card of this name (exact, else ignoring case), or None."""
+        card_id = self.by_name.get(name)
+        if card_id is None:
+            card_id = self._by_folded.get(name.casefold())
+        return card_id
+
+    def closest(self, name: str, n: int = 3) -> list[str]:
+        """Up to ``n`` catalog names that look like ``name``, best first (difflib)."""
+        near = difflib.get_close_matches(name.casefold(), self._by_folded, n=n, cutoff=0.6)
+        return [self.cards[self._by_folded[f]].name for f in near]
+
+    def compile(self) -> np.ndarray:
+        """The catalog as the engine reads it: int32[n_cards, enums.N_CARD_COLS].
+
+        Columns ``C_*`` of ``enums``; effect slot e starts at ``C_EFF0 + e * EFF_STRIDE``
+        and holds ``E_TRIGGER, E_VERB, E_AMOUNT, E_COST, E_KICKER``. A Freedom card's kicker
+        takes the slot after its own effects, with ``E_KICKER = 1`` and ``E_COST`` its extra
+        IP. ``C_N_EFFECTS`` counts the filled slots, the kicker included. Unused slots are 0
+        (``V_NONE``).
+        """
+        table = np.zeros((len(self.cards), enums.N_CARD_COLS), dtype=np.int32)
+        for i, card in enumerate(self.cards):
+            row = table[i]
+            row[enums.C_TYPE] = card.type_id
+            row[enums.C_BRANCH] = card.branch_id
+            row[enums.C_RARITY] = card.rarity_id
+            row[enums.C_COST] = card.cost
+            row[enums.C_IP] = card.ip
+            row[enums.C_DAMAGE] = card.damage
+            row[enums.C_DP] = card.dp
+            row[enums.C_DRAIN] = card.drain
+            row[enums.C_KEYWORDS] = card.keyword_mask
+            slots = card.all_effects()
+            row[enums.C_N_EFFECTS] = len(slots)
+            for e, effect in enumerate(slots):
+                base = enums.C_EFF0 + e * enums.EFF_STRIDE
+                row[base + enums.E_TRIGGER] = effect.trigger_id
+                row[base + enums.E_VERB] = effect.verb_id
+                row[base + enums.E_AMOUNT] = effect.amount
+                row[base + enums.E_COST] = effect.cost
+                row[base + enums.E_KICKER] = int(effect.kicker)
+        return table
+
+    def to_polars(self) -> pl.DataFrame:
+        """One row per card: id, name, type, branch, rarity, the stats, keywords (joined
+        with ", "), effects (as the tool read them, joined with "; ") and text."""
+        cards = self.cards
+        columns: dict[str, Any] = {
+            "id": pl.Series("id", range(len(cards)), dtype=pl.Int32),
+            "name": [c.name for c in cards],
+            "type": [c.type for c in cards],
+            "branch": [c.branch for c in cards],
+            "rarity": [c.rarity for c in cards],
+        }
+        for stat in STATS:
+            columns[stat] = pl.Series(stat, [getattr(c, stat) for c in cards], dtype=pl.Int32)
+        columns["keywords"] = [", ".join(c.keywords) for c in cards]
+        columns["effects"] = [c.describe_effects() for c in cards]
+        columns["text"] = [c.text for c in cards]
+        return pl.DataFrame(columns, schema_overrides={k: pl.String for k in (
+            "name", "type", "branch", "rarity", "keywords", "effects", "text")})
+
+
+# ---------------------------------------------------------------------------- loading
+
+
+def load_catalog(path: str | Path | None = None) -> Catalog:
+    """Load and check a card catalog; ``None`` loads ``DEFAULT_CATALOG``.
+
+    Raises ``InputError``: one line when the file cannot be read as TOML, else a
+    ``CatalogError`` listing every problem (first line: the count).
+    """
+    p = DEFAULT_CATALOG if path is None else Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such card catalog file") from None
+    except IsADirectoryError:
+        raise InputError(f"{p}: is a directory, not a card catalog (a TOML file)") from None
+    except OSError as e:
+        raise InputError(f"{p}: cannot read card catalog ({e.strerror})") from None
+    return parse_catalog(raw, where=str(p), path=p)
+
+
+def parse_catalog(raw: bytes | str, where: str = "<catalog>", path: Path | None = None) -> Catalog:
+    """Parse and check catalog TOML given as bytes or text; ``where`` names it in errors."""
+    data_bytes = raw.encode("utf-8") if isinstance(raw, str) else raw
+    if b"\x00" in data_bytes:
+        raise InputError(f"{where}: not a text file; a card catalog is TOML")
+    try:
+        text = data_bytes.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not a text file (not UTF-8); a card catalog is TOML") from None
+    if not text.strip():
+        raise InputError(
+            f"{where}: empty file; a card catalog is TOML with a [set] table and [[cards]]"
+        )
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{where}: broken TOML: {e}") from None
+    checker = _Checker(where, text)
+    set_name, version, cards = checker.check(data)
+    if checker.problems:
+        raise CatalogError(where, checker.problems)
+    return Catalog(
+        name=set_name,
+        version=version,
+        cards=tuple(cards),
+        path=path,
+        sha256=hashlib.sha256(data_bytes).hexdigest(),
+    )
+
+
+def _near(word: str, valid: tuple[str, ...] | list[str]) -> str:
+    near = difflib.get_close_matches(word, valid, n=1)
+    return f" (did you mean '{near[0]}'?)" if near else ""
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Checker:
+    """Walks the parsed TOML, building cards and collecting every problem."""
+
+    def __init__(self, where: str, text: str):
+        self.where = where
+        self.text = text
+        self.problems: list[str] = []
+        self._header_lines: list[int] | None = None
+        self._n_cards = 0
+
+    # -- problem lines
+    def file_problem(self, message: str) -> None:
+        self.problems.append(f"{self.where}: {message}")
+
+    def card_line(self, index: int) -> str:
+        """':LINE' of card ``index``'s ``[[cards]]`` header, when there is one header per
+        card (not for an inline ``cards = [...]`` array)."""
+        if self._header_lines is None:
+            self._header_lines, line_no, last = [], 1, 0
+            for m in _CARDS_HEADER.finditer(self.text):
+                line_no += self.text.count("\n", last, m.start())
+                last = m.start()
+                self._header_lines.append(line_no)
+        if len(self._header_lines) == self._n_cards:
+            return f":{self._header_lines[index]}"
+        return ""
+
+    def card_problem(self, index: int, name: Any, message: str) -> None:
+        who = f"card '{name}'" if isinstance(name, str) and name else f"card #{index + 1}"
+        self.problems.append(f"{self.where}{self.card_line(index)}: {who}: {message}")
+
+    # -- the file
+    def check(self, data: dict[str, Any]) -> tuple[str, str, list[Card]]:
+        for key in data:
+            if key not in TOP_LEVEL_KEYS:
+                self.file_problem(
+                    f"unknown top-level key '{key}'{_near(key, TOP_LEVEL_KEYS)}; "
+                    "a catalog holds a [set] table and [[cards]] tables"
+                )
+        set_name, version = self.check_set(data.get("set"))
+        raw_cards = data.get("cards")
+        cards: list[Card] = []
+        if raw_cards is None:
+            self.file_problem("no [[cards]] tables")
+        elif not isinstance(raw_cards, list):
+            self.file_problem("'cards' must be an array of tables ([[cards]])")
+        else:
+            if not raw_cards:
+                self.file_problem("no [[cards]] tables")
+            self._n_cards = len(raw_cards)
+            seen: dict[str, tuple[int, str]] = {}
+            for index, raw in enumerate(raw_cards):
+                card = self.check_card(index, raw)
+                if card is not None:
+                    cards.append(card)
+                name = raw.get("name") if isinstance(raw, dict) else None
+                if not isinstance(name, str) or not name.strip():
+                    continue
+                # Deck lists match names ignoring case, so names must differ in more than case.
+                first = seen.setdefault(name.casefold(), (index, name))
+                if first[0] != index:
+                    same = "the name" if first[1] == name else f"the name of '{first[1]}'"
+                    self.card_problem(
+                        index, name,
+                        f"field 'name': duplicate: {same} is already card #{first[0] + 1}",
+                    )
+        return set_name, version, cards
+
+    def check_set(self, table: Any) -> tuple[str, str]:
+        if table is None:
+            self.file_problem("missing [set] table with the set's name")
+            return "", ""
+        if not isinstance(table, dict):
+            self.file_problem("'set' must be a table: [set] name = \"...\"")
+            return "", ""
+        for key in table:
+            if key not in SET_FIELDS:
+                self.file_problem(
+                    f"[set]: unknown key '{key}'{_near(key, SET_FIELDS)}; "
+                    f"valid keys: {', '.join(SET_FIELDS)}"
+                )
+        name = table.get("name")
+        if not isinstance(name, str) or not name.strip():
+            self.file_problem("[set]: missing name (a non-empty string)")
+            name = ""
+        version = table.get("version", "")
+        if _is_int(version):
+            version = str(version)
+        elif not isinstance(version, str):
+            self.file_problem(f"[set]: version must be a string, not {version!r}")
+            version = ""
+        return name, version
+
+    # -- one card
+    def check_card(self, index: int, raw: Any) -> Card | None:
+        if not isinstance(raw, dict):
+            self.card_problem(index, None, "a card must be a table ([[cards]])")
+            return None
+        name = raw.get("name")
+        n_before = len(self.problems)
+
+        def problem(message: str) -> None:
+            self.card_problem(index, name, message)
+
+        if not isinstance(name, str) or not name.strip():
+            problem("missing field 'name' (a non-empty string)" if name is None
+                    else f"field 'name' must be a non-empty string, not {name!r}")
+            name = None
+        elif name != name.strip():
+            problem(f"field 'name' has spaces at its ends: {name!r}")
+        elif _DECK_COMMENT.search(name):
+            problem(f"field 'name': {name!r} holds ' #', which starts a comment in deck lists")
+
+        card_type = self.choice(raw, "type", enums.CARD_TYPES, problem)
+        branch = self.choice(raw, "branch", enums.BRANCHES, problem)
+        rarity = self.choice(raw, "rarity", enums.RARITIES, problem)
+
+        # Unknown keys, and stats that do not belong to this Order.
+        allowed = fields_of(card_type) if card_type else COMMON_FIELDS + STATS + ("kicker",)
+        for key in raw:
+            if key in allowed:
+                continue
+            if key == "kicker":
+                problem(f"field 'kicker': a kicker is for Freedom cards only (Art. IV §6), "
+                        f"not a {card_type} card")
+            elif key in STATS:
+                has = ", ".join(TYPE_STATS[card_type]) or "no stats"
+                problem(f"field '{key}' does not belong to a {card_type} card "
+                        f"(a {card_type} card has: {has})")
+            else:
+                problem(f"unknown field '{key}'{_near(key, allowed)}; "
+                        f"valid fields: {', '.join(allowed)}")
+
+        stats = {}
+        for stat in STATS:
+            if stat not in raw or (card_type and stat not in TYPE_STATS[card_type]):
+                if card_type and stat in REQUIRED_STATS.get(card_type, ()):
+                    problem(f"missing field '{stat}' (a {card_type} card needs it)")
+                continue
+            value = raw[stat]
+            if not _is_int(value):
+                problem(f"field '{stat}' must be a whole number, not {value!r}")
+            elif value < 0:
+                problem(f"field '{stat}' must not be negative, not {value}")
+            elif value > MAX_NUMBER:
+                problem(f"field '{stat}' must be at most {MAX_NUMBER}, not {value}")
+            elif value == 0 and stat in POSITIVE_STATS.get(card_type, ()):
+                problem(f"field '{stat}' must be at least 1: a card at 0 DP is destroyed "
+                        "(Art. II §3)")
+            else:
+                stats[stat] = value
+
+        keywords = self.keywords(raw.get("keywords", []), card_type, problem)
+        raw_effects = raw.get("effects", [])
+        effects = self.effects(raw_effects, problem)
+        has_kicker = card_type == "freedom" and "kicker" in raw
+        kicker = self.kicker(raw["kicker"], problem) if has_kicker else None
+        # Counted as written, so a misspelt effect does not hide a third one.
+        n_effects = (len(raw_effects) if isinstance(raw_effects, list) else 0) + has_kicker
+        if n_effects > enums.MAX_EFFECTS:
+            what = "effects, the kicker counted" if has_kicker else "effects"
+            problem(f"field 'effects': {n_effects} {what}; a card has at most "
+                    f"{enums.MAX_EFFECTS} (Art. VII §7, Amend. V §1, R30)")
+
+        text = raw.get("text", "")
+        if not isinstance(text, str):
+            problem(f"field 'text' must be a string, not {text!r}")
+            text = ""
+
+        if len(self.problems) > n_before:
+            return None
+        return Card(
+            name=name, type=card_type, branch=branch, rarity=rarity,
+            keywords=keywords, effects=effects, kicker=kicker, text=text, **stats,
+        )
+
+    @staticmethod
+    def choice(raw: dict, key: str, valid: tuple[str, ...], problem) -> str | None:
+        value = raw.get(key)
+        if value is None:
+            problem(f"missing field '{key}'; one of: {', '.join(valid)}")
+            return None
+        if value not in valid:
+            problem(f"field '{key}': unknown {key} {value!r}{_near(str(value), valid)}; "
+                    f"valid: {', '.join(valid)}")
+            return None
+        return value
+
+    @staticmethod
+    def keywords(value: Any, card_type: str | None, problem) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            problem(f"field 'keywords' must be a list of strings, not {value!r}")
+            return ()
+        out: list[str] = []
+        valid = tuple(enums.KEYWORDS)
+        for kw in value:
+            if not isinstance(kw, str) or kw not in enums.KEYWORDS:
+                problem(f"field 'keywords': unknown keyword {kw!r}"
+                        f"{_near(str(kw), valid)}; valid: {', '.join(valid)}")
+            elif kw in out:
+                problem(f"field 'keywords': '{kw}' is listed twice")
+            elif card_type and KEYWORD_ORDER.get(kw, card_type) != card_type:
+                rule = {"petition": "Art. II §4: only Rights cards are Petitions",
+                        "one_shot": "R16: only Attacks strike and are discarded"}[kw]
+                problem(f"field 'keywords': '{kw}' on a {card_type} card ({rule})")
+            else:
+                out.append(kw)
+        return tuple(out)
+
+    @staticmethod
+    def effects(value: Any, problem) -> tuple[Effect, ...]:
+        if not isinstance(value, list):
+            problem(f"field 'effects' must be a list of strings, not {value!r}")
+            return ()
+        out: list[Effect] = []
+        for source in value:
+            try:
+                out.append(parse_effect(source))
+            except GrammarError as e:
+                problem(f"field 'effects': {e}")
+        return tuple(out)
+
+    @staticmethod
+    def kicker(value: Any, problem) -> Effect | None:
+        if not isinstance(value, dict):
+            problem("field 'kicker' must be a table: kicker = { cost = 2, effect = \"draw 2\" }")
+            return None
+        ok = True
+        for key in value:
+            if key not in KICKER_FIELDS:
+                problem(f"field 'kicker': unknown key '{key}'{_near(key, KICKER_FIELDS)}; "
+                        f"valid keys: {', '.join(KICKER_FIELDS)}")
+                ok = False
+        cost = value.get("cost")
+        if cost is None:
+            problem("field 'kicker': missing 'cost' (the extra IP)")
+            ok = False
+        elif not _is_int(cost) or cost < 0 or cost > MAX_NUMBER:
+            problem(f"field 'kicker': 'cost' must be a whole number 0..{MAX_NUMBER}, "
+                    f"not {cost!r}")
+            ok = False
+        source = value.get("effect")
+        if source is None:
+            problem("field 'kicker': missing 'effect' (one effect string)")
+            return None
+        try:
+            effect = parse_effect(source)
+        except GrammarError as e:
+            problem(f"field 'kicker': {e}")
+            return None
+        if effect.trigger == "activate":
+            # The kicker's slot holds its extra IP in E_COST; an activate cost has no room.
+            problem("field 'kicker': a kicker is bought when the card is played; "
+                    "it cannot be an 'activate K:' effect")
+            return None
+        if not ok:
+            return None
+        return Effect(effect.trigger, effect.verb, effect.amount, cost=cost,
+                      source=source, kicker=True)
+

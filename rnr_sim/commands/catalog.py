@@ -1,0 +1,196 @@
+"""Subcommands about the inputs: ``cards`` (the catalog), ``validate`` (Article V), ``rules``.
+
+The ``--cards`` and ``--rules`` option types below are shared: other command modules may
+import ``CardsOption`` and ``RulesOption``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from rnr_sim import enums
+from rnr_sim.cards import load_catalog
+from rnr_sim.decks import is_legal, load_deck, validate_deck
+from rnr_sim.errors import InputError
+from rnr_sim.rules import SWITCHES, load_profile
+
+CardsOption = Annotated[
+    Path | None,
+    typer.Option("--cards", metavar="PATH", show_default=False,
+                 help="Card catalog TOML. Default: the shipped Foundation sample set."),
+]
+RulesOption = Annotated[
+    Path | None,
+    typer.Option("--rules", metavar="PATH", show_default=False,
+                 help="Rules profile TOML setting any switches. Default: constitution."),
+]
+
+EXIT_ILLEGAL = 1
+EXIT_BAD_INPUT = 2
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``cards``, ``validate`` and ``rules`` to the app."""
+    app.command(
+        "cards",
+        short_help="List the card catalog.",
+        help="List the card catalog as the tool reads it: stats, keywords, parsed effects.",
+        epilog="Example: rnr-sim cards --type freedom --branch eagle",
+    )(cards_command)
+    app.command(
+        "validate",
+        short_help="Check deck lists against Article V.",
+        help="Check deck lists against the Laws of Deck Construction (Article V). "
+        "Exit 0 all legal, 1 some illegal, 2 a file could not be read.",
+        epilog="Example: rnr-sim validate decks/*.txt --rules variant.toml",
+    )(validate_command)
+    app.command(
+        "rules",
+        short_help="Show the rules profile's switches.",
+        help="Show every rules switch: value, default, ruling and the article it reads.",
+        epilog="Example: rnr-sim rules --rules variant.toml",
+    )(rules_command)
+
+
+# ---------------------------------------------------------------------------- cards
+
+
+def cards_command(
+    cards: CardsOption = None,
+    card_type: Annotated[
+        str | None,
+        typer.Option("--type", metavar="T", show_default=False,
+                     help=f"Only this Order: {', '.join(enums.CARD_TYPES)}."),
+    ] = None,
+    branch: Annotated[
+        str | None,
+        typer.Option("--branch", metavar="B", show_default=False,
+                     help=f"Only this Branch: {', '.join(enums.BRANCHES)}."),
+    ] = None,
+) -> None:
+    type_filter = pick(card_type, enums.CARD_TYPES, "--type", "card type")
+    branch_filter = pick(branch, enums.BRANCHES, "--branch", "branch")
+    catalog = load_catalog(cards)
+    shown = [
+        (i, c) for i, c in enumerate(catalog.cards)
+        if type_filter in (None, c.type) and branch_filter in (None, c.branch)
+    ]
+    version = f" v{catalog.version}" if catalog.version else ""
+    typer.echo(f"{catalog.name}{version} ({catalog.path}): "
+               f"{len(shown)} of {len(catalog)} cards")
+    if not shown:
+        return
+    rows = [
+        [str(i), c.name, c.type, c.branch, c.rarity, "-" if c.type == "ua" else str(c.cost),
+         c.stats(), ", ".join(c.keywords), c.describe_effects()]
+        for i, c in shown
+    ]
+    header = ["id", "name", "type", "branch", "rarity", "cost", "stats", "keywords", "effects"]
+    for line in format_table(header, rows, right={0, 5}):
+        typer.echo(line)
+
+
+def pick(value: str | None, valid: tuple[str, ...], option: str, what: str) -> str | None:
+    """``value`` as one of ``valid`` (case, spaces and hyphens forgiven), else InputError."""
+    if value is None:
+        return None
+    key = value.strip().lower().replace("-", "_").replace(" ", "_")
+    if key not in valid:
+        raise InputError(f"{option}: unknown {what} '{value}'; valid: {', '.join(valid)}")
+    return key
+
+
+def format_table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()
+                 ) -> list[str]:
+    """Plain-text columns, two spaces apart; columns in ``right`` are right-aligned."""
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if k in right else c.ljust(w) for k, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+
+
+# ---------------------------------------------------------------------------- validate
+
+
+def validate_command(
+    decks: Annotated[
+        list[Path],
+        typer.Argument(metavar="DECK", show_default=False, help="Deck list files."),
+    ],
+    cards: CardsOption = None,
+    rules: RulesOption = None,
+) -> None:
+    catalog = load_catalog(cards)
+    profile = load_profile(rules)
+    if rules is not None:
+        changed = ", ".join(f"{k} = {toml_value(v)}" for k, v in profile.changed().items())
+        typer.echo(f"rules profile '{profile.name}' ({rules}): "
+                   f"{changed or 'every switch at its default'}")
+    n_legal, n_illegal, n_unreadable = 0, 0, 0
+    for path in decks:
+        try:
+            deck = load_deck(path, catalog)
+        except InputError as e:
+            typer.echo(str(e), err=True)
+            n_unreadable += 1
+            continue
+        violations = validate_deck(deck, catalog, profile)
+        if is_legal(violations):
+            n_legal += 1
+            typer.echo(f"OK {deck.name} ({path})")
+        else:
+            n_illegal += 1
+            n = sum(not v.warning for v in violations)
+            typer.echo(f"ILLEGAL {deck.name} ({path}): {n} violation{'s' if n != 1 else ''}")
+        for v in violations:
+            typer.echo(f"  {v}")
+    if len(decks) > 1:
+        unreadable = f", {n_unreadable} unreadable" if n_unreadable else ""
+        typer.echo(f"{n_legal} legal, {n_illegal} illegal{unreadable}")
+    if n_unreadable:
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if n_illegal:
+        raise typer.Exit(EXIT_ILLEGAL)
+
+
+# ---------------------------------------------------------------------------- rules
+
+
+def rules_command(rules: RulesOption = None) -> None:
+    profile = load_profile(rules)
+    changed = profile.changed()
+    source = f" ({profile.source})" if profile.source else " (the defaults)"
+    typer.echo(f"rules profile '{profile.name}'{source}: "
+               f"{len(changed)} of {len(SWITCHES)} switches changed")
+    rows = [
+        ["*" if s.name in changed else "", s.name, toml_value(profile[s.name]),
+         toml_value(s.default), s.ruling, s.cite, s.summary + allowed(s)]
+        for s in SWITCHES
+    ]
+    header = ["", "switch", "value", "default", "ruling", "source", "summary"]
+    for line in format_table(header, rows):
+        typer.echo(line)
+    typer.echo("* = not the default. Set switches in a TOML file and pass --rules PATH "
+               "(rulings: RULINGS.md).")
+
+
+def toml_value(value: Any) -> str:
+    """A switch value as it is written in a rules TOML file."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    return str(value)
+
+
+def allowed(switch: Any) -> str:
+    if switch.choices:
+        return f" ({' | '.join(switch.choices)})"
+    return ""

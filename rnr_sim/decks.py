@@ -1,0 +1,259 @@
+"""Deck lists: the text format (DESIGN.md, "Deck lists") and the Laws of Deck Construction.
+
+A deck list is plain text, one ``COUNT Card Name`` per line (``4x Card Name`` also
+reads), ``#`` comments, blank lines, and optional ``Name:`` and ``Policy:`` headers. UAs
+are ordinary lines. ``validate_deck`` checks every law of Article V under the rulings
+R1-R6 and the switches of the rules profile, and reports every violation at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rnr_sim import enums
+from rnr_sim.cards import Catalog
+from rnr_sim.errors import InputError
+from rnr_sim.rules import RulesProfile
+
+DECK_SIZE = 60  # Art. V §1
+N_UAS = 3  # Art. IV §3, Art. V §2
+RIGHTS_ADVISED = 10  # Art. IV §2, Art. V §2: "approximately 10" (advisory, R6)
+RIGHTS_LEEWAY = 2  # R6: no warning within 10 ± 2
+MAX_COUNT = 999  # a line's count; anything larger is a typo, not a deck
+HEADERS = ("name", "policy")
+
+_CARD_LINE = re.compile(r"(\d+)[xX]?\s+(\S.*)")
+_HEADER_LINE = re.compile(r"([A-Za-z][A-Za-z _-]*?)\s*:\s*(.*)")
+_COMMENT = re.compile(r"(^|\s)#.*$")
+
+
+@dataclass(frozen=True, eq=False)
+class Deck:
+    """A deck list resolved against a catalog.
+
+    ``slots[k]`` is the catalog name of deck slot k (lines expanded in order, UAs
+    included); ``card_ids`` is int32[n_slots], the catalog id of each slot; ``counts``
+    maps each catalog name to its copies, in first-appearance order.
+    """
+
+    name: str
+    policy: str | None
+    path: Path | None
+    sha256: str
+    slots: tuple[str, ...]
+    card_ids: np.ndarray
+    counts: dict[str, int]
+
+    def __len__(self) -> int:
+        return len(self.slots)
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken law of deck construction. ``rule`` cites the article (``Art. V §5``);
+    ``ruling`` the RULINGS.md id it is read under, if any; a ``warning`` is advisory."""
+
+    rule: str
+    message: str
+    ruling: str = ""
+    warning: bool = False
+
+    def __str__(self) -> str:
+        kind = "warning" if self.warning else "illegal"
+        ruling = f", {self.ruling}" if self.ruling else ""
+        return f"{kind} ({self.rule}{ruling}): {self.message}"
+
+
+# ---------------------------------------------------------------------------- parsing
+
+
+def load_deck(path: str | Path, catalog: Catalog) -> Deck:
+    """Read a deck list file and resolve its names in ``catalog``.
+
+    Raises ``InputError`` naming ``file:line`` for a bad count, a bad header, an empty
+    deck, and every unknown card name (with the closest catalog names).
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such deck list") from None
+    except IsADirectoryError:
+        raise InputError(f"{p}: is a directory, not a deck list") from None
+    except OSError as e:
+        raise InputError(f"{p}: cannot read deck list ({e.strerror})") from None
+    if b"\x00" in raw:
+        raise InputError(f"{p}: not a text file; a deck list is lines like '4 Minuteman Volley'")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: not a text file (not UTF-8)") from None
+    return _parse(text, catalog, where=str(p), path=p, default_name=p.stem,
+                  sha256=hashlib.sha256(raw).hexdigest())
+
+
+def parse_deck(text: str, catalog: Catalog, where: str = "<deck>") -> Deck:
+    """A deck list given as text (``where`` names it in errors and is its default name)."""
+    return _parse(text, catalog, where=where, path=None, default_name=where,
+                  sha256=hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_name: str,
+           sha256: str) -> Deck:
+    problems: list[str] = []
+    headers: dict[str, str] = {}
+    slots: list[str] = []
+    counts: dict[str, int] = {}
+    lines = text.splitlines()
+    for line_no, line in enumerate(lines, start=1):
+        line = _COMMENT.sub("", line).strip()
+        if not line:
+            continue
+        at = f"{where}:{line_no}"
+        if line[0].isdigit():
+            m = _CARD_LINE.fullmatch(line)
+            if m is None:
+                problems.append(f"{at}: expected 'COUNT Card Name', not '{line}'")
+                continue
+            count, name = int(m.group(1)), m.group(2).strip()
+            if not 1 <= count <= MAX_COUNT:
+                problems.append(f"{at}: bad count {m.group(1)} for '{name}'; "
+                                f"a count is 1 to {MAX_COUNT}")
+                continue
+            card_id = catalog.lookup(name)
+            if card_id is None:
+                near = catalog.closest(name)
+                hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
+                problems.append(f"{at}: unknown card '{name}'{hint}")
+                continue
+            name = catalog.cards[card_id].name
+            slots.extend([name] * count)
+            counts[name] = counts.get(name, 0) + count
+            continue
+        m = _HEADER_LINE.fullmatch(line)
+        if m is None:
+            problems.append(f"{at}: expected 'COUNT Card Name' (e.g. '4 Minuteman Volley'), "
+                            f"not '{line}'")
+            continue
+        key, value = m.group(1).strip().lower(), m.group(2).strip()
+        if key not in HEADERS:
+            problems.append(f"{at}: bad header '{m.group(1)}:'; valid headers: Name:, Policy:")
+        elif key in headers:
+            problems.append(f"{at}: second '{m.group(1)}:' header")
+        elif not value:
+            problems.append(f"{at}: empty '{m.group(1)}:' header")
+        else:
+            headers[key] = value
+    if not slots and not problems:
+        problems.append(f"{where}:{max(len(lines), 1)}: no cards in this deck list "
+                        "(lines like '4 Minuteman Volley')")
+    if problems:
+        if len(problems) == 1:
+            raise InputError(problems[0])
+        raise InputError("\n".join([f"{where}: {len(problems)} problems", *problems]))
+    return Deck(
+        name=headers.get("name", default_name),
+        policy=headers.get("policy"),
+        path=path,
+        sha256=sha256,
+        slots=tuple(slots),
+        card_ids=np.array([catalog.by_name[s] for s in slots], dtype=np.int32),
+        counts=counts,
+    )
+
+
+# ---------------------------------------------------------------------------- Article V
+
+
+def validate_deck(deck: Deck, catalog: Catalog, profile: RulesProfile) -> list[Violation]:
+    """Every law of Article V the deck breaks, under R1-R6 and ``profile``'s switches;
+    an empty list for a legal deck. Warnings (R6) have ``warning=True``."""
+    card_of = {name: catalog.cards[catalog.by_name[name]] for name in deck.counts}
+    by_type: dict[str, Counter[str]] = {t: Counter() for t in enums.CARD_TYPES}
+    for name, n in deck.counts.items():
+        by_type[card_of[name].type][name] += n
+    n_of = {t: sum(c.values()) for t, c in by_type.items()}
+    out: list[Violation] = []
+
+    # Art. V §1 (R1): 60 cards; whether the 3 UAs are among them is a switch.
+    n_uas = n_of["ua"]
+    if profile["deck_includes_uas"]:
+        if len(deck) != DECK_SIZE:
+            out.append(Violation("Art. V §1", f"{len(deck)} cards; a deck has exactly "
+                                 f"{DECK_SIZE}, its {N_UAS} UAs included", "R1"))
+    elif len(deck) - n_uas != DECK_SIZE:
+        out.append(Violation("Art. V §1", f"{len(deck) - n_uas} cards besides the UAs; a deck "
+                             f"has exactly {DECK_SIZE} plus its {N_UAS} UAs", "R1"))
+
+    # Art. IV §3, Art. V §2: exactly 3 UAs, each a different name.
+    if n_uas != N_UAS:
+        out.append(Violation("Art. V §2", f"{n_uas} Unconstitutional Acts; a deck has "
+                             f"exactly {N_UAS} (Art. IV §3)"))
+    for name, n in by_type["ua"].items():
+        if n > 1:
+            out.append(Violation("Art. IV §3", f"{n} copies of the UA '{name}'; the "
+                                 f"{N_UAS} UAs each bear a different name"))
+
+    # Art. V §2 (R2): the minimum of Pillars is the law of construction.
+    if n_of["pillar"] < profile["min_pillars"]:
+        out.append(Violation("Art. V §2", f"{n_of['pillar']} Pillars; a deck has at least "
+                             f"{profile['min_pillars']}", "R2"))
+
+    # Art. V §3 (R3): at most N Freedom cards and N Bills, each a single copy.
+    for card_type, switch, order, plural in (
+        ("freedom", "max_freedom", "Art. IV §6", "Freedom cards"),
+        ("bill", "max_bills", "Art. IV §7", "Bills"),
+    ):
+        limit = profile[switch]
+        if n_of[card_type] > limit:
+            out.append(Violation("Art. V §3", f"{n_of[card_type]} {plural}; a deck has at "
+                                 f"most {limit} ({order})", "R3"))
+        for name, n in by_type[card_type].items():
+            if n > 1:
+                out.append(Violation("Art. V §3", f"{n} copies of '{name}'; {plural} are "
+                                     "unique, one copy each", "R3"))
+
+    # Art. V §4: Rares, UAs not counted.
+    n_rares = sum(n for name, n in deck.counts.items()
+                  if card_of[name].rarity == "rare" and card_of[name].type != "ua")
+    if n_rares > profile["max_rares"]:
+        out.append(Violation("Art. V §4", f"{n_rares} Rare cards (UAs not counted); a deck "
+                             f"has at most {profile['max_rares']}", "R31"))
+
+    # Art. V §5 (R4): copies of each named Attack and Defense.
+    limit = profile["max_copies_attack_defense"]
+    for card_type, order in (("attack", "Attack"), ("defense", "Defense")):
+        for name, n in by_type[card_type].items():
+            if n > limit:
+                out.append(Violation("Art. V §5", f"{n} copies of the {order} '{name}'; "
+                                     f"at most {limit}", "R4"))
+
+    # Art. V §6 (R5): each of the four Branches, any card counting (UAs too).
+    present = {card.branch for card in card_of.values()}
+    missing = [b for b in enums.BRANCHES if b not in present]
+    if missing:
+        out.append(Violation("Art. V §6", f"no card of the {_branch_list(missing)} "
+                             f"Branch{'es' if len(missing) > 1 else ''}; a deck holds at "
+                             "least one card of each of the four", "R5"))
+
+    # Art. V §2 (R6): about 10 Rights is advice, never an error.
+    if abs(n_of["rights"] - RIGHTS_ADVISED) > RIGHTS_LEEWAY:
+        out.append(Violation("Art. V §2", f"{n_of['rights']} Rights cards; about "
+                             f"{RIGHTS_ADVISED} are advised", "R6", warning=True))
+    return out
+
+
+def _branch_list(branches: list[str]) -> str:
+    names = [b.replace("_", " ").title() for b in branches]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def is_legal(violations: list[Violation]) -> bool:
+    """True when no violation is more than a warning."""
+    return not any(not v.warning for v in violations)

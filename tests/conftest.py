@@ -1,0 +1,50 @@
+"""Shared fixtures: the tiny test catalog, the legal deck built from it, small file writers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from rnr_sim.cards import Catalog, load_catalog
+from rnr_sim.decks import Deck, parse_deck
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TINY_CATALOG = FIXTURES / "tiny.toml"
+LEGAL_DECK = FIXTURES / "legal.txt"
+
+
+@pytest.fixture(scope="session")
+def tiny() -> Catalog:
+    """The tiny catalog of tests/fixtures: every Order and Branch, 27 cards."""
+    return load_catalog(TINY_CATALOG)
+
+
+@pytest.fixture
+def legal_counts(tiny: Catalog) -> dict[str, int]:
+    """The counts of tests/fixtures/legal.txt, a legal 60-card deck; a fresh copy per test."""
+    return dict(parse_deck(LEGAL_DECK.read_text(), tiny).counts)
+
+
+def deck_text(counts: dict[str, int], name: str = "Test Deck") -> str:
+    """A deck list in the text format, one line per name."""
+    return f"Name: {name}\n" + "".join(f"{n} {card}\n" for card, n in counts.items() if n)
+
+
+def deck_of(counts: dict[str, int], catalog: Catalog, name: str = "Test Deck") -> Deck:
+    return parse_deck(deck_text(counts, name), catalog, where=f"{name}.txt")
+
+
+@pytest.fixture
+def write(tmp_path: Path):
+    """Write ``text`` (or bytes) to ``tmp_path / name`` and return the path."""
+
+    def _write(name: str, content: str | bytes) -> Path:
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return path
+
+    return _write

@@ -1,0 +1,72 @@
+"""The compiled catalog: int32[n_cards, N_CARD_COLS] laid out by the C_* / E_* constants."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rnr_sim import enums
+
+
+def slot(row: np.ndarray, e: int) -> np.ndarray:
+    base = enums.C_EFF0 + e * enums.EFF_STRIDE
+    return row[base:base + enums.EFF_STRIDE]
+
+
+def test_compile_shape_and_dtype(tiny):
+    table = tiny.compile()
+    assert table.dtype == np.int32
+    assert table.shape == (len(tiny.cards), enums.N_CARD_COLS)
+
+
+def test_compile_matches_records_column_by_column(tiny):
+    table = tiny.compile()
+    for i, card in enumerate(tiny.cards):
+        row = table[i]
+        assert row[enums.C_TYPE] == enums.CARD_TYPES.index(card.type)
+        assert row[enums.C_BRANCH] == enums.BRANCHES.index(card.branch)
+        assert row[enums.C_RARITY] == enums.RARITIES.index(card.rarity)
+        assert row[enums.C_COST] == card.cost
+        assert row[enums.C_IP] == card.ip
+        assert row[enums.C_DAMAGE] == card.damage
+        assert row[enums.C_DP] == card.dp
+        assert row[enums.C_DRAIN] == card.drain
+        assert row[enums.C_KEYWORDS] == sum(enums.KEYWORDS[k] for k in card.keywords)
+        effects = list(card.effects) + ([card.kicker] if card.kicker else [])
+        assert row[enums.C_N_EFFECTS] == len(effects)
+        for e in range(enums.MAX_EFFECTS):
+            s = slot(row, e)
+            if e < len(effects):
+                eff = effects[e]
+                assert s[enums.E_TRIGGER] == enums.TRIGGERS.index(eff.trigger)
+                assert s[enums.E_VERB] == enums.VERBS.index(eff.verb)
+                assert s[enums.E_AMOUNT] == eff.amount
+                assert s[enums.E_COST] == eff.cost
+                assert s[enums.E_KICKER] == (1 if eff is card.kicker else 0)
+            else:
+                assert not s.any()
+                assert s[enums.E_VERB] == enums.V_NONE
+
+
+def test_compile_art4_s6_kicker_takes_the_slot_after_the_cards_effects(tiny):
+    row = tiny.compile()[tiny.by_name["Paul Revere"]]
+    assert list(slot(row, 0)) == [enums.TRIG_ON_RESOLVE, enums.V_DRAW, 2, 0, 0]
+    assert list(slot(row, 1)) == [enums.TRIG_ON_RESOLVE, enums.V_FORCE_DRAW, 2, 2, 1]
+
+
+def test_compile_art7_s6_activate_cost(tiny):
+    row = tiny.compile()[tiny.by_name["Samuel Adams"]]
+    assert list(slot(row, 0)) == [enums.TRIG_ON_RESOLVE, enums.V_DESTROY_PETITION, 1, 0, 0]
+    assert list(slot(row, 1)) == [enums.TRIG_ACTIVATE, enums.V_HEAL, 2, 1, 0]
+
+
+def test_compile_keywords_bit_mask(tiny):
+    table = tiny.compile()
+    assert table[tiny.by_name["Right to Assemble"], enums.C_KEYWORDS] == (
+        enums.KW_PETITION | enums.KW_PROTECT)
+    assert table[tiny.by_name["Musket Skirmish"], enums.C_KEYWORDS] == enums.KW_ONE_SHOT
+    assert table[tiny.by_name["Town Hall"], enums.C_KEYWORDS] == 0
+
+
+def test_compile_tutor_pillar_amount_is_one(tiny):
+    row = tiny.compile()[tiny.by_name["Postal Act"]]
+    assert list(slot(row, 0)) == [enums.TRIG_ON_RESOLVE, enums.V_TUTOR_PILLAR, 1, 0, 0]
