@@ -1,0 +1,45 @@
+"""The ``report`` subcommand: tables, plots and reports/<run>/index.html from a run dir."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``report`` to the app."""
+    app.command(
+        "report",
+        short_help="Write the balance report of a run dir.",
+        help="Read a run dir (from `rnr-sim run`) and write a self-contained balance report: "
+        "index.html (verdict, decks, matchups and the Nash metagame, victory paths, seats, "
+        "branches, cards, game length), summary.md, and every table as CSV.",
+        epilog="Example: rnr-sim report runs/20250101-120000 --out reports/meta",
+    )(report_command)
+
+
+def report_command(
+    run_dir: Annotated[
+        Path,
+        typer.Argument(metavar="RUN_DIR", show_default=False,
+                       help="A run dir written by `rnr-sim run`."),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", metavar="DIR", show_default=False,
+                     help="Report folder. Default: reports/<run dir name>."),
+    ] = None,
+    svg: Annotated[
+        bool, typer.Option("--svg", help="Draw the figures as SVG instead of PNG."),
+    ] = False,
+) -> None:
+    # imported here so that other subcommands start without matplotlib
+    from rnr_sim.report import build_report
+
+    t0 = time.perf_counter()
+    target = out if out is not None else Path("reports") / Path(run_dir).resolve().name
+    index = build_report(run_dir, target, svg=svg)
+    typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")

@@ -1,0 +1,150 @@
+"""The ``run`` subcommand: play every table of the given decks into a run dir."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rnr_sim import runner
+from rnr_sim.commands.catalog import CardsOption, RulesOption
+from rnr_sim.errors import InputError
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
+
+#: Options that shape a run's results: a resumed run takes them from its manifest.
+_SHAPE_OPTIONS = ("--games", "--players", "--seed", "--rules", "--cards", "--policy",
+                  "--out", "--chunk-size", "--mirrors", "--vs", "--allow-illegal")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``run`` to the app."""
+    app.command(
+        "run",
+        short_help="Play every table of the decks into a run dir.",
+        help="Play every table of P distinct decks (round robin for 2 players), --games "
+        "deals per table, each deal in every seat order, and write the games to a run dir "
+        "(manifest.json + parquet) for `rnr-sim report`. Ctrl-C stops after the current "
+        "chunk; --resume DIR finishes it.",
+        epilog="Example: rnr-sim run decks/*.txt --games 10000 --threads 2",
+    )(run_command)
+
+
+def run_command(
+    decks: Annotated[
+        list[Path] | None,
+        typer.Argument(metavar="DECK", show_default=False,
+                       help="Deck list files (none with --resume)."),
+    ] = None,
+    games: Annotated[
+        int | None,
+        typer.Option("--games", "-n", metavar="N", show_default=False,
+                     help=f"Deals per table, each played in every seat order. "
+                     f"Default: {runner.DEFAULT_GAMES}."),
+    ] = None,
+    players: Annotated[
+        int | None,
+        typer.Option("--players", metavar="P", show_default=False,
+                     help="Players per table: 2, 3 or 4. Default: 2."),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", metavar="S", show_default=False,
+                     help=f"Master seed (0 to 2**64-1). Default: {runner.DEFAULT_SEED}."),
+    ] = None,
+    rules: RulesOption = None,
+    cards: CardsOption = None,
+    policy: Annotated[
+        str | None,
+        typer.Option("--policy", metavar="P", show_default=False,
+                     help="Heuristic player for every deck, overriding each deck's "
+                     f"'Policy:' header (default: that header, else {runner.DEFAULT_POLICY})."),
+    ] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option("--threads", "-t", metavar="N", show_default=False,
+                     help="Engine threads. Default: all cores. Results do not depend on it."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", metavar="DIR", show_default=False,
+                     help="New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>."),
+    ] = None,
+    chunk_size: Annotated[
+        int | None,
+        typer.Option("--chunk-size", metavar="N", show_default=False,
+                     help=f"Games per chunk (one parquet part each). "
+                     f"Default: {runner.DEFAULT_CHUNK_SIZE:,}."),
+    ] = None,
+    mirrors: Annotated[
+        bool,
+        typer.Option("--mirrors", help="Also play each deck against itself."),
+    ] = False,
+    vs: Annotated[
+        Path | None,
+        typer.Option("--vs", metavar="DECK", show_default=False,
+                     help="Play only the tables holding this deck (one deck vs the field)."),
+    ] = None,
+    allow_illegal: Annotated[
+        bool,
+        typer.Option("--allow-illegal", help="Play decks that break Article V."),
+    ] = False,
+    resume: Annotated[
+        Path | None,
+        typer.Option("--resume", metavar="DIR", show_default=False,
+                     help="Finish a stopped run in DIR (its decks and options come from "
+                     "its manifest)."),
+    ] = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bar, no table."),
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a machine-readable summary on stdout only."),
+    ] = False,
+) -> None:
+    progress = not quiet
+    if resume is not None:
+        given = [name for name, value in zip(_SHAPE_OPTIONS, (
+            games, players, seed, rules, cards, policy, out, chunk_size, mirrors or None, vs,
+            allow_illegal or None), strict=True) if value is not None]
+        if decks or given:
+            what = "deck files" if decks else ", ".join(given)
+            raise InputError(f"--resume continues a run as it was started: drop {what} "
+                             "(only --threads, --quiet and --json may change)")
+        result = runner.resume_run(resume, threads=threads, progress=progress)
+    else:
+        options = runner.RunOptions(
+            decks=decks or [],
+            games=runner.DEFAULT_GAMES if games is None else games,
+            players=2 if players is None else players,
+            seed=runner.DEFAULT_SEED if seed is None else seed,
+            rules=rules, cards=cards, policy=policy, threads=threads, out=out,
+            chunk_size=runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size,
+            mirrors=mirrors, vs=vs, allow_illegal=allow_illegal,
+            command=shlex.join(["rnr-sim", *sys.argv[1:]]),
+        )
+        result = runner.start_run(options, progress=progress)
+
+    run_dir = shlex.quote(str(result.run_dir))
+    summary = None
+    if result.manifest["games_done"] and (as_json or not quiet):
+        summary = runner.summarize(result.run_dir)
+    if as_json:
+        typer.echo(json.dumps(runner.summary_json(result, summary), indent=2))
+    elif not quiet and summary is not None:
+        typer.echo(runner.format_summary(summary))
+        typer.echo("")
+    m = result.manifest
+    if result.interrupted:
+        typer.echo(f"Stopped: {m['games_done']:,} of {m['games_total']:,} games are in "
+                   f"{result.run_dir}. Continue with: rnr-sim run --resume {run_dir}",
+                   err=True)
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if not as_json:
+        typer.echo(f"Run dir: {result.run_dir} ({m['games_done']:,} games, "
+                   f"{m['timings']['games_per_s']:,.0f} games/s)")
+        typer.echo(f"Next: rnr-sim report {run_dir}")

@@ -1,0 +1,165 @@
+"""The parallel driver: N games over ``prange`` with per-game seeds, returning record arrays.
+
+A game's result depends only on (inputs, seed, table_id, deal, first_seat): each game seeds
+its own streams, and every game writes only its own output rows, so results are identical
+for any thread count and any batch or chunk composition (STYLE.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import namedtuple
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from rnr_sim.engine.policies import POLICY_NAMES, policy_index, policy_table  # noqa: F401
+from rnr_sim.enums import MAX_PLAYERS
+
+GameRecords = namedtuple(
+    "GameRecords",
+    "winner_seat path turns final_lp uas_lost petitions scroll_pillars mulligan p2_right "
+    "opening_mask drawn_mask played_mask violations",
+)
+
+
+def _c(a, dtype):
+    """A C-contiguous, writeable array of ``dtype`` (the kernels' declared layout)."""
+    return np.require(a, dtype=dtype, requirements=["C", "W"])
+
+
+def _as_uint64(seed: int) -> np.uint64:
+    return np.uint64(int(seed) & 0xFFFFFFFFFFFFFFFF)
+
+
+def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, deal, first_seat,
+               profile, seed, threads=None, debug=False) -> GameRecords:
+    """Play games in parallel; see the module docstring for the determinism contract.
+
+    cards int32[n_cards, N_CARD_COLS]; deck_cards int32[n_decks, MAX_SLOTS] (-1 padded);
+    deck_size int32[n_decks]; seat_deck, seat_policy int32[n, P]; table_id, deal int64[n];
+    first_seat int32[n]; profile int64[N_RULES]; seed: an int in uint64 range.
+    """
+    seat_deck = _c(seat_deck, dtype=np.int32)
+    n, n_players = seat_deck.shape
+    if not 2 <= n_players <= MAX_PLAYERS:
+        raise ValueError(f"2 to {MAX_PLAYERS} players, not {n_players}")
+    out_game = np.zeros((n, 4), dtype=np.int32)
+    out_seat = np.zeros((n, n_players, 6), dtype=np.int32)
+    out_mask = np.zeros((n, n_players, 3), dtype=np.uint64)
+    if threads is not None:
+        numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
+    if n:
+        from rnr_sim.engine.batch import play_games_nb  # compiles or loads the kernels
+
+        play_games_nb(
+            _c(cards, dtype=np.int32),
+            _c(deck_cards, dtype=np.int32),
+            _c(deck_size, dtype=np.int32),
+            seat_deck,
+            _c(seat_policy, dtype=np.int32),
+            policy_table(),
+            _c(table_id, dtype=np.int64),
+            _c(deal, dtype=np.int64),
+            _c(first_seat, dtype=np.int32),
+            _c(profile, dtype=np.int64),
+            _as_uint64(seed),
+            np.int64(1 if debug else 0),
+            out_game, out_seat, out_mask,
+        )
+    return GameRecords(
+        winner_seat=out_game[:, 0].astype(np.int8),
+        path=out_game[:, 1].astype(np.int8),
+        turns=out_game[:, 2].astype(np.int32),
+        final_lp=out_seat[:, :, 0].copy(),
+        uas_lost=out_seat[:, :, 1].astype(np.int8),
+        petitions=out_seat[:, :, 2].astype(np.int8),
+        scroll_pillars=out_seat[:, :, 3].astype(np.int8),
+        mulligan=out_seat[:, :, 4].astype(bool),
+        p2_right=out_seat[:, :, 5].astype(bool),
+        opening_mask=out_mask[:, :, 0].copy(),
+        drawn_mask=out_mask[:, :, 1].copy(),
+        played_mask=out_mask[:, :, 2].copy(),
+        violations=out_game[:, 3].copy(),
+    )
+
+
+def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_id=0, deal=0,
+               first_seat=0, capacity=200_000):
+    """One game with its event trace: (trace int32[k, 8], gm int64[], pl int32[4, F])."""
+    from rnr_sim.engine.batch import trace_game_nb
+
+    n_players = len(deck_size)
+    return trace_game_nb(
+        _c(cards, dtype=np.int32),
+        _c(deck_cards, dtype=np.int32),
+        _c(deck_size, dtype=np.int32),
+        np.arange(n_players, dtype=np.int32).reshape(1, n_players),
+        np.asarray(seat_policy, dtype=np.int32).reshape(1, n_players),
+        policy_table(),
+        np.array([table_id], dtype=np.int64),
+        np.array([deal], dtype=np.int64),
+        np.array([first_seat], dtype=np.int32),
+        _c(profile, dtype=np.int64),
+        _as_uint64(seed),
+        capacity,
+    )
+
+
+# ----------------------------------------------------------------------- compile cache
+ENGINE_SOURCES = ("game.py", "layout.py", "policies.py", "rng.py", "trace.py", "batch.py")
+
+
+def _source_digest() -> str:
+    h = hashlib.sha256()
+    here = Path(__file__).parent
+    for name in ENGINE_SOURCES:
+        h.update((here / name).read_bytes())
+    for extra in ("enums.py", "rules.py"):
+        h.update((here.parent / extra).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _cache_dir() -> Path | None:
+    d = os.environ.get("NUMBA_CACHE_DIR")
+    return Path(d) if d else None
+
+
+def _stamp() -> Path | None:
+    d = _cache_dir()
+    return None if d is None else d / "rnr_sim_engine.stamp"
+
+
+def needs_compile() -> bool:
+    """True when the engine's compiled kernels are not in the numba cache yet."""
+    d = _cache_dir()
+    if d is None or not d.exists():
+        return True
+    stamp = _stamp()
+    if not stamp.exists() or stamp.read_text() != _source_digest():
+        return True
+    return not any(d.rglob("batch.play_games_nb*.nbi"))
+
+
+def _drop_stale_cache() -> None:
+    """Numba's cache is keyed on each kernel's own file and misses edits to the constants
+    it imports (numba #1833); when any engine source changed since the cache was written,
+    drop the engine's entries and stamp the cache with the new sources' digest."""
+    d = _cache_dir()
+    if d is None:
+        return
+    stamp = _stamp()
+    digest = _source_digest()
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    if d.exists():
+        for f in d.rglob("*"):
+            if f.is_file() and f.suffix in (".nbi", ".nbc") and "engine" in str(f.parent):
+                f.unlink(missing_ok=True)
+    d.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(digest)
+
+
+_drop_stale_cache()

@@ -1,0 +1,131 @@
+"""State layout of one game: integer field indices into the engine's arrays.
+
+A game lives in a handful of preallocated arrays (one set per thread chunk, reset per game):
+
+- ``pl``  int32[MAX_PLAYERS, N_PLAYER_FIELDS]: each player's scalars (``P_*``).
+- ``sl``  int32[MAX_PLAYERS, MAX_SLOTS, N_SLOT_FIELDS]: each deck slot's card and state (``S_*``).
+- ``ls``  int16[MAX_PLAYERS, N_LISTS, MAX_SLOTS]: ordered slot lists (``L_*``); their lengths
+  are the ``P_N_*`` player fields.
+- ``gm``  int64[N_GAME_FIELDS]: the game's scalars (``G_*``).
+- ``masks`` uint64[MAX_PLAYERS, 3]: opening / drawn / played slot bit masks.
+- ``rng`` uint64[MAX_PLAYERS + 1]: one stream per seat's shuffles, one for the game's other draws.
+- ``tr``  int32[capacity, TRACE_WIDTH]: the event trace (capacity 0 = off).
+"""
+
+from rnr_sim.enums import MAX_PLAYERS, MAX_SLOTS
+
+# ---------------------------------------------------------------- player fields
+P_LP = 0
+P_IP_PILLAR = 1  # Amend. VI: Pillar IP, spent last
+P_IP_OTHER = 2  # Amend. VI: non-Pillar IP, spent first
+P_N_DRAW = 3
+P_N_HAND = 4
+P_N_BOARD = 5
+P_UAS_LOST = 6
+P_ALIVE = 7
+P_MULLIGAN = 8
+P_P2_RIGHT = 9
+P_DRAWS_NEXT = 10  # cards to draw in the next Draw Phase (Amend. VIII: 2 after the right)
+P_PILLARS_TURN = 11
+P_N_PETITIONS = 12
+P_N_SCROLL_PILLARS = 13
+P_POLICY = 14
+P_DECK_SIZE = 15
+P_N_UAS = 16
+P_N_PENDING = 17
+P_N_PILLARS = 18
+P_TURNS = 19
+P_ACTIVATIONS = 20  # effects activated this turn (invariant: at most 2 per card)
+P_N_ON_DESTROY = 21
+N_PLAYER_FIELDS = 24
+
+# ---------------------------------------------------------------- slot fields
+S_CARD = 0
+S_ZONE = 1
+S_DP = 2  # Defense/UA: DP left; Attack: damage it deals (Amend. I §3 survivor keeps the rest)
+S_FLAGS = 3
+S_BILL_PLAYS = 4  # on a Bill's name slot: times played this game (R28)
+S_NAME_SLOT = 5  # first slot holding the same card: Bill escalation is per name (Art. IV §7.4)
+S_AOA_SEAT = 6  # Attack-on-Attack target (Amend. I), declared in the Play Phase
+S_AOA_SLOT = 7
+N_SLOT_FIELDS = 8
+
+# ---------------------------------------------------------------- slot flags
+F_SIDEWAYS0 = 1  # Art. VII §6: effect slot 0 used this turn
+F_SIDEWAYS1 = 2
+F_PENDING = 4  # played this turn; its effects wait for the Resolve Phase (R13)
+F_KICKED = 8  # a Freedom card's kicker was paid
+F_AOA = 16  # declared Attack-on-Attack this turn
+F_ACT0 = 32  # activated effect 0 waits for the Resolve Phase
+F_ACT1 = 64
+F_AOA_TARGETED = 128  # an opposing AoA is already aimed at this Attack
+F_BILL_TURN = 256  # on a Bill's name slot: played this turn (Art. IV §7.1)
+F_FOUGHT = 512  # fought Attack-on-Attack this turn: no damage at step iii (R17)
+
+# ---------------------------------------------------------------- zones (Art. VI)
+Z_NONE = 0
+Z_DRAW = 1
+Z_HAND = 2
+Z_PILLAR = 3
+Z_PETITION = 4
+Z_UA = 5
+Z_PLAY = 6
+Z_DISCARD = 7
+Z_EXILE = 8
+ZONES = ("none", "draw pile", "hand", "pillar area", "petition area", "UA area", "play area",
+         "discard pile", "exile")
+
+# ---------------------------------------------------------------- lists
+L_DRAW = 0  # top of the Draw Pile is the last entry
+L_HAND = 1
+L_BOARD = 2  # every card in play: Pillars, Petitions, UAs, Play Area
+L_PENDING = 3  # cards the active player played this turn, in play order
+L_ON_DESTROY = 4  # destroyed cards whose 'on destroy' effects wait to fire
+N_LISTS = 5
+
+# ---------------------------------------------------------------- game fields
+G_ACTIVE = 0
+G_TURN = 1  # turns taken, all seats counted (R15)
+G_OVER = 2
+G_WINNER = 3
+G_PATH = 4
+G_N_PLAYERS = 5
+G_FIRST = 6
+G_RULE = 7  # the rule that decided the game (RULE_*)
+G_N_TRACE = 8
+G_DEBUG = 9
+G_VIOLATIONS = 10
+G_N_ALIVE = 11
+G_LAST_LOSER = 12
+G_LAST_PATH = 13
+N_GAME_FIELDS = 16
+
+# ---------------------------------------------------------------- masks
+M_OPENING = 0
+M_DRAWN = 1
+M_PLAYED = 2
+
+# ---------------------------------------------------------------- rules that decide a game
+RULE_NONE = 0
+RULE_LP_ZERO = 1  # Art. II §1, Art. III §1
+RULE_THIRD_UA = 2  # Art. III §2
+RULE_PETITION = 3  # Art. III §3
+RULE_DECK_OUT_DRAW_PHASE = 4  # Art. III §4, Art. VII §5 phase one
+RULE_DECK_OUT_EFFECT = 5  # Art. III §4, forced by a card effect
+RULE_TURN_LIMIT = 6  # R15
+RULE_LAST_STANDING = 7  # R26
+RULE_TEXT = (
+    "",
+    "Art. II §1 / Art. III §1: Liberty Points reached 0",
+    "Art. III §2: the third Unconstitutional Act was destroyed",
+    "Art. III §3: three Petitions, three Scroll Pillars and 20+ LP at step v",
+    "Art. III §4 / Art. VII §5: had to draw from an empty Draw Pile in the Draw Phase",
+    "Art. III §4: a card effect forced a draw from an empty Draw Pile",
+    "R15: the turn limit was reached",
+    "R26: the last player standing",
+)
+
+# ---------------------------------------------------------------- trace
+TRACE_WIDTH = 8  # turn, event, seat, a, b, c, d, e
+
+__all__ = ["MAX_PLAYERS", "MAX_SLOTS"]

@@ -1,0 +1,310 @@
+"""The report's figures (matplotlib, no pyplot: each figure owns an Agg canvas).
+
+Each ``*_plot`` function takes metric tables and returns a ``Figure`` (or None when
+there is nothing to draw); ``render`` turns a figure into PNG (default) or SVG bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+import numpy as np
+import polars as pl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from rnr_sim.analytics.decks import WIN_PATHS
+from rnr_sim.analytics.length import MINUTES_PER_TURN, RULEBOOK_MINUTES
+from rnr_sim.report.format import branch_label, path_label
+
+PATH_COLORS = {
+    "life": "#c0392b",
+    "attack": "#d68910",
+    "petition": "#2471a3",
+    "deck_out": "#7d3c98",
+    "draw": "#95a5a6",
+}
+FLAG_COLORS = {"over": "#1e8449", "under": "#c0392b", "": "#7f8c8d"}
+DPI = 110
+
+
+def _figure(w: float, h: float) -> Figure:
+    # margins are set by hand (``_fit``): a layout engine costs a second text layout pass,
+    # about a third of the report's drawing time
+    fig = Figure(figsize=(w, h), dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _fit(fig: Figure, left: float, right: float, bottom: float, top: float, **kw) -> None:
+    """Margins in inches."""
+    w, h = fig.get_size_inches()
+    fig.subplots_adjust(left=min(0.6, left / w), right=1 - right / w,
+                        bottom=min(0.6, bottom / h), top=1 - top / h, **kw)
+
+
+def _text_width(labels: list[str], size: float) -> float:
+    """Rough width in inches of the longest label at font ``size`` (points)."""
+    return max((len(s) for s in labels), default=0) * size * 0.58 / 72.0
+
+
+def render(fig: Figure, fmt: str = "png") -> bytes:
+    """The figure as PNG or SVG bytes."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=DPI, metadata={"Software": None} if fmt == "png" else None)
+    return buf.getvalue()
+
+
+def _short(name: str, width: int = 22) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def heatmap_plot(matrix: pl.DataFrame, keys: list[str], title: str,
+                 label=lambda k: k) -> Figure | None:
+    """Row key's win rate against column key; each cell shows the rate and its interval."""
+    k = len(keys)
+    if k == 0:
+        return None
+    idx = {key: i for i, key in enumerate(keys)}
+    wr = np.full((k, k), np.nan)
+    text = [["" for _ in range(k)] for _ in range(k)]
+    for r in matrix.iter_rows(named=True):
+        if r["row"] not in idx or r["col"] not in idx:
+            continue
+        i, j = idx[r["row"]], idx[r["col"]]
+        if r["mirror"]:
+            text[i][j] = f"mirror\nn={r['games']:,}" if r["games"] else "mirror"
+        elif r["win_rate"] is None:
+            text[i][j] = "n=0"
+        else:
+            wr[i, j] = r["win_rate"]
+            d = 1 if k <= 10 else 0
+            text[i][j] = (f"{100 * r['win_rate']:.{d}f}%\n"
+                          f"{100 * r['win_rate_lo']:.{d}f}–{100 * r['win_rate_hi']:.{d}f}")
+    size = max(5.0, min(9.0, 60.0 / max(k, 1)))
+    names = [_short(label(x)) for x in keys]
+    label_w = _text_width(names, size + 1)
+    side = max(3.0, 0.8 * k)
+    fig = _figure(side + label_w + 1.9, side + label_w * 0.65 + 0.9)
+    _fit(fig, label_w + 0.2, 1.5, label_w * 0.65 + 0.55, 0.35)
+    ax = fig.add_subplot()
+    spread = np.nanmax(np.abs(wr - 0.5)) if np.isfinite(wr).any() else 0.1
+    spread = max(0.05, min(0.5, float(spread)))
+    img = ax.imshow(np.ma.masked_invalid(wr), cmap="RdBu", vmin=0.5 - spread, vmax=0.5 + spread)
+    ax.set_facecolor("#eeeeee")
+    for i in range(k):
+        for j in range(k):
+            v = wr[i, j]
+            dark = np.isfinite(v) and abs(v - 0.5) > 0.6 * spread
+            ax.text(j, i, text[i][j], ha="center", va="center", fontsize=size,
+                    color="white" if dark else "#222222")
+    ax.set_xticks(range(k), names, rotation=40, ha="right", rotation_mode="anchor",
+                  fontsize=size + 1)
+    ax.set_yticks(range(k), names, fontsize=size + 1)
+    ax.set_xlabel("opponent")
+    ax.set_title(title, fontsize=10)
+    cax = fig.add_axes((1 - 1.2 / fig.get_size_inches()[0], 0.25, 0.12 / fig.get_size_inches()[0],
+                        0.5))
+    fig.colorbar(img, cax=cax, label="row's win rate")
+    return fig
+
+
+def path_bars_plot(paths_by_deck: pl.DataFrame, order: list[str]) -> Figure | None:
+    """Stacked horizontal bars: each deck's wins split by victory path."""
+    rows = {r["group"]: r for r in paths_by_deck.iter_rows(named=True)}
+    decks = [d for d in order if d in rows] or list(rows)
+    if not decks:
+        return None
+    fig = _figure(7.5, max(2.2, 0.42 * len(decks) + 1.3))
+    _fit(fig, _text_width([_short(d, 28) for d in decks], 8) + 0.2, 0.2, 0.5, 0.45)
+    ax = fig.add_subplot()
+    y = np.arange(len(decks))
+    left = np.zeros(len(decks))
+    for p in WIN_PATHS:
+        share = np.array([rows[d][f"share_{p}"] or 0.0 for d in decks])
+        ax.barh(y, share, left=left, color=PATH_COLORS[p], label=path_label(p))
+        for yi, (s, x0) in enumerate(zip(share, left, strict=True)):
+            if s >= 0.07:
+                ax.text(x0 + s / 2, yi, f"{100 * s:.0f}%", ha="center", va="center",
+                        fontsize=7, color="white")
+        left += share
+    for yi, d in enumerate(decks):
+        if rows[d]["wins"] == 0:
+            ax.text(0.01, yi, "no wins (n=0)", va="center", fontsize=7)
+    ax.axvline(0.25, color="#333", lw=0.6, ls=":")
+    ax.axvline(0.5, color="#333", lw=0.6, ls=":")
+    ax.axvline(0.75, color="#333", lw=0.6, ls=":")
+    ax.set_yticks(y, [_short(d, 28) for d in decks], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of the deck's wins (dotted: quarters, where equal paths would sit)")
+    ax.legend(ncols=4, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    return fig
+
+
+def seat_plot(seats: pl.DataFrame) -> Figure | None:
+    """First-seat win rate by scope, drawn as its distance from the fair rate, with 95%
+    Wilson error bars; each bar is labelled with the rate itself."""
+    rows = [r for r in seats.iter_rows(named=True) if r["games"] > 0]
+    if not rows:
+        return None
+    labels = {("all", "any"): "all games", ("all", "used"): "P2 right used",
+              ("all", "declined"): "P2 right declined", ("mirror", "any"): "mirrors",
+              ("mirror", "used"): "mirrors,\nP2 used", ("mirror", "declined"): "mirrors,\nP2 declined"}
+    multi = len({r["n_players"] for r in rows}) > 1
+    names = [labels[(r["scope"], r["p2"])] + (f"\n{r['n_players']}p" if multi else "")
+             for r in rows]
+    fair = np.array([r["fair"] for r in rows])
+    v = np.array([r["first_win_rate"] for r in rows]) - fair
+    lo = np.array([r["first_win_rate_lo"] for r in rows]) - fair
+    hi = np.array([r["first_win_rate_hi"] for r in rows]) - fair
+    fig = _figure(7.0, 3.4)
+    _fit(fig, 1.05, 0.2, 0.65 if multi else 0.5, 0.35)
+    ax = fig.add_subplot()
+    x = np.arange(len(rows))
+    ax.bar(x, v, color=["#2471a3" if r["scope"] == "all" else "#85c1e9" for r in rows])
+    ax.errorbar(x, v, yerr=[v - lo, hi - v], fmt="none", ecolor="#222", capsize=4, lw=1)
+    ax.axhline(0, color="#c0392b", lw=1)
+    span = max(0.01, float(np.nanmax(np.abs(np.concatenate([lo, hi])))))
+    ax.set_ylim(-1.25 * span, 1.45 * span)
+    for xi, r, top in zip(x, rows, hi, strict=True):
+        ax.text(xi, top + 0.04 * span if top >= 0 else 0.04 * span,
+                f"{100 * r['first_win_rate']:.1f}%\nn={r['games']:,}", ha="center",
+                va="bottom", fontsize=7)
+    ax.set_xticks(x, names, fontsize=8)
+    ax.yaxis.set_major_formatter(lambda val, _: f"{100 * val:+.0f} pp" if span > 0.05
+                                 else f"{100 * val:+.1f} pp")
+    ax.set_ylabel("first seat's win rate\nminus fair")
+    ax.set_title(f"0 = fair ({', '.join(f'{f:.0%}' for f in sorted(set(fair)))}): seat order "
+                 "does not matter", fontsize=9)
+    return fig
+
+
+def length_plot(hist: pl.DataFrame) -> Figure | None:
+    """Histogram of game length in turns, stacked by how the game ended."""
+    if hist.height == 0:
+        return None
+    turns = hist["turns"].to_numpy()
+    counts = hist["games"].to_numpy()
+    order = np.argsort(turns)
+    cum = np.cumsum(counts[order]) / counts.sum()
+    cap = int(turns[order][min(np.searchsorted(cum, 0.99), len(cum) - 1)])
+    lo_t = int(turns.min())
+    width = max(1, math.ceil((cap - lo_t + 1) / 60))
+    edges = np.arange(lo_t, cap + width + 1, width)
+    fig = _figure(7.5, 3.4)
+    _fit(fig, 0.8, 0.2, 0.5, 0.4)
+    ax = fig.add_subplot()
+    bottom = np.zeros(len(edges) - 1)
+    for p in (*WIN_PATHS, "draw"):
+        sub = hist.filter(pl.col("path") == p)
+        if sub.height == 0:
+            continue
+        t = np.minimum(sub["turns"].to_numpy(), edges[-2])
+        h, _ = np.histogram(t, bins=edges, weights=sub["games"].to_numpy())
+        ax.bar(edges[:-1], h, width=width, bottom=bottom, align="edge", color=PATH_COLORS[p],
+               label=path_label(p))
+        bottom += h
+    lo_m, hi_m = RULEBOOK_MINUTES
+    ax.axvspan(lo_m / MINUTES_PER_TURN, hi_m / MINUTES_PER_TURN, color="#f4d03f", alpha=0.3,
+               lw=0, zorder=0, label=f"{lo_m:.0f}–{hi_m:.0f} min (at {MINUTES_PER_TURN:g} min/turn)")
+    ax.yaxis.set_major_formatter(lambda val, _: f"{val:,.0f}")
+    ax.set_xlabel(f"turns, all seats (last bar: {edges[-2]}+)" if turns.max() > edges[-2]
+                  else "turns, all seats")
+    ax.set_ylabel("games")
+    ax.legend(fontsize=7, ncols=6, frameon=False, loc="lower center", bbox_to_anchor=(0.5, 1.0))
+    return fig
+
+
+def card_scatter_plot(cards: pl.DataFrame, max_labels: int = 14) -> Figure | None:
+    """Play rate (x) against IWD (y); cards flagged after Benjamini-Hochberg are labelled."""
+    df = cards.filter(pl.col("iwd").is_not_null() & pl.col("play_rate").is_not_null())
+    if df.height == 0:
+        return None
+    fig = _figure(7.5, 4.6)
+    _fit(fig, 0.85, 0.2, 0.5, 0.15)
+    ax = fig.add_subplot()
+    for flag, label in (("", "not significant"), ("over", "over-performs"),
+                        ("under", "under-performs")):
+        sub = df.filter(pl.col("flag") == flag)
+        if sub.height:
+            ax.scatter(sub["play_rate"], sub["iwd"], s=18 if flag == "" else 30,
+                       color=FLAG_COLORS[flag], alpha=0.6 if flag == "" else 0.9, label=label)
+    ax.axhline(0, color="#333", lw=0.7)
+    flagged = df.filter(pl.col("flag") != "").sort(pl.col("iwd").abs(), descending=True)
+    _label_points(ax, [(r["play_rate"], r["iwd"], _short(r["card"], 26))
+                       for r in flagged.head(max_labels).iter_rows(named=True)])
+    ax.set_xlabel("play rate (games played / games the deck held it)")
+    ax.set_ylabel("IWD (GIH WR − GNS WR)")
+    ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:+.0f} pp")
+    ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
+    ax.legend(fontsize=7, frameon=False)
+    return fig
+
+
+def _label_points(ax, points: list[tuple[float, float, str]], size: float = 7.0) -> None:
+    """Label points without overlapping labels: each label takes the first free spot of a
+    few around its point (boxes estimated from the text length, in points)."""
+    fig = ax.figure
+    x0, x1 = ax.get_xlim()
+    to_pt = 72.0 / fig.dpi
+    placed: list[tuple[float, float, float, float]] = []
+    h = size * 1.25
+    for x, y, label in points:
+        px, py = (v * to_pt for v in ax.transData.transform((x, y)))
+        w = len(label) * size * 0.55
+        right = x > x0 + 0.7 * (x1 - x0)
+        spots = [(4, 3), (4, -h - 1), (4, h + 4), (4, -2 * h - 2), (4, 2 * h + 5)]
+        for dx, dy in spots:
+            dx = -dx if right else dx
+            left = px + dx - (w if right else 0)
+            box = (left, py + dy, left + w, py + dy + h)
+            if not any(b[0] < box[2] and box[0] < b[2] and b[1] < box[3] and box[1] < b[3]
+                       for b in placed):
+                break
+        placed.append(box)
+        ax.annotate(label, (x, y), fontsize=size, xytext=(dx, dy), textcoords="offset points",
+                    ha="right" if right else "left", va="bottom",
+                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#888"}
+                    if abs(dy) > h else None)
+
+
+def lp_plot(bands: pl.DataFrame, max_panels: int = 12) -> Figure | None:
+    """Median LP over turns with the 10-90% band, one panel per matchup, a line per deck."""
+    if bands is None or bands.height == 0:
+        return None
+    sizes = bands.group_by("matchup").agg(pl.col("games").max()).sort(
+        ["games", "matchup"], descending=[True, False])
+    matchups = sizes["matchup"].head(max_panels).to_list()
+    cols = min(3, len(matchups))
+    rows = math.ceil(len(matchups) / cols)
+    fig = _figure(3.2 * cols + 0.5, 2.5 * rows + 0.4)
+    _fit(fig, 0.75, 0.15, 0.55, 0.3, hspace=0.45, wspace=0.08)
+    axes = fig.subplots(rows, cols, squeeze=False, sharey=True)
+    colors = ["#2471a3", "#c0392b", "#1e8449", "#7d3c98"]
+    for n, m in enumerate(matchups):
+        ax = axes[n // cols][n % cols]
+        sub = bands.filter(pl.col("matchup") == m)
+        # stop where fewer than a tenth of the traced games are still running
+        sub = sub.filter(pl.col("games") >= max(3, 0.1 * sub["games"].max()))
+        for c, deck in enumerate(sorted(set(sub["deck"].to_list()))):
+            d = sub.filter(pl.col("deck") == deck).sort("turn")
+            t = d["turn"].to_numpy()
+            ax.fill_between(t, d["lp_p10"].to_numpy(), d["lp_p90"].to_numpy(),
+                            color=colors[c % 4], alpha=0.18, lw=0)
+            ax.plot(t, d["lp_median"].to_numpy(), color=colors[c % 4], lw=1.3,
+                    label=_short(deck, 18))
+        ax.set_title(_short(m, 40), fontsize=8)
+        ax.legend(fontsize=6, frameon=False)
+        ax.tick_params(labelsize=7)
+    for n in range(len(matchups), rows * cols):
+        axes[n // cols][n % cols].set_visible(False)
+    fig.supxlabel("turn", fontsize=8)
+    fig.supylabel("Liberty Points", fontsize=8)
+    return fig
+
+
+def branch_heatmap_plot(matrix: pl.DataFrame, keys: list[str]) -> Figure | None:
+    return heatmap_plot(matrix, keys, "row branch's win rate against column branch",
+                        label=branch_label)

@@ -1,0 +1,907 @@
+"""Runs of games: tables of play, seeds, chunks, progress, and the run dir (DESIGN.md).
+
+A run plays every *table* (a tuple of P deck indices, one per seat) for ``games`` deals,
+each deal in every cyclic rotation of the first seat, so seat advantage cancels inside
+each table. Games are numbered so that a game's identity never depends on how the run
+is cut up::
+
+    game_id = (table * games + deal) * players + rotation        first_seat = rotation
+
+and the engine makes each game a pure function of (inputs, seed, table, deal,
+first_seat). Games are simulated in chunks of consecutive ``game_id`` s; chunk c is
+written as ``games/part-{c:05d}.parquet`` and ``seats/part-{c:05d}.parquet`` (each
+atomically: a temporary name, then ``os.replace``), and only then recorded in
+``manifest.json`` (written the same way). So the tables of a run are the same for any
+thread count or chunk size, and a run stopped between chunks (Ctrl-C, a full disk) is a
+valid run dir that ``resume_run`` finishes to exactly what an uninterrupted run writes.
+Memory is one chunk's, whatever the number of games.
+
+The public entry points are ``start_run``, ``resume_run``, ``summarize`` /
+``format_summary`` (the end-of-run table) and ``bench_run``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import shlex
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from rnr_sim import __version__, enums
+from rnr_sim.errors import InputError
+
+DEFAULT_SEED = 20251129
+DEFAULT_GAMES = 1000  # deals per table
+DEFAULT_CHUNK_SIZE = 100_000  # games per chunk (and per parquet part)
+DEFAULT_POLICY = "balanced"
+MANIFEST = "manifest.json"
+SEED_LIMIT = 2**64
+Z95 = 1.959963984540054  # the 97.5% normal quantile: two-sided 95% intervals
+
+#: The result tables' columns and dtypes (the run dir contract).
+GAMES_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.Int64,
+    "table_id": pl.Int32,
+    "deal": pl.Int64,
+    "n_players": pl.Int8,
+    "first_seat": pl.Int8,
+    "winner_seat": pl.Int8,
+    "path": pl.String,
+    "turns": pl.Int32,
+}
+SEATS_SCHEMA: dict[str, pl.DataType] = {
+    "game_id": pl.Int64,
+    "seat": pl.Int8,
+    "deck": pl.String,
+    "policy": pl.String,
+    "won": pl.Boolean,
+    "is_first": pl.Boolean,
+    "final_lp": pl.Int32,
+    "uas_lost": pl.Int8,
+    "petitions": pl.Int8,
+    "scroll_pillars": pl.Int8,
+    "mulligan": pl.Boolean,
+    "p2_right": pl.Boolean,
+    "opening_mask": pl.UInt64,
+    "drawn_mask": pl.UInt64,
+    "played_mask": pl.UInt64,
+}
+DECKS_SCHEMA: dict[str, pl.DataType] = {"deck": pl.String, "slot": pl.Int16, "card": pl.String}
+#: The victory paths a win can take (``draw`` is no one's win).
+WIN_PATHS = tuple(p for p in enums.PATHS if p != "draw")
+
+
+def _driver():
+    """The engine driver, imported on first use (numba is slow to import); tests swap it."""
+    from rnr_sim.engine import driver
+
+    return driver
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------- tables of play
+
+
+def make_tables(n_decks: int, players: int, mirrors: bool = False,
+                vs: int | None = None) -> np.ndarray:
+    """Every table of ``players`` distinct decks, as int32[n_tables, players] deck indices.
+
+    Tables are in lexicographic order of their index tuples, which fixes ``table_id``.
+    ``mirrors`` adds, for each deck, the table of ``players`` copies of it (for 2 players:
+    the deck against itself). ``vs`` keeps only the tables holding deck ``vs``.
+    """
+    tables = set(itertools.combinations(range(n_decks), players))
+    if mirrors:
+        tables.update((d,) * players for d in range(n_decks))
+    if vs is not None:
+        tables = {t for t in tables if vs in t}
+    out = np.array(sorted(tables), dtype=np.int32)
+    return out.reshape(len(tables), players)
+
+
+def game_coordinates(game_id: np.ndarray, games: int, players: int):
+    """(table, deal, rotation) of each ``game_id`` (int64 arrays): the inverse of
+    ``game_id = (table * games + deal) * players + rotation``."""
+    game_id = np.asarray(game_id, dtype=np.int64)
+    return game_id // (games * players), (game_id // players) % games, game_id % players
+
+
+def main_branch(deck, catalog) -> str:
+    """The Branch with the most cards in ``deck`` (ties: the first in ``enums.BRANCHES``)."""
+    counts = Counter(catalog.cards[int(i)].branch for i in deck.card_ids)
+    return max(enums.BRANCHES, key=lambda b: counts.get(b, 0))
+
+
+# ---------------------------------------------------------------------------- the plan
+
+
+@dataclass
+class RunOptions:
+    """What ``rnr-sim run`` was asked for; ``None`` means the default."""
+
+    decks: Sequence[str | Path]
+    games: int = DEFAULT_GAMES
+    players: int = 2
+    seed: int = DEFAULT_SEED
+    rules: str | Path | None = None
+    cards: str | Path | None = None
+    policy: str | None = None
+    threads: int | None = None
+    out: str | Path | None = None
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    mirrors: bool = False
+    vs: str | Path | None = None
+    allow_illegal: bool = False
+    command: str | None = None
+
+
+@dataclass
+class RunPlan:
+    """Everything that determines a run's results, resolved and checked."""
+
+    catalog: Any
+    decks: list  # list[rnr_sim.decks.Deck]
+    profile: Any  # rnr_sim.rules.RulesProfile
+    policies: list[str]  # per deck
+    players: int
+    games: int  # deals per table
+    seed: int
+    tables: np.ndarray  # int32[n_tables, players]
+    chunk_size: int
+    mirrors: bool = False
+    vs: int | None = None
+    allow_illegal: bool = False
+    # Engine inputs, filled by ``compile``.
+    cards: np.ndarray | None = field(default=None, repr=False)
+    deck_cards: np.ndarray | None = field(default=None, repr=False)
+    deck_size: np.ndarray | None = field(default=None, repr=False)
+    deck_policy: np.ndarray | None = field(default=None, repr=False)
+    rules: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def deck_names(self) -> list[str]:
+        return [d.name for d in self.decks]
+
+    @property
+    def games_total(self) -> int:
+        return len(self.tables) * self.games * self.players
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.games_total // self.chunk_size)
+
+    def chunk_range(self, chunk: int) -> tuple[int, int]:
+        start = chunk * self.chunk_size
+        return start, min(start + self.chunk_size, self.games_total)
+
+    def compile(self, driver) -> None:
+        """The arrays the engine reads (policies by the driver's index)."""
+        self.cards = np.ascontiguousarray(self.catalog.compile(), dtype=np.int32)
+        self.deck_cards = np.full((len(self.decks), enums.MAX_SLOTS), -1, dtype=np.int32)
+        self.deck_size = np.zeros(len(self.decks), dtype=np.int32)
+        for i, deck in enumerate(self.decks):
+            self.deck_cards[i, : len(deck.card_ids)] = deck.card_ids
+            self.deck_size[i] = len(deck.card_ids)
+        self.deck_policy = np.array([driver.policy_index(p) for p in self.policies],
+                                    dtype=np.int32)
+        self.rules = np.ascontiguousarray(self.profile.compile(), dtype=np.int64)
+
+    def chunk_inputs(self, start: int, stop: int) -> dict[str, np.ndarray]:
+        """The per-game engine inputs of games ``start..stop-1``."""
+        game_id = np.arange(start, stop, dtype=np.int64)
+        table, deal, rotation = game_coordinates(game_id, self.games, self.players)
+        seat_deck = np.ascontiguousarray(self.tables[table])
+        return {
+            "game_id": game_id,
+            "seat_deck": seat_deck,
+            "seat_policy": np.ascontiguousarray(self.deck_policy[seat_deck]),
+            "table_id": table,
+            "deal": deal,
+            "first_seat": rotation.astype(np.int32),
+        }
+
+
+def _check_count(value: int, what: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (
+        high is not None and value > high
+    ):
+        span = f"{low}..{high}" if high is not None else f"at least {low}"
+        raise InputError(f"{what} must be a whole number {span}, not {value!r}")
+    return value
+
+
+def _check_threads(threads: int | None) -> None:
+    if threads is None:
+        return
+    import numba
+
+    top = numba.config.NUMBA_NUM_THREADS
+    _check_count(threads, "--threads", 1, top)
+
+
+def _load_decks(paths: Sequence[Path], catalog) -> list:
+    from rnr_sim.decks import load_deck
+
+    decks = [load_deck(p, catalog) for p in paths]
+    seen: dict[str, Any] = {}
+    for deck in decks:
+        other = seen.setdefault(deck.name, deck)
+        if other is not deck:
+            raise InputError(
+                f"two decks are named '{deck.name}': {other.path} and {deck.path}; the "
+                "results name decks, so give one a different 'Name:' header"
+            )
+        if len(deck.card_ids) > enums.MAX_SLOTS:
+            raise InputError(f"{deck.path}: {len(deck.card_ids)} cards; the engine plays "
+                             f"decks of at most {enums.MAX_SLOTS}")
+    return decks
+
+
+def _check_legal(decks: list, catalog, profile) -> None:
+    from rnr_sim.decks import validate_deck
+
+    for deck in decks:
+        errors = [v for v in validate_deck(deck, catalog, profile) if not v.warning]
+        if errors:
+            shown = "; ".join(str(v) for v in errors[:3])
+            more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+            raise InputError(
+                f"deck '{deck.name}' ({deck.path}) is illegal: {shown}{more}; "
+                f"see `rnr-sim validate {shlex.quote(str(deck.path))}`, or pass "
+                "--allow-illegal to play it anyway"
+            )
+
+
+def plan_run(options: RunOptions) -> RunPlan:
+    """Load and check a run's catalog, decks, rules and shape (raises ``InputError``)."""
+    from rnr_sim.cards import load_catalog
+    from rnr_sim.rules import load_profile
+
+    players = _check_count(options.players, "--players", 2, enums.MAX_PLAYERS)
+    games = _check_count(options.games, "--games", 1)
+    chunk_size = _check_count(options.chunk_size, "--chunk-size", 1)
+    seed = _check_count(options.seed, "--seed", 0, SEED_LIMIT - 1)
+    _check_threads(options.threads)
+
+    paths = [Path(p) for p in options.decks]
+    if not paths and options.vs is None:
+        raise InputError("no decks: give deck list files, e.g. rnr-sim run decks/*.txt")
+    vs_index = None
+    if options.vs is not None:
+        vs_path = Path(options.vs)
+        resolved = [p.resolve() for p in paths]
+        if vs_path.resolve() in resolved:
+            vs_index = resolved.index(vs_path.resolve())
+        else:
+            paths.append(vs_path)
+            vs_index = len(paths) - 1
+    catalog = load_catalog(None if options.cards is None else Path(options.cards))
+    profile = load_profile(None if options.rules is None else Path(options.rules).resolve())
+    decks = _load_decks(paths, catalog)
+    if not options.allow_illegal:
+        _check_legal(decks, catalog, profile)
+    policies = [options.policy or d.policy or DEFAULT_POLICY for d in decks]
+    tables = make_tables(len(decks), players, options.mirrors, vs_index)
+    if len(tables) == 0:
+        raise InputError(
+            f"{len(decks)} {'deck makes' if len(decks) == 1 else 'decks make'} no {players}-player "
+            f"table: give at least {players} distinct decks, or --mirrors"
+        )
+    plan = RunPlan(catalog=catalog, decks=decks, profile=profile, policies=policies,
+                   players=players, games=games, seed=seed, tables=tables,
+                   chunk_size=chunk_size, mirrors=options.mirrors, vs=vs_index,
+                   allow_illegal=options.allow_illegal)
+    driver = _driver()
+    if options.policy is not None:
+        try:
+            driver.policy_index(options.policy)
+        except InputError as e:
+            raise InputError(f"--policy: {e}") from None
+    _check_policies(plan, driver)
+    return plan
+
+
+def _check_policies(plan: RunPlan, driver) -> None:
+    for deck, policy in zip(plan.decks, plan.policies, strict=True):
+        try:
+            driver.policy_index(policy)
+        except InputError as e:
+            raise InputError(f"deck '{deck.name}' ({deck.path}): {e}") from None
+
+
+# ---------------------------------------------------------------------------- the manifest
+
+
+def _now() -> str:
+    return datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def _policy_weights(plan: RunPlan, driver) -> dict[str, list[float]]:
+    table = driver.policy_table()
+    return {p: [float(x) for x in table[driver.policy_index(p)]]
+            for p in sorted(set(plan.policies))}
+
+
+def new_manifest(plan: RunPlan, driver, command: str | None) -> dict[str, Any]:
+    """The manifest of a run not yet started (no chunk complete)."""
+    catalog = plan.catalog
+    names = plan.deck_names
+    return {
+        "tool_version": __version__,
+        "created": _now(),
+        "command": command,
+        "status": "incomplete",
+        "seed": plan.seed,
+        "games_requested": plan.games,
+        "games_total": plan.games_total,
+        "games_done": 0,
+        "players": plan.players,
+        "mirrors": plan.mirrors,
+        "vs": None if plan.vs is None else names[plan.vs],
+        "allow_illegal": plan.allow_illegal,
+        "rules": plan.profile.to_dict(),
+        "rules_changed": plan.profile.changed(),
+        "rules_sha256": _file_sha256(plan.profile.source),
+        "catalog": {
+            "name": catalog.name,
+            "version": catalog.version,
+            "path": None if catalog.path is None else str(Path(catalog.path).resolve()),
+            "sha256": catalog.sha256,
+        },
+        "decks": [
+            {
+                "name": d.name,
+                "path": str(Path(d.path).resolve()),
+                "sha256": d.sha256,
+                "policy": policy,
+                "main_branch": main_branch(d, catalog),
+            }
+            for d, policy in zip(plan.decks, plan.policies, strict=True)
+        ],
+        "tables": [[names[i] for i in t] for t in plan.tables.tolist()],
+        "policies": _policy_weights(plan, driver),
+        "chunk_size": plan.chunk_size,
+        "chunks": {"total": plan.n_chunks, "complete": []},
+        "timings": {"compile_s": 0.0, "simulate_s": 0.0, "write_s": 0.0, "total_s": 0.0,
+                    "games_per_s": 0.0},
+        "resumed": [],
+    }
+
+
+def _file_sha256(path: str | Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+
+
+def read_manifest(run_dir: str | Path) -> dict[str, Any]:
+    """A run dir's manifest (raises ``InputError`` when there is none or it is broken)."""
+    path = Path(run_dir) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{run_dir}: not a run dir (no {MANIFEST})") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise InputError(f"{path}: broken manifest ({e})") from None
+    if not isinstance(manifest, dict) or "chunks" not in manifest:
+        raise InputError(f"{path}: not an rnr-sim run manifest")
+    return manifest
+
+
+def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """``write(tmp)`` then rename to ``path``; on failure remove ``tmp`` and raise
+    ``InputError`` (an ``OSError``: unwritable dir, full disk) or re-raise."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        if isinstance(e, OSError):
+            reason = e.strerror or str(e)
+            raise InputError(f"{path}: cannot write ({reason})") from None
+        raise
+
+
+def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
+    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+    _atomic_write(run_dir / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def _write_parquet(path: Path, frame: pl.DataFrame) -> None:
+    _atomic_write(path, lambda tmp: frame.write_parquet(tmp, compression="zstd",
+                                                        statistics=True))
+
+
+def part_name(chunk: int) -> str:
+    return f"part-{chunk:05d}.parquet"
+
+
+# ---------------------------------------------------------------------------- records -> frames
+
+
+def chunk_frames(plan: RunPlan, inputs: dict[str, np.ndarray], rec,
+                 policy_names: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The ``games`` and ``seats`` frames of one chunk from the engine's records."""
+    game_id = inputs["game_id"]
+    n, p = len(game_id), plan.players
+    path = np.asarray(rec.path)
+    if n and (path.min() < 0 or path.max() >= len(enums.PATHS)):
+        raise RuntimeError(f"engine returned a path outside 0..{len(enums.PATHS) - 1}")
+    winner = np.asarray(rec.winner_seat, dtype=np.int8)
+    first = inputs["first_seat"].astype(np.int8)
+    games = pl.DataFrame({
+        "game_id": game_id,
+        "table_id": inputs["table_id"].astype(np.int32),
+        "deal": inputs["deal"],
+        "n_players": np.full(n, p, dtype=np.int8),
+        "first_seat": first,
+        "winner_seat": winner,
+        "path": pl.Series(enums.PATHS, dtype=pl.String).gather(path),
+        "turns": np.asarray(rec.turns, dtype=np.int32),
+    })
+    seat = np.arange(p, dtype=np.int8)
+
+    def flat(a, dtype) -> np.ndarray:
+        a = np.asarray(a)
+        if a.shape != (n, p):
+            raise RuntimeError(f"engine returned shape {a.shape}, expected {(n, p)}")
+        return a.astype(dtype, copy=False).ravel()
+
+    seats = pl.DataFrame({
+        "game_id": np.repeat(game_id, p),
+        "seat": np.tile(seat, n),
+        "deck": pl.Series(plan.deck_names, dtype=pl.String).gather(inputs["seat_deck"].ravel()),
+        "policy": pl.Series(list(policy_names), dtype=pl.String).gather(
+            inputs["seat_policy"].ravel()),
+        "won": (winner[:, None] == seat[None, :]).ravel(),
+        "is_first": (first[:, None] == seat[None, :]).ravel(),
+        "final_lp": flat(rec.final_lp, np.int32),
+        "uas_lost": flat(rec.uas_lost, np.int8),
+        "petitions": flat(rec.petitions, np.int8),
+        "scroll_pillars": flat(rec.scroll_pillars, np.int8),
+        "mulligan": flat(rec.mulligan, np.bool_),
+        "p2_right": flat(rec.p2_right, np.bool_),
+        "opening_mask": flat(rec.opening_mask, np.uint64),
+        "drawn_mask": flat(rec.drawn_mask, np.uint64),
+        "played_mask": flat(rec.played_mask, np.uint64),
+    })
+    return games, seats
+
+
+def decks_frame(plan: RunPlan) -> pl.DataFrame:
+    """One row per deck slot: deck, slot (int16, the deck's own order), card."""
+    rows = [(d.name, k, name) for d in plan.decks for k, name in enumerate(d.slots)]
+    return pl.DataFrame(rows, schema=DECKS_SCHEMA, orient="row")
+
+
+# ---------------------------------------------------------------------------- running
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    manifest: dict[str, Any]
+    interrupted: bool
+
+    @property
+    def complete(self) -> bool:
+        return self.manifest["games_done"] == self.manifest["games_total"]
+
+
+class _StopOnInterrupt:
+    """While active (main thread only), the first SIGINT asks to stop after the current
+    chunk; a second one interrupts at once (``KeyboardInterrupt``)."""
+
+    def __init__(self, log: Callable[[str], None]):
+        self.requested = False
+        self._log = log
+        self._old = None
+
+    def _handler(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        self._log("\nStopping after the current chunk (Ctrl-C again to stop at once)…")
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
+def _default_out() -> Path:
+    base = Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
+    out, k = base, 1
+    while out.exists():
+        k += 1
+        out = base.with_name(f"{base.name}-{k}")
+    return out
+
+
+def _check_out(out: Path) -> None:
+    """Refuse a run dir that exists with anything in it: a run never overwrites files."""
+    if out.exists():
+        if not out.is_dir():
+            raise InputError(f"--out {out}: exists and is not a directory")
+        try:
+            entries = any(out.iterdir())
+        except OSError as e:
+            raise InputError(f"--out {out}: cannot read ({e.strerror})") from None
+        if entries:
+            if (out / MANIFEST).exists():
+                raise InputError(
+                    f"--out {out}: already holds a run; continue it with "
+                    f"`rnr-sim run --resume {shlex.quote(str(out))}`, or choose another --out"
+                )
+            raise InputError(f"--out {out}: not empty; choose a new or empty directory "
+                             "(a run never overwrites files)")
+
+
+def _create_out(out: Path) -> None:
+    _check_out(out)
+    try:
+        (out / "games").mkdir(parents=True, exist_ok=True)
+        (out / "seats").mkdir(exist_ok=True)
+    except OSError as e:
+        raise InputError(f"--out {out}: cannot create the run dir ({e.strerror})") from None
+
+
+def start_run(options: RunOptions, progress: bool = True,
+              log: Callable[[str], None] = _stderr) -> RunResult:
+    """Plan, create the run dir (``options.out``, else ``runs/<YYYYmmdd-HHMMSS>``) and
+    simulate every chunk. Ctrl-C stops after the current chunk (``interrupted``)."""
+    out = Path(options.out) if options.out is not None else _default_out()
+    _check_out(out)
+    plan = plan_run(options)
+    driver = _driver()
+    _create_out(out)
+    manifest = new_manifest(plan, driver, options.command)
+    write_manifest(out, manifest)
+    _write_parquet(out / "decks.parquet", decks_frame(plan))
+    _write_parquet(out / "cards.parquet", plan.catalog.to_polars())
+    return _execute(plan, out, manifest, driver, options.threads, progress, log)
+
+
+def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
+    """Re-load what a run was started with; any changed input file is an error."""
+    from rnr_sim.cards import load_catalog
+    from rnr_sim.rules import load_profile
+
+    where = f"--resume {run_dir}"
+    if manifest.get("tool_version") != __version__:
+        raise InputError(f"{where}: the run was started by rnr-sim "
+                         f"{manifest.get('tool_version')}, this is {__version__}; its "
+                         "games would differ, so start a new run")
+    cat = manifest["catalog"]
+    catalog = load_catalog(cat["path"])
+    if catalog.sha256 != cat["sha256"]:
+        raise InputError(f"{where}: the card catalog {cat['path']} changed since the run "
+                         "started (SHA-256 differs); start a new run")
+    rules = manifest["rules"]
+    profile = load_profile(rules.get("source"))
+    if profile.to_dict() != rules or _file_sha256(rules.get("source")) != manifest.get(
+        "rules_sha256"
+    ):
+        changed = sorted(k for k, v in profile.values.items()
+                         if rules["switches"].get(k) != v)
+        raise InputError(f"{where}: the rules file {rules.get('source')} changed since the "
+                         f"run started ({', '.join(changed) or 'its name'}); start a new run")
+    entries = manifest["decks"]
+    decks = _load_decks([Path(e["path"]) for e in entries], catalog)
+    for deck, entry in zip(decks, entries, strict=True):
+        if deck.sha256 != entry["sha256"] or deck.name != entry["name"]:
+            raise InputError(f"{where}: the deck list {entry['path']} changed since the run "
+                             "started (SHA-256 differs); start a new run")
+    names = [d.name for d in decks]
+    vs = None if manifest.get("vs") is None else names.index(manifest["vs"])
+    plan = RunPlan(catalog=catalog, decks=decks, profile=profile,
+                   policies=[e["policy"] for e in entries], players=manifest["players"],
+                   games=manifest["games_requested"], seed=manifest["seed"],
+                   tables=make_tables(len(decks), manifest["players"], manifest["mirrors"], vs),
+                   chunk_size=manifest["chunk_size"], mirrors=manifest["mirrors"], vs=vs,
+                   allow_illegal=manifest.get("allow_illegal", False))
+    tables = [[names[i] for i in t] for t in plan.tables.tolist()]
+    if tables != manifest["tables"] or plan.games_total != manifest["games_total"] or (
+        plan.n_chunks != manifest["chunks"]["total"]
+    ):
+        raise InputError(f"{where}: the manifest's tables or games do not match its decks; "
+                         "was it edited? Start a new run")
+    driver = _driver()
+    _check_policies(plan, driver)
+    if _policy_weights(plan, driver) != manifest["policies"]:
+        raise InputError(f"{where}: the engine's policy weights changed since the run "
+                         "started; start a new run")
+    return plan
+
+
+def resume_run(run_dir: str | Path, threads: int | None = None, progress: bool = True,
+               log: Callable[[str], None] = _stderr) -> RunResult:
+    """Finish the chunks a stopped run did not complete; the result equals the run done
+    in one go. Inputs are re-read and must be unchanged (SHA-256)."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise InputError(f"--resume {run_dir}: no such run dir")
+    manifest = read_manifest(run_dir)
+    _check_threads(threads)
+    plan = _plan_from_manifest(run_dir, manifest)
+    driver = _driver()
+    for sub in ("games", "seats"):
+        try:
+            (run_dir / sub).mkdir(exist_ok=True)
+            for tmp in (run_dir / sub).glob(".part-*.tmp"):
+                tmp.unlink()
+        except OSError as e:
+            raise InputError(f"{run_dir / sub}: cannot write ({e.strerror})") from None
+    if not (run_dir / "decks.parquet").exists():
+        _write_parquet(run_dir / "decks.parquet", decks_frame(plan))
+    if not (run_dir / "cards.parquet").exists():
+        _write_parquet(run_dir / "cards.parquet", plan.catalog.to_polars())
+    manifest["resumed"] = [*manifest.get("resumed", []), _now()]
+    return _execute(plan, run_dir, manifest, driver, threads, progress, log)
+
+
+def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, threads: int | None,
+             progress: bool, log: Callable[[str], None]) -> RunResult:
+    """Simulate and write every chunk not yet complete, recording each in the manifest."""
+    t_start = time.perf_counter()
+    timings = manifest["timings"]
+    done_before = {c for c in manifest["chunks"]["complete"]
+                   if (out / "games" / part_name(c)).exists()
+                   and (out / "seats" / part_name(c)).exists()}
+    complete = sorted(done_before)
+    games_done = sum(b - a for a, b in map(plan.chunk_range, complete))
+    todo = [c for c in range(plan.n_chunks) if c not in done_before]
+    plan.compile(driver)
+    policy_names = list(driver.POLICY_NAMES)
+
+    def play(inputs: dict[str, np.ndarray]):
+        return driver.play_games(
+            plan.cards, plan.deck_cards, plan.deck_size, inputs["seat_deck"],
+            inputs["seat_policy"], inputs["table_id"], inputs["deal"], inputs["first_seat"],
+            plan.rules, plan.seed, threads=threads,
+        )
+
+    def save() -> None:
+        elapsed = time.perf_counter() - t_start
+        manifest["chunks"]["complete"] = complete
+        manifest["games_done"] = games_done
+        manifest["status"] = "complete" if games_done == plan.games_total else "incomplete"
+        run_s = timings["total_s"] + elapsed - timings["compile_s"] - compile_s
+        manifest["timings"] = {
+            "compile_s": round(timings["compile_s"] + compile_s, 3),
+            "simulate_s": round(timings["simulate_s"] + simulate_s, 3),
+            "write_s": round(timings["write_s"] + write_s, 3),
+            "total_s": round(timings["total_s"] + elapsed, 3),
+            # Steady throughput: every game simulated and written, the compile aside.
+            "games_per_s": round(games_done / run_s, 1) if run_s > 0 else 0.0,
+        }
+        write_manifest(out, manifest)
+
+    compile_s = simulate_s = write_s = 0.0
+    bar = None
+
+    def note(message: str) -> None:
+        if bar is None:
+            log(message)
+        else:
+            bar.write(message, file=sys.stderr)
+
+    stop = _StopOnInterrupt(note)
+    interrupted = False
+    try:
+        with stop:
+            if todo:
+                if driver.needs_compile():
+                    log("Compiling the engine (first run only)…")
+                # One game, records discarded: the compile (or cache load) is timed apart.
+                t0 = time.perf_counter()
+                first = plan.chunk_range(todo[0])[0]
+                play(plan.chunk_inputs(first, first + 1))
+                compile_s = time.perf_counter() - t0
+            if progress and todo:
+                from tqdm import tqdm
+
+                bar = tqdm(total=plan.games_total, initial=games_done, unit=" games",
+                           unit_scale=True, file=sys.stderr, dynamic_ncols=True,
+                           smoothing=0.1, desc="rnr-sim run")
+            for chunk in todo:
+                if stop.requested:
+                    interrupted = True
+                    break
+                start, end = plan.chunk_range(chunk)
+                inputs = plan.chunk_inputs(start, end)
+                t0 = time.perf_counter()
+                rec = play(inputs)
+                t1 = time.perf_counter()
+                games, seats = chunk_frames(plan, inputs, rec, policy_names)
+                del rec
+                _write_parquet(out / "games" / part_name(chunk), games)
+                _write_parquet(out / "seats" / part_name(chunk), seats)
+                complete = sorted([*complete, chunk])
+                games_done += end - start
+                simulate_s += t1 - t0
+                write_s += time.perf_counter() - t1
+                save()
+                if bar is not None:
+                    bar.update(end - start)
+    except KeyboardInterrupt:
+        # A second Ctrl-C: the chunk under way is lost, the manifest still names only
+        # complete chunks (each part is written whole or not at all).
+        interrupted = True
+    except InputError as e:
+        raise InputError(
+            f"{e}; the run dir keeps the {games_done:,} games done: fix the cause and "
+            f"continue with `rnr-sim run --resume {shlex.quote(str(out))}`"
+        ) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    save()
+    return RunResult(out, manifest, interrupted)
+
+
+# ---------------------------------------------------------------------------- reading results
+
+
+def complete_parts(run_dir: str | Path) -> list[str]:
+    """The part file names of the chunks a run's manifest records as complete, in order
+    (a part on disk the manifest does not name is ignored: it is re-made on resume)."""
+    return [part_name(c) for c in sorted(read_manifest(run_dir)["chunks"]["complete"])]
+
+
+def scan_table(run_dir: str | Path, table: str) -> pl.LazyFrame:
+    """A run's ``games`` or ``seats`` table over its complete chunks, in game_id order."""
+    parts = [Path(run_dir) / table / name for name in complete_parts(run_dir)]
+    if not parts:
+        return pl.LazyFrame(schema=GAMES_SCHEMA if table == "games" else SEATS_SCHEMA)
+    return pl.scan_parquet(parts)
+
+
+def _wilson(wins: pl.Expr, n: pl.Expr, z: float = Z95) -> tuple[pl.Expr, pl.Expr]:
+    """The Wilson score interval of a binomial proportion wins/n (Wilson 1927)."""
+    p = wins / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    center = (p + z2 / (2 * n)) / denom
+    half = z * ((p * (1 - p) / n + z2 / (4 * n * n)).sqrt()) / denom
+    return center - half, center + half
+
+
+def summarize(run_dir: str | Path) -> pl.DataFrame:
+    """Per deck, from the run's parquet: games (seats it took: a mirror game counts for
+    both), wins, win_rate with its 95% Wilson interval (ci_low, ci_high), draw rate, and
+    the share of its wins by each victory path. Best win rate first.
+
+    Counted part by part (a chunk's games and seats parts hold the same games), so
+    memory is one part's whatever the size of the run.
+    """
+    run_dir = Path(run_dir)
+    counts = []
+    for name in complete_parts(run_dir):
+        rows = pl.scan_parquet(run_dir / "seats" / name).select("game_id", "deck", "won").join(
+            pl.scan_parquet(run_dir / "games" / name).select("game_id", "path"),
+            on="game_id")
+        counts.append(rows.group_by("deck").agg(
+            pl.len().cast(pl.Int64).alias("games"),
+            pl.col("won").sum().cast(pl.Int64).alias("wins"),
+            (pl.col("path") == "draw").sum().cast(pl.Int64).alias("draws"),
+            *[(pl.col("won") & (pl.col("path") == path)).sum().cast(pl.Int64).alias(path)
+              for path in WIN_PATHS],
+        ).collect())
+    schema = {"deck": pl.String, "games": pl.Int64, "wins": pl.Int64, "draws": pl.Int64,
+              **dict.fromkeys(WIN_PATHS, pl.Int64)}
+    per = pl.concat(counts) if counts else pl.DataFrame(schema=schema)
+    per = per.group_by("deck").sum()
+    n = pl.col("games").cast(pl.Float64)
+    wins = pl.col("wins").cast(pl.Float64)
+    low, high = _wilson(wins, n)
+    per = per.select(
+        "deck", "games", "wins",
+        (wins / n).alias("win_rate"),
+        low.alias("ci_low"),
+        high.alias("ci_high"),
+        (pl.col("draws") / n).alias("draw_rate"),
+        *[(pl.col(path) / wins).fill_nan(0.0).alias(path) for path in WIN_PATHS],
+    )
+    return per.sort(["win_rate", "deck"], descending=[True, False])
+
+
+def format_summary(summary: pl.DataFrame) -> str:
+    """The end-of-run table: one line per deck."""
+    head = ["deck", "games", "win", "95% CI", *WIN_PATHS, "draws"]
+    body = []
+    for r in summary.iter_rows(named=True):
+        body.append([
+            r["deck"],
+            f"{r['games']:,}",
+            f"{100 * r['win_rate']:.1f}%",
+            f"{100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f}%",
+            *[f"{100 * r[p]:.0f}%" for p in WIN_PATHS],
+            f"{100 * r['draw_rate']:.1f}%",
+        ])
+    widths = [max(len(str(row[i])) for row in [head, *body]) for i in range(len(head))]
+    lines = []
+    for row in [head, *body]:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:],
+                                                                        strict=True)]
+        lines.append("  ".join(cells))
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    if body:
+        lines.append("(win shares by path: the share of the deck's wins; mirror games "
+                     "count for both seats)")
+    return "\n".join(lines)
+
+
+def summary_json(result: RunResult, summary: pl.DataFrame | None) -> dict[str, Any]:
+    """The machine-readable summary ``rnr-sim run --json`` prints."""
+    m = result.manifest
+    return {
+        "run_dir": str(result.run_dir),
+        "status": m["status"],
+        "interrupted": result.interrupted,
+        "seed": m["seed"],
+        "players": m["players"],
+        "games_done": m["games_done"],
+        "games_total": m["games_total"],
+        "timings": m["timings"],
+        "decks": [] if summary is None else summary.to_dicts(),
+    }
+
+
+# ---------------------------------------------------------------------------- bench
+
+
+def sample_decks() -> list[Path]:
+    """The shipped sample deck lists (``decks/*.txt`` of the source tree, or of the
+    current directory)."""
+    for base in (Path(__file__).resolve().parent.parent / "decks", Path("decks")):
+        found = sorted(base.glob("*.txt"))
+        if found:
+            return found
+    raise InputError("no sample decks found (decks/*.txt)")
+
+
+def bench_run(games: int = 200_000, threads: int | None = None) -> float:
+    """Games per second of ``rnr-sim run`` end to end on the sample decks: simulate and
+    write about ``games`` two-player games into a temporary run dir (the compile or
+    cache load before the first game excluded)."""
+    decks = sample_decks()
+    n_tables = len(make_tables(len(decks), 2))
+    deals = max(1, math.ceil(games / (2 * n_tables)))
+    with tempfile.TemporaryDirectory(prefix="rnr-sim-bench-") as tmp:
+        options = RunOptions(decks=decks, games=deals, players=2, threads=threads,
+                             out=Path(tmp) / "run", command="bench_run")
+        result = start_run(options, progress=False, log=lambda m: None)
+        return float(result.manifest["timings"]["games_per_s"])
