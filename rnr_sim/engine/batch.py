@@ -7,6 +7,7 @@ writes only its own games' output rows, so no two threads touch the same memory.
 import numpy as np
 from numba import njit, prange
 
+from rnr_sim.engine.config import BATCH
 from rnr_sim.engine.game import play_game
 from rnr_sim.engine.layout import (
     G_DEBUG,
@@ -35,7 +36,7 @@ from rnr_sim.enums import MAX_PLAYERS, MAX_SLOTS
 GAMES_PER_TASK = 256  # games per prange task: scratch state is allocated once per task
 
 
-@njit(cache=True)
+@njit(**BATCH)
 def new_state():
     pl = np.zeros((MAX_PLAYERS, N_PLAYER_FIELDS), dtype=np.int32)
     sl = np.zeros((MAX_PLAYERS, MAX_SLOTS, N_SLOT_FIELDS), dtype=np.int32)
@@ -46,7 +47,7 @@ def new_state():
     return pl, sl, ls, gm, masks, rng
 
 
-@njit(cache=True)
+@njit(**BATCH)
 def load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w):
     n_players = seat_deck.shape[1]
     for q in range(n_players):
@@ -57,7 +58,7 @@ def load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, d
         w[q, :] = policies[seat_policy[g, q], :]
 
 
-@njit(cache=True, parallel=True)
+@njit(parallel=True, **BATCH)
 def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
                   deal, first_seat, rules, seed, debug,
                   out_game, out_seat, out_mask):
@@ -102,7 +103,7 @@ def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
                 out_mask[g, q, 2] = masks[q, M_PLAYED]
 
 
-@njit(cache=True)
+@njit(**BATCH)
 def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
                   deal, first_seat, rules, seed, capacity):
     """Play one game with the trace on; returns (trace rows, game fields, player fields)."""

@@ -109,7 +109,7 @@ def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_i
 
 
 # ----------------------------------------------------------------------- compile cache
-ENGINE_SOURCES = ("game.py", "layout.py", "policies.py", "rng.py", "trace.py", "batch.py")
+ENGINE_SOURCES = ("game.py", "layout.py", "policies.py", "rng.py", "trace.py", "batch.py", "config.py")
 
 
 def _source_digest() -> str:

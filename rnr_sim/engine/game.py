@@ -9,6 +9,7 @@ Comments cite the Constitution (Art., Amend.) or a ruling (R-number, docs/ruling
 import numpy as np
 from numba import njit
 
+from rnr_sim.engine.config import KERNEL
 from rnr_sim.engine.layout import (
     F_ACT0,
     F_AOA,
@@ -26,9 +27,11 @@ from rnr_sim.engine.layout import (
     G_N_ALIVE,
     G_N_PLAYERS,
     G_N_TRACE,
+    G_OPP_HAS_DEFENSE,
     G_OVER,
     G_PATH,
     G_RULE,
+    G_THREAT,
     G_TURN,
     G_VIOLATIONS,
     G_WINNER,
@@ -144,6 +147,7 @@ from rnr_sim.enums import (
     C_EFF0,
     C_IP,
     C_KEYWORDS,
+    C_N_EFFECTS,
     C_TYPE,
     DEFENSE,
     E_AMOUNT,
@@ -222,7 +226,7 @@ STEP_EFFECTS = 6
 
 
 # =============================================================================== trace
-@njit("void(int64[::1], int32[:, ::1], int64, int64, int64, int64, int64, int64, int64)", cache=True)
+@njit("void(int64[::1], int32[:, ::1], int64, int64, int64, int64, int64, int64, int64)", **KERNEL)
 def emit(gm, tr, event, seat, a, b, c, d, e):
     """Append one event to the trace; a zero-capacity trace records nothing (bulk runs)."""
     if tr.shape[0] == 0:
@@ -241,14 +245,14 @@ def emit(gm, tr, event, seat, a, b, c, d, e):
 
 
 # =============================================================================== lists
-@njit("void(int32[:, ::1], int16[:, :, ::1], int64, int64, int64, int64)", cache=True)
+@njit("void(int32[:, ::1], int16[:, :, ::1], int64, int64, int64, int64)", **KERNEL)
 def list_push(pl, ls, p, lst, count_field, slot):
     n = pl[p, count_field]
     ls[p, lst, n] = slot
     pl[p, count_field] = n + 1
 
 
-@njit("boolean(int32[:, ::1], int16[:, :, ::1], int64, int64, int64, int64)", cache=True)
+@njit("boolean(int32[:, ::1], int16[:, :, ::1], int64, int64, int64, int64)", **KERNEL)
 def list_remove(pl, ls, p, lst, count_field, slot):
     """Remove ``slot`` keeping the order of the rest (the Draw Pile's order matters)."""
     n = pl[p, count_field]
@@ -265,7 +269,7 @@ def list_remove(pl, ls, p, lst, count_field, slot):
     return True
 
 
-@njit("int64(int32[:, ::1], int16[:, :, ::1], int64, int64, int64)", cache=True)
+@njit("int64(int32[:, ::1], int16[:, :, ::1], int64, int64, int64)", **KERNEL)
 def next_index(pl, ls, p, i, s):
     """The board index after card ``s``, which sat at ``i`` before an effect that may have
     removed it or an earlier card from the (ordered) board list."""
@@ -277,12 +281,12 @@ def next_index(pl, ls, p, i, s):
     return i
 
 
-@njit("int64(int32[:, ::1], int64, int64, int64)", cache=True)
+@njit("int64(int32[:, ::1], int64, int64, int64)", **KERNEL)
 def eff(cards, c, e, field):
     return cards[c, C_EFF0 + e * EFF_STRIDE + field]
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def has_lasting_effect(cards, c):
     """R27: a Rights or Freedom card stays in play if it holds an each-turn or activate effect."""
     for e in range(MAX_EFFECTS):
@@ -294,7 +298,7 @@ def has_lasting_effect(cards, c):
 
 
 # =============================================================================== victory
-@njit("void(int64[::1], int32[:, ::1], int64, int64, int64)", cache=True)
+@njit("void(int64[::1], int32[:, ::1], int64, int64, int64)", **KERNEL)
 def end_game(gm, tr, winner, path, rule):
     if gm[G_OVER] != 0:
         return
@@ -305,7 +309,7 @@ def end_game(gm, tr, winner, path, rule):
     emit(gm, tr, EV_VICTORY, winner, path, rule, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def last_alive(pl, gm):
     for q in range(gm[G_N_PLAYERS]):
         if pl[q, P_ALIVE] != 0:
@@ -313,7 +317,7 @@ def last_alive(pl, gm):
     return -1
 
 
-@njit("void(int64[::1], int32[:, ::1], int64[::1], int32[:, ::1], int64, int64, int64)", cache=True)
+@njit("void(int64[::1], int32[:, ::1], int64[::1], int32[:, ::1], int64, int64, int64)", **KERNEL)
 def lose(rules, pl, gm, tr, p, path, rule):
     """Player ``p`` meets a losing condition by ``path`` (R25, R26).
 
@@ -341,7 +345,7 @@ def lose(rules, pl, gm, tr, p, path, rule):
         end_game(gm, tr, last_alive(pl, gm), path, RULE_LAST_STANDING)  # R26
 
 
-@njit("void(int64[::1], int32[:, ::1], int64[::1], int32[:, ::1], int64, int64, int64, int64)", cache=True)
+@njit("void(int64[::1], int32[:, ::1], int64[::1], int32[:, ::1], int64, int64, int64, int64)", **KERNEL)
 def change_lp(rules, pl, gm, tr, p, delta, cause, src_card):
     """Add ``delta`` LP; LP is checked continuously (Art. II §1, R23)."""
     lp = pl[p, P_LP] + delta
@@ -355,7 +359,7 @@ def change_lp(rules, pl, gm, tr, p, delta, cause, src_card):
 
 
 # =============================================================================== drawing
-@njit("boolean(int64[::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], int32[:, ::1], int64, boolean)", cache=True)
+@njit("boolean(int64[::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], int32[:, ::1], int64, boolean)", **KERNEL)
 def draw_one(rules, pl, sl, ls, gm, masks, tr, p, in_draw_phase):
     """Draw the top card; an empty Draw Pile loses at once (Art. III §4, Art. VI §1, R23)."""
     n = pl[p, P_N_DRAW]
@@ -373,7 +377,7 @@ def draw_one(rules, pl, sl, ls, gm, masks, tr, p, in_draw_phase):
     return True
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def shuffle_draw_pile(pl, ls, rng, p, stream):
     n = pl[p, P_N_DRAW]
     for i in range(n - 1, 0, -1):
@@ -384,7 +388,7 @@ def shuffle_draw_pile(pl, ls, rng, p, stream):
 
 
 # =============================================================================== board
-@njit("void(int32[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64, int64, int64)", cache=True)
+@njit("void(int32[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64, int64, int64)", **KERNEL)
 def put_in_play(cards, pl, sl, ls, p, s, zone):
     c = sl[p, s, S_CARD]
     sl[p, s, S_ZONE] = zone
@@ -402,7 +406,7 @@ def put_in_play(cards, pl, sl, ls, p, s, zone):
         pl[p, P_N_PETITIONS] += 1
 
 
-@njit("void(int32[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64, int64, int64)", cache=True)
+@njit("void(int32[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64, int64, int64)", **KERNEL)
 def leave_play(cards, pl, sl, ls, p, s, to_zone):
     """Move a card in play to another zone, keeping the zone counters right."""
     zone = sl[p, s, S_ZONE]
@@ -423,7 +427,7 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
 
 
 # =============================================================================== targets
-@njit(cache=True)
+@njit(**KERNEL)
 def next_opponent(pl, gm, p):
     n = gm[G_N_PLAYERS]
     for k in range(1, n):
@@ -433,7 +437,7 @@ def next_opponent(pl, gm, p):
     return -1
 
 
-@njit("int64(int32[:, ::1], float64[:, ::1], int64[::1], int64, int64)", cache=True)
+@njit("int64(int32[:, ::1], float64[:, ::1], int64[::1], int64, int64)", **KERNEL)
 def pick_opponent(pl, w, gm, p, verb):
     """The opponent an effect of ``verb`` is aimed at: the one it hurts most.
 
@@ -442,6 +446,8 @@ def pick_opponent(pl, w, gm, p, verb):
     Petitions. Ties go to the next player in turn order. Two players: the other one.
     """
     n = gm[G_N_PLAYERS]
+    if n == 2:
+        return 1 - p if pl[1 - p, P_ALIVE] != 0 else -1
     best = -1
     best_key = 0
     for k in range(1, n):
@@ -464,7 +470,7 @@ def pick_opponent(pl, w, gm, p, verb):
     return best
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def choose_strike_target(cards, sl, ls, pl, q, damage, ua_only):
     """Amend. II: a Defense while any exists (the attacker picks: one it can destroy, else
     the weakest), otherwise a UA (the one with least DP left). ``ua_only``: past Defenses.
@@ -495,7 +501,7 @@ def choose_strike_target(cards, sl, ls, pl, q, damage, ua_only):
 
 
 # =============================================================================== damage
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64)", cache=True)
+@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64)", **KERNEL)
 def destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, by):
     """A card of player ``q`` is destroyed (DP 0, AoA, or an effect) and discarded
     (Art. II §3); the third UA lost ends the game (Art. III §2). Its ``on destroy``
@@ -516,7 +522,7 @@ def destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, by):
             lose(rules, pl, gm, tr, q, PATH_ATTACK, RULE_THIRD_UA)  # Art. III §2
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, int64, int64)", cache=True)
+@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, int64, int64)", **KERNEL)
 def deal_damage(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, amount, by, src_card):
     """Damage to one card; no overflow, no splitting (Amend. II §5)."""
     left = sl[q, s, S_DP] - amount
@@ -528,7 +534,7 @@ def deal_damage(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, amount, b
         destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, by)  # Art. II §3
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, boolean, int64)", cache=True)
+@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, boolean, int64)", **KERNEL)
 def strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, amount, ua_only, src_card):
     if amount <= 0 or q < 0:
         return
@@ -538,7 +544,7 @@ def strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, amount, ua_onl
 
 
 # =============================================================================== effects
-@njit(cache=True)
+@njit(**KERNEL)
 def mill(cards, pl, sl, ls, gm, tr, q, amount, exile):
     """The top ``amount`` cards of ``q``'s Draw Pile go to the Discard Pile (mill) or out of
     the game (exile). A milled Protect card stays in place (Amend. III, R19); exile is not
@@ -566,7 +572,7 @@ def mill(cards, pl, sl, ls, gm, tr, q, amount, exile):
     emit(gm, tr, EV_EXILE if exile else EV_MILL, q, moved, lo + kept, kept, 0, 0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount):
     """``q`` discards ``amount`` random cards from hand; Protect cards are immune (Amend. III)."""
     if q < 0:
@@ -591,7 +597,7 @@ def discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount):
                 k -= 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def repair(cards, pl, sl, ls, gm, tr, p, amount):
     """Restore DP to the most damaged of ``p``'s Defenses and UAs, not above printed DP."""
     best = -1
@@ -611,7 +617,7 @@ def repair(cards, pl, sl, ls, gm, tr, p, amount):
         emit(gm, tr, EV_REPAIR, p, sl[p, best, S_CARD], add, sl[p, best, S_DP], 0, 0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def recover(cards, w, pl, sl, ls, gm, tr, p, amount):
     """Return up to ``amount`` cards from the Discard Pile to hand: the costliest first,
     Pillars first while short of the Pillar target.
@@ -636,7 +642,7 @@ def recover(cards, w, pl, sl, ls, gm, tr, p, amount):
         emit(gm, tr, EV_RECOVER, p, sl[p, best, S_CARD], 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Move a Pillar (the most IP, Scroll first for a Petition player) to hand, then shuffle."""
     best = -1
@@ -658,7 +664,7 @@ def tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p):
     shuffle_draw_pile(pl, ls, rng, p, p)
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, int64, int64)", cache=True)
+@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, int64, int64)", **KERNEL)
 def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amount, src_card,
                  target):
     """Resolve one effect controlled by ``p`` (DESIGN.md effect grammar).
@@ -714,7 +720,7 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
         tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p)
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1])", cache=True)
+@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1])", **KERNEL)
 def fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr):
     """Fire the queued ``on destroy`` effects, each controlled by the destroyed card's owner
     and aimed at the active player when the owner is not active; effects that destroy more
@@ -741,7 +747,7 @@ def fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr):
 
 
 # =============================================================================== policy
-@njit("float64(int32[:, ::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64, int64)", cache=True)
+@njit("float64(int32[:, ::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64, int64)", **KERNEL)
 def effect_value(cards, w, pl, sl, ls, gm, p, verb, amount):
     """How much ``p``'s policy wants one effect now (context-dependent, may be negative)."""
     wv = w[p, W_VERB + verb]
@@ -801,7 +807,7 @@ def effect_value(cards, w, pl, sl, ls, gm, p, verb, amount):
     return 0.0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def opposing_attack_damage(cards, pl, sl, ls, gm, p):
     """Total damage of the Attacks that opponents hold in play: the threat to our UAs."""
     total = 0
@@ -815,7 +821,7 @@ def opposing_attack_damage(cards, pl, sl, ls, gm, p):
     return total
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def opponent_has_defense(cards, pl, sl, ls, q):
     for i in range(pl[q, P_N_BOARD]):
         s = ls[q, L_BOARD, i]
@@ -824,7 +830,17 @@ def opponent_has_defense(cards, pl, sl, ls, q):
     return False
 
 
-@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64)", cache=True)
+@njit(**KERNEL)
+def note_threats(cards, w, pl, sl, ls, gm, p):
+    """Facts the policy's valuations share during a phase (nothing in ``p``'s own Play Phase
+    changes them): the damage of opposing Attacks in play, and whether the opponent ``p``
+    strikes holds a Defense."""
+    gm[G_THREAT] = opposing_attack_damage(cards, pl, sl, ls, gm, p)
+    q = pick_opponent(pl, w, gm, p, V_STRIKE)
+    gm[G_OPP_HAS_DEFENSE] = 1 if q >= 0 and opponent_has_defense(cards, pl, sl, ls, q) else 0
+
+
+@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64)", **KERNEL)
 def card_value(cards, rules, w, pl, sl, ls, gm, p, c):
     """How much ``p``'s policy wants to play card ``c`` now, before its cost."""
     t = cards[c, C_TYPE]
@@ -846,10 +862,10 @@ def card_value(cards, rules, w, pl, sl, ls, gm, p, c):
             dmg = cards[c, C_DAMAGE]
             lasting = 1.0 if ((cards[c, C_KEYWORDS] & KW_ONE_SHOT) != 0
                               or rules[R_ATTACK_LIFETIME] == LIFETIME_ONE_SHOT) else 3.0
-            f = 1.0 if opponent_has_defense(cards, pl, sl, ls, q) else w[p, W_UA_ATTACK]
+            f = 1.0 if gm[G_OPP_HAS_DEFENSE] != 0 else w[p, W_UA_ATTACK]
             v += w[p, W_ATTACK] * dmg * lasting * f
     elif t == DEFENSE:
-        threat = opposing_attack_damage(cards, pl, sl, ls, gm, p)
+        threat = gm[G_THREAT]
         v += w[p, W_DEFENSE] * cards[c, C_DP] * (0.5 + min(2.0, threat / 6.0))
     if (cards[c, C_KEYWORDS] & KW_PETITION) != 0:
         if pl[p, P_N_PETITIONS] < PETITIONS_NEEDED:
@@ -873,7 +889,7 @@ def card_value(cards, rules, w, pl, sl, ls, gm, p, c):
     return v
 
 
-@njit("int64(int32[:, ::1], int32[:, :, ::1], int64, int64)", cache=True)
+@njit("int64(int32[:, ::1], int32[:, :, ::1], int64, int64)", **KERNEL)
 def play_cost(cards, sl, p, s):
     """IP cost of playing slot ``s`` now: a Bill doubles each time its name was played (R28)."""
     c = sl[p, s, S_CARD]
@@ -884,7 +900,7 @@ def play_cost(cards, sl, p, s):
     return cost
 
 
-@njit("void(int32[:, ::1], int64, int64)", cache=True)
+@njit("void(int32[:, ::1], int64, int64)", **KERNEL)
 def pay(pl, p, cost):
     """Amend. VI: non-Pillar IP is spent before Pillar IP."""
     take = cost if cost < pl[p, P_IP_OTHER] else pl[p, P_IP_OTHER]
@@ -892,7 +908,7 @@ def pay(pl, p, cost):
     pl[p, P_IP_PILLAR] -= cost - take
 
 
-@njit("float64(float64[:, ::1], uint64[::1], int64, float64)", cache=True)
+@njit("float64(float64[:, ::1], uint64[::1], int64, float64)", **KERNEL)
 def score(w, rng, p, value):
     """A policy's score of an action: its value, or uniform noise for the random policy."""
     if w[p, W_RANDOM] != 0.0:
@@ -907,12 +923,14 @@ ACT_AOA = 3
 ACT_ACTIVATE = 4
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase three: the policy plays cards, activates effects and declares
     Attack-on-Attack, one action at a time, until it stops or nothing is affordable.
     """
     aoa_on = rules[R_AOA] != 0
+    note_threats(cards, w, pl, sl, ls, gm, p)
+    randomly = w[p, W_RANDOM] != 0.0
     while gm[G_OVER] == 0:
         ip = pl[p, P_IP_PILLAR] + pl[p, P_IP_OTHER]
         best_kind = ACT_STOP
@@ -935,7 +953,8 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                 continue  # R10
             if t == UA:
                 continue
-            v = card_value(cards, rules, w, pl, sl, ls, gm, p, c) - w[p, W_COST] * cost
+            v = 0.0 if randomly else card_value(cards, rules, w, pl, sl, ls, gm, p, c) \
+                - w[p, W_COST] * cost
             sc = score(w, rng, p, v)
             if sc > best_score:
                 best_kind, best_score, best_a, best_b, best_c = ACT_PLAY, sc, s, -1, -1
@@ -950,7 +969,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                             sk = score(w, rng, p, v + w[p, W_KICKER] * kv - w[p, W_COST] * kc)
                             if sk > best_score:
                                 best_kind, best_score, best_a = ACT_PLAY_KICKED, sk, s
-            if t == ATTACK and aoa_on and cost + 1 <= ip:  # Amend. I §1: cost + 1
+            if t == ATTACK and aoa_on and gm[G_THREAT] > 0 and cost + 1 <= ip:  # Amend. I §1
                 dmg = cards[c, C_DAMAGE]
                 for q in range(gm[G_N_PLAYERS]):
                     if q == p or pl[q, P_ALIVE] == 0:
@@ -996,7 +1015,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                       best_kind == ACT_PLAY_KICKED, best_b, best_c)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, e):
     """Pay K and turn the card sideways (Art. VII §6; Pillars stay upright, Amend. V §4 /
     R29); the effect waits for the Resolve Phase (R13) unless it is IP (R32)."""
@@ -1014,7 +1033,7 @@ def activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, e):
         sl[p, s, S_FLAGS] |= F_ACT0 << e
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, boolean, int64, int64)", cache=True)
+@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, boolean, int64, int64)", **KERNEL)
 def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa_q, aoa_s):
     """Pay for a card and place it (Art. VII §5 phase three); its effects wait (R13)."""
     c = sl[p, s, S_CARD]
@@ -1060,7 +1079,7 @@ def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa
 
 
 # =============================================================================== resolve
-@njit(cache=True)
+@njit(**KERNEL)
 def verb_step(verb):
     """R13: damage and LP damage at step iii, healing at iv, everything else at vi."""
     if verb == V_LP or verb == V_STRIKE or verb == V_STRIKE_UA:
@@ -1070,7 +1089,7 @@ def verb_step(verb):
     return STEP_EFFECTS
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64)", cache=True)
+@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64)", **KERNEL)
 def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
     """Fire the active player's outstanding effects that belong to Resolve step ``step``:
     on-resolve effects of the cards played this turn (in play order, kicker included if
@@ -1080,6 +1099,8 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
     for i in range(pl[p, P_N_PENDING]):
         s = ls[p, L_PENDING, i]
         c = sl[p, s, S_CARD]
+        if cards[c, C_N_EFFECTS] == 0:
+            continue
         for e in range(MAX_EFFECTS):
             verb = eff(cards, c, e, E_VERB)
             if verb == V_NONE or eff(cards, c, e, E_TRIGGER) != TRIG_ON_RESOLVE:
@@ -1097,6 +1118,9 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
     while i < pl[p, P_N_BOARD]:
         s = ls[p, L_BOARD, i]
         c = sl[p, s, S_CARD]
+        if cards[c, C_N_EFFECTS] == 0:
+            i += 1
+            continue
         for e in range(MAX_EFFECTS):
             verb = eff(cards, c, e, E_VERB)
             if verb == V_NONE or verb_step(verb) != step:
@@ -1117,7 +1141,7 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
         i = next_index(pl, ls, p, i, s)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Step ii, Amend. I §2-4: both Attacks deal damage at once; the greater survives with
     the difference (R17), the lesser is destroyed; equal damage destroys both."""
@@ -1154,7 +1178,7 @@ def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         i = next_index(pl, ls, p, i, s)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Step iii: each of the active player's Attacks in play deals its damage (R16), to a
     Defense while the target has one, else a UA (Amend. II, R18). A one-shot Attack is
@@ -1181,7 +1205,7 @@ def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         i += 1
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def petition_check(cards, rules, pl, gm, tr):
     """Step v (Art. III §3, R23): every player, the active player first."""
     n = gm[G_N_PLAYERS]
@@ -1195,7 +1219,7 @@ def petition_check(cards, rules, pl, gm, tr):
             return
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Step vii, Amend. IV: each UA drains once (R21: the active player's, or every
     player's), from its controller (R20 default) or the next opponent; a UA destroyed
@@ -1225,15 +1249,17 @@ def drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                 return
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def hand_value(cards, rules, w, pl, sl, ls, gm, p, s):
     c = sl[p, s, S_CARD]
     return card_value(cards, rules, w, pl, sl, ls, gm, p, c) - w[p, W_COST] * play_cost(cards, sl, p, s)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def hand_limit_step(cards, rules, w, pl, sl, ls, gm, rng, tr, p):
     """Step ix (Art. VI §7): discard down to seven, the least wanted first."""
+    if pl[p, P_N_HAND] > HAND_LIMIT:
+        note_threats(cards, w, pl, sl, ls, gm, p)
     while pl[p, P_N_HAND] > HAND_LIMIT:
         worst = ls[p, L_HAND, 0]
         worst_v = 1.0e300
@@ -1248,7 +1274,7 @@ def hand_limit_step(cards, rules, w, pl, sl, ls, gm, rng, tr, p):
         emit(gm, tr, EV_HAND_LIMIT, p, sl[p, worst, S_CARD], 0, 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def finish_pending(cards, pl, sl, ls, gm, tr, p):
     """After step vi: Bills return to hand (Art. IV §7.2); Rights and Freedom cards are
     discarded unless a Petition or holding a lasting effect (Art. IV §2, R27)."""
@@ -1267,7 +1293,7 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
     pl[p, P_N_PENDING] = 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase four: the nine steps, in order."""
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
@@ -1304,7 +1330,7 @@ def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
 
 
 # =============================================================================== turn
-@njit(cache=True)
+@njit(**KERNEL)
 def independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Phase two: Pillars give their IP (R11: only those in play now); 'each turn: ip'
     effects give non-Pillar IP, spent first (Amend. VI, R12)."""
@@ -1315,6 +1341,8 @@ def independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         c = sl[p, s, S_CARD]
         if sl[p, s, S_ZONE] == Z_PILLAR:
             pillar_ip += cards[c, C_IP]
+        if cards[c, C_N_EFFECTS] == 0:
+            continue
         for e in range(MAX_EFFECTS):
             if eff(cards, c, e, E_VERB) == V_IP and eff(cards, c, e, E_TRIGGER) == TRIG_EACH_TURN:
                 if cards[c, C_TYPE] == PILLAR:
@@ -1326,7 +1354,7 @@ def independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     emit(gm, tr, EV_IP, p, pillar_ip + other_ip, -1, pillar_ip, other_ip, 0)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def end_phase(pl, sl, ls, p):
     """Phase five: unspent IP is lost (Art. II §2); per-turn marks are cleared."""
     pl[p, P_IP_PILLAR] = 0
@@ -1337,7 +1365,7 @@ def end_phase(pl, sl, ls, p):
         sl[p, s, S_FLAGS] &= ~(F_BILL_TURN | F_FOUGHT | F_AOA | F_ACT0 | (F_ACT0 << 1))
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """One turn of five phases (Art. VII §5)."""
     pl[p, P_TURNS] += 1
@@ -1367,7 +1395,7 @@ def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
 
 
 # =============================================================================== setup
-@njit(cache=True)
+@njit(**KERNEL)
 def pillars_in_hand(cards, pl, sl, ls, p):
     n = 0
     for i in range(pl[p, P_N_HAND]):
@@ -1376,7 +1404,7 @@ def pillars_in_hand(cards, pl, sl, ls, p):
     return n
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def draw_opening(pl, sl, ls, p):
     for _ in range(OPENING_HAND):
         n = pl[p, P_N_DRAW]
@@ -1388,7 +1416,7 @@ def draw_opening(pl, sl, ls, p):
         list_push(pl, ls, p, L_HAND, P_N_HAND, s)
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size, n_players,
                first_seat, seed, table_id, deal):
     """Art. VII §1-4 and Amend. VII-VIII: UAs in play, shuffle, seven cards, 100 LP,
@@ -1424,10 +1452,11 @@ def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck
             c = deck_cards[q, s]
             sl[q, s, S_CARD] = c
             sl[q, s, S_NAME_SLOT] = s
-            for s0 in range(s):
-                if deck_cards[q, s0] == c:
-                    sl[q, s, S_NAME_SLOT] = s0
-                    break
+            if cards[c, C_TYPE] == BILL:  # escalation is tracked per name (Art. IV §7.4)
+                for s0 in range(s):
+                    if deck_cards[q, s0] == c:
+                        sl[q, s, S_NAME_SLOT] = s0
+                        break
             if cards[c, C_TYPE] == UA:
                 put_in_play(cards, pl, sl, ls, q, s, Z_UA)  # Art. IV §3.2, Art. VII §1.2
                 pl[q, P_N_UAS] += 1
@@ -1486,7 +1515,7 @@ def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck
     gm[G_TURN] = 0
 
 
-@njit(cache=True)
+@njit(**KERNEL)
 def play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size, n_players,
               first_seat, seed, table_id, deal):
     """Play one complete game; the result is left in ``gm`` (winner, path, turns) and
@@ -1513,7 +1542,7 @@ def play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_
 
 
 # =============================================================================== debug
-@njit(cache=True)
+@njit(**KERNEL)
 def check_invariants(cards, pl, sl, ls, gm):
     """Count broken invariants: every card in exactly one zone and its list, all slots
     accounted for, no negative IP, DP, LP-independent counters or hand size, at most two

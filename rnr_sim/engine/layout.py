@@ -12,8 +12,6 @@ A game lives in a handful of preallocated arrays (one set per thread chunk, rese
 - ``tr``  int32[capacity, TRACE_WIDTH]: the event trace (capacity 0 = off).
 """
 
-from rnr_sim.enums import MAX_PLAYERS, MAX_SLOTS
-
 # ---------------------------------------------------------------- player fields
 P_LP = 0
 P_IP_PILLAR = 1  # Amend. VI: Pillar IP, spent last
@@ -98,6 +96,8 @@ G_VIOLATIONS = 10
 G_N_ALIVE = 11
 G_LAST_LOSER = 12
 G_LAST_PATH = 13
+G_THREAT = 14  # damage of opposing Attacks in play, noted for the policy's valuations
+G_OPP_HAS_DEFENSE = 15
 N_GAME_FIELDS = 16
 
 # ---------------------------------------------------------------- masks
@@ -128,4 +128,3 @@ RULE_TEXT = (
 # ---------------------------------------------------------------- trace
 TRACE_WIDTH = 8  # turn, event, seat, a, b, c, d, e
 
-__all__ = ["MAX_PLAYERS", "MAX_SLOTS"]

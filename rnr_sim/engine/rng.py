@@ -7,6 +7,8 @@ streams, so a game's result is the same on any thread, in any chunk, on any mach
 import numpy as np
 from numba import njit
 
+from rnr_sim.engine.config import KERNEL
+
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 MIX2 = np.uint64(0x94D049BB133111EB)
@@ -17,7 +19,7 @@ SH11 = np.uint64(11)
 TWO53 = 1.0 / 9007199254740992.0
 
 
-@njit("uint64(uint64)", cache=True)
+@njit("uint64(uint64)", **KERNEL)
 def mix64(z):
     """The splitmix64 finaliser: a bijective avalanche of a uint64."""
     z = (z ^ (z >> SH30)) * MIX1
@@ -25,7 +27,7 @@ def mix64(z):
     return z ^ (z >> SH31)
 
 
-@njit("uint64(uint64, int64, int64, int64, int64)", cache=True)
+@njit("uint64(uint64, int64, int64, int64, int64)", **KERNEL)
 def stream_seed(seed, a, b, c, d):
     """The state of the stream named by (seed, a, b, c, d): all uint64-convertible ints."""
     x = mix64(np.uint64(seed) + GOLDEN)
@@ -36,20 +38,20 @@ def stream_seed(seed, a, b, c, d):
     return x
 
 
-@njit("uint64(uint64[::1], int64)", cache=True)
+@njit("uint64(uint64[::1], int64)", **KERNEL)
 def next_u64(rng, k):
     """The next uint64 of stream k (state in ``rng[k]``)."""
     rng[k] += GOLDEN
     return mix64(rng[k])
 
 
-@njit("int64(uint64[::1], int64, int64)", cache=True)
+@njit("int64(uint64[::1], int64, int64)", **KERNEL)
 def rand_below(rng, k, n):
     """A uniform int in [0, n) from stream k (n >= 1; bias below 2**-40 for n < 2**13)."""
     return np.int64((next_u64(rng, k) >> SH11) % np.uint64(n))
 
 
-@njit("float64(uint64[::1], int64)", cache=True)
+@njit("float64(uint64[::1], int64)", **KERNEL)
 def rand_unit(rng, k):
     """A uniform float in [0, 1) from stream k."""
     return np.float64(next_u64(rng, k) >> SH11) * TWO53
