@@ -37,6 +37,7 @@ from rnr_sim.engine.layout import (
     G_WINNER,
     L_BOARD,
     L_DRAW,
+    L_FIRE,
     L_HAND,
     L_ON_DESTROY,
     L_PENDING,
@@ -47,12 +48,14 @@ from rnr_sim.engine.layout import (
     P_ALIVE,
     P_DECK_SIZE,
     P_DRAWS_NEXT,
+    P_FIRE_TURN,
     P_IP_OTHER,
     P_IP_PILLAR,
     P_LP,
     P_MULLIGAN,
     P_N_BOARD,
     P_N_DRAW,
+    P_N_FIRE,
     P_N_HAND,
     P_N_ON_DESTROY,
     P_N_PENDING,
@@ -475,29 +478,25 @@ def choose_strike_target(cards, sl, ls, pl, q, damage, ua_only):
     """Amend. II: a Defense while any exists (the attacker picks: one it can destroy, else
     the weakest), otherwise a UA (the one with least DP left). ``ua_only``: past Defenses.
     """
-    best = -1
-    best_key = 0
-    has_defense = False
-    if not ua_only:
-        for i in range(pl[q, P_N_BOARD]):
-            s = ls[q, L_BOARD, i]
-            if sl[q, s, S_ZONE] == Z_PLAY and cards[sl[q, s, S_CARD], C_TYPE] == DEFENSE:
-                has_defense = True
-                dp = sl[q, s, S_DP]
-                key = 1000 + dp if dp <= damage else -dp  # Amend. II §4: attacker chooses
-                if best < 0 or key > best_key:
-                    best = s
-                    best_key = key
-    if has_defense:
-        return best
+    defense = -1
+    defense_key = 0
+    ua = -1
+    ua_key = 0
     for i in range(pl[q, P_N_BOARD]):
         s = ls[q, L_BOARD, i]
-        if sl[q, s, S_ZONE] == Z_UA:
+        z = sl[q, s, S_ZONE]
+        if z == Z_UA:
             key = -sl[q, s, S_DP]
-            if best < 0 or key > best_key:
-                best = s
-                best_key = key
-    return best
+            if ua < 0 or key > ua_key:
+                ua = s
+                ua_key = key
+        elif z == Z_PLAY and not ua_only and cards[sl[q, s, S_CARD], C_TYPE] == DEFENSE:
+            dp = sl[q, s, S_DP]
+            key = 1000 + dp if dp <= damage else -dp  # Amend. II §4: attacker chooses
+            if defense < 0 or key > defense_key:
+                defense = s
+                defense_key = key
+    return defense if defense >= 0 else ua  # Amend. II §1-2: Defenses first
 
 
 # =============================================================================== damage
@@ -1114,13 +1113,23 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
             fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
             if gm[G_OVER] != 0:
                 return
-    i = 0
-    while i < pl[p, P_N_BOARD]:
-        s = ls[p, L_BOARD, i]
+    # The cards in play that hold effects, noted once per Resolve Phase: no card enters
+    # play during it, so the later steps walk this short list instead of the whole board.
+    if pl[p, P_FIRE_TURN] != gm[G_TURN] + 1 or step == STEP_DAMAGE:
+        n = 0
+        for i in range(pl[p, P_N_BOARD]):
+            s = ls[p, L_BOARD, i]
+            if cards[sl[p, s, S_CARD], C_N_EFFECTS] != 0:
+                ls[p, L_FIRE, n] = s
+                n += 1
+        pl[p, P_N_FIRE] = n
+        pl[p, P_FIRE_TURN] = gm[G_TURN] + 1
+    for i in range(pl[p, P_N_FIRE]):
+        s = ls[p, L_FIRE, i]
+        z = sl[p, s, S_ZONE]
+        if z != Z_PLAY and z != Z_PILLAR and z != Z_PETITION and z != Z_UA:
+            continue  # left play earlier in this Resolve Phase
         c = sl[p, s, S_CARD]
-        if cards[c, C_N_EFFECTS] == 0:
-            i += 1
-            continue
         for e in range(MAX_EFFECTS):
             verb = eff(cards, c, e, E_VERB)
             if verb == V_NONE or verb_step(verb) != step:
@@ -1138,7 +1147,6 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
                 fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
                 if gm[G_OVER] != 0:
                     return
-        i = next_index(pl, ls, p, i, s)
 
 
 @njit(**KERNEL)

@@ -35,6 +35,8 @@ P_N_PILLARS = 18
 P_TURNS = 19
 P_ACTIVATIONS = 20  # effects activated this turn (invariant: at most 2 per card)
 P_N_ON_DESTROY = 21
+P_N_FIRE = 22
+P_FIRE_TURN = 23  # G_TURN + 1 when L_FIRE was noted
 N_PLAYER_FIELDS = 24
 
 # ---------------------------------------------------------------- slot fields
@@ -79,7 +81,8 @@ L_HAND = 1
 L_BOARD = 2  # every card in play: Pillars, Petitions, UAs, Play Area
 L_PENDING = 3  # cards the active player played this turn, in play order
 L_ON_DESTROY = 4  # destroyed cards whose 'on destroy' effects wait to fire
-N_LISTS = 5
+L_FIRE = 5  # the active player's cards in play holding effects, noted at Resolve step iii
+N_LISTS = 6
 
 # ---------------------------------------------------------------- game fields
 G_ACTIVE = 0
