@@ -1,0 +1,160 @@
+"""The ``compare`` subcommand: a card patch and/or a rules variant against the baseline,
+played on the same deals, with paired intervals and a report."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rnr_sim import runner
+from rnr_sim.commands.catalog import CardsOption, RulesOption
+
+EXIT_INTERRUPTED = 130
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``compare`` to the app."""
+    app.command(
+        "compare",
+        short_help="Check a card patch or rules variant on the same deals.",
+        help="Play the decks twice on the same tables, deals, seat orders and seed: once as "
+        "they are (the baseline), once with a card patch (--patch) and/or another rules "
+        "profile (--rules-b). Every deck's win rate, matchup, victory-path share, seat "
+        "figure and card metric is compared game by game, with 95% intervals from the "
+        "paired per-deal differences and Benjamini-Hochberg flags. Writes both run dirs "
+        "and a report (reports/<name>/index.html).",
+        epilog="Example: rnr-sim compare decks/*.txt --patch volley.toml --precision 0.01",
+    )(compare_command)
+
+
+def compare_command(
+    decks: Annotated[
+        list[Path],
+        typer.Argument(metavar="DECK", show_default=False, help="Deck list files."),
+    ],
+    patch: Annotated[
+        Path | None,
+        typer.Option("--patch", metavar="CARDS.toml", show_default=False,
+                     help="Card patch: [cards.\"Name\"] fields to change, [[add]] cards, "
+                     "remove = [...] (docs/designers.md)."),
+    ] = None,
+    rules_b: Annotated[
+        Path | None,
+        typer.Option("--rules-b", metavar="PATH", show_default=False,
+                     help="The variant's rules profile (a full profile, as for --rules)."),
+    ] = None,
+    games: Annotated[
+        int | None,
+        typer.Option("--games", "-n", metavar="N", show_default=False,
+                     help="Deals per table, each in every seat order, in each run; with "
+                     "--precision the most to play. Default: "
+                     f"{runner.DEFAULT_GAMES:,} (with --precision: 50,000)."),
+    ] = None,
+    players: Annotated[
+        int | None,
+        typer.Option("--players", metavar="P", show_default=False,
+                     help="Players per table: 2, 3 or 4. Default: 2."),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", metavar="S", show_default=False,
+                     help=f"Master seed, the same for both runs. Default: {runner.DEFAULT_SEED}."),
+    ] = None,
+    precision: Annotated[
+        float | None,
+        typer.Option("--precision", metavar="X", show_default=False,
+                     help="Add deals until every deck's win-rate change has a 95% half-width "
+                     "of at most X (0.01 = 1 point), by the Chow-Robbins rule; --games caps it."),
+    ] = None,
+    rules: RulesOption = None,
+    cards: CardsOption = None,
+    policy: Annotated[
+        str | None,
+        typer.Option("--policy", metavar="P", show_default=False,
+                     help="Heuristic player for every deck (default: each deck's header)."),
+    ] = None,
+    threads: Annotated[
+        int | None,
+        typer.Option("--threads", "-t", metavar="N", show_default=False,
+                     help="Engine threads. Default: all cores. Results do not depend on it."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", metavar="DIR", show_default=False,
+                     help="New or empty folder for baseline/ and variant/. "
+                     "Default: runs/compare-<YYYYmmdd-HHMMSS>."),
+    ] = None,
+    report: Annotated[
+        Path | None,
+        typer.Option("--report", metavar="DIR", show_default=False,
+                     help="Report folder. Default: reports/<name of --out>."),
+    ] = None,
+    no_report: Annotated[
+        bool, typer.Option("--no-report", help="Skip the HTML report."),
+    ] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress, no table: only where the "
+                           "results are."),
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print a machine-readable summary on stdout only."),
+    ] = False,
+) -> None:
+    from rnr_sim.compare import (
+        CompareOptions,
+        Interrupted,
+        compare_runs,
+        format_compare,
+        run_compare,
+        summary_json,
+    )
+    from rnr_sim.compare.runs import write_summary
+
+    options = CompareOptions(
+        decks=decks, patch=patch, rules_b=rules_b, games=games,
+        players=2 if players is None else players,
+        seed=runner.DEFAULT_SEED if seed is None else seed,
+        rules=rules, cards=cards, policy=policy, threads=threads, out=out,
+        precision=precision, command=shlex.join(["rnr-sim", *sys.argv[1:]]),
+    )
+    log = (lambda m: None) if (quiet or as_json) else runner._stderr
+    try:
+        result = run_compare(options, progress=not (quiet or as_json), log=log)
+    except Interrupted as e:
+        typer.echo(f"Stopped: {e}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    t0 = time.perf_counter()
+    paired = compare_runs(result.baseline_dir, result.variant_dir)
+    result.timings["analysis_s"] = round(time.perf_counter() - t0, 3)
+    index = None
+    if not no_report:
+        from rnr_sim.report.compare import build_compare_report
+
+        t0 = time.perf_counter()
+        target = report if report is not None else Path("reports") / result.out.resolve().name
+        index = str(build_compare_report(result, paired, target))
+        result.timings["report_s"] = round(time.perf_counter() - t0, 3)
+    summary = summary_json(result, paired, index)
+    write_summary(result, summary)
+    if as_json:
+        typer.echo(json.dumps(summary, indent=2, ensure_ascii=False))
+    elif quiet:
+        for e in result.excluded:
+            typer.echo(f"Left out of both runs: {e.deck} ({e.path}): {e.reason}", err=True)
+        typer.echo(f"Run dirs: {result.baseline_dir} and {result.variant_dir}")
+        if index:
+            typer.echo(f"Report: {index}")
+    else:
+        typer.echo(format_compare(result, paired, index))
+        t = result.timings
+        typer.echo(f"Time: {t['total_s']:.1f} s to play both runs "
+                   f"({t['compile_s']:.1f} s engine start), {t['analysis_s']:.1f} s "
+                   "paired analysis" + (f", {t['report_s']:.1f} s report" if index else ""))
+    if result.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)

@@ -1,0 +1,612 @@
+"""Baseline and variant on the same deals: planning, sequential stopping, the two run dirs.
+
+``run_compare`` plays the same tables, deals, seat orders and seed twice -- once with the
+baseline catalog and rules, once with the patched catalog and/or the variant rules -- so
+the two runs differ only by the change (common random numbers: a game is a pure function
+of (seed, table, deal, seat order) and its inputs).
+
+Deals are simulated in *looks*: deals ``[n_prev, n)`` of every table, in chunks of at
+most ``chunk_size`` games per run, staged as parquet. Without ``precision`` there is one
+look of ``games`` deals. With it, the run stops at the first look where every deck's
+win-rate change meets the Chow-Robbins fixed-width rule (``stopping_rule``), or at the
+``games`` cap; a later look only appends deals (the deal index continues under the same
+seed), it never re-plays one. At the end each run dir is written exactly as ``rnr-sim
+run --games n`` would write it (the same ``game_id`` s, parts of whole tables), with a
+``compare`` key in its manifest naming the other run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from rnr_sim import enums, runner
+from rnr_sim.analytics.stats import Z95
+from rnr_sim.errors import InputError
+
+DEFAULT_GAMES = runner.DEFAULT_GAMES  # deals per table without --precision
+DEFAULT_PRECISION_CAP = 50_000  # deals per table: the cap of --precision without --games
+DEFAULT_MIN_DEALS = 200  # Chow-Robbins' initial sample n0 (deals per table)
+MAX_GROWTH = 4.0  # a look at most quadruples the deals
+VARIANT_CATALOG = "variant-catalog.toml"
+SUMMARY = "compare.json"
+STAGING = ".staging"
+
+
+class Interrupted(Exception):
+    """Ctrl-C before any look was complete: there is nothing to compare."""
+
+
+@dataclass
+class CompareOptions:
+    """What ``rnr-sim compare`` was asked for. ``games`` is deals per table: the number
+    played, or with ``precision`` the cap (``None``: the defaults above)."""
+
+    decks: Sequence[str | Path]
+    patch: str | Path | None = None
+    rules_b: str | Path | None = None
+    games: int | None = None
+    players: int = 2
+    seed: int = runner.DEFAULT_SEED
+    rules: str | Path | None = None
+    cards: str | Path | None = None
+    policy: str | None = None
+    threads: int | None = None
+    out: str | Path | None = None
+    precision: float | None = None
+    min_deals: int = DEFAULT_MIN_DEALS
+    chunk_size: int = runner.DEFAULT_CHUNK_SIZE
+    command: str | None = None
+
+
+@dataclass
+class Excluded:
+    """A deck left out of both runs, and why."""
+
+    deck: str
+    path: str
+    reason: str
+
+
+@dataclass
+class Look:
+    """One look of the sequential procedure: deals per table so far, the widest deck
+    half-width, and whether the stopping rule was met."""
+
+    deals: int
+    widest: float | None
+    widest_deck: str | None
+    met: bool
+    next_deals: int | None = None
+
+
+@dataclass
+class CompareResult:
+    out: Path
+    baseline_dir: Path
+    variant_dir: Path
+    deals: int  # per table
+    games: int  # per run
+    excluded: list[Excluded]
+    looks: list[Look]
+    stopping: dict[str, Any]
+    patch_lines: list[str]
+    rules_changes: dict[str, tuple[Any, Any]]  # switch -> (baseline, variant)
+    timings: dict[str, float]
+    interrupted: bool = False
+    patch_path: str | None = None  # as given (the manifests hold the resolved paths)
+    rules_b_path: str | None = None
+    patch_name: str = ""
+    patch_note: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------- checks
+
+
+def _check_precision(precision: float | None) -> None:
+    if precision is None:
+        return
+    if isinstance(precision, bool) or not isinstance(precision, (int, float)) or not (
+        0 < precision < 0.5
+    ) or math.isnan(precision):
+        raise InputError(f"--precision must be a half-width between 0 and 0.5 (0.01 = one "
+                         f"percentage point), not {precision!r}")
+
+
+def _default_out() -> Path:
+    base = Path("runs") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    out, k = base, 1
+    while out.exists():
+        k += 1
+        out = base.with_name(f"{base.name}-{k}")
+    return out
+
+
+def _check_out(out: Path) -> None:
+    if out.exists():
+        if not out.is_dir():
+            raise InputError(f"--out {out}: exists and is not a directory")
+        if any(out.iterdir()):
+            raise InputError(f"--out {out}: not empty; choose a new or empty directory "
+                             "(a comparison never overwrites files)")
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+def _select_decks(paths: list[Path], base_catalog, variant_catalog, base_profile,
+                  variant_profile) -> tuple[list[Path], list[Excluded]]:
+    """The decks both sides can play. A deck the baseline cannot read or finds illegal is
+    an error (as for ``rnr-sim run``); one the change makes unreadable or illegal is left
+    out of both runs, with the reason."""
+    from rnr_sim.decks import load_deck, validate_deck
+
+    kept, excluded = [], []
+    for path in paths:
+        deck = load_deck(path, base_catalog)
+        errors = [x for x in validate_deck(deck, base_catalog, base_profile) if not x.warning]
+        if errors:
+            raise InputError(f"deck '{deck.name}' ({path}) is illegal before any change: "
+                             f"{errors[0]}; see `rnr-sim validate {path}`")
+        try:
+            deck_v = load_deck(path, variant_catalog)
+        except InputError as e:
+            excluded.append(Excluded(deck.name, str(path),
+                                     f"unreadable with the variant's catalog: {_first_line(e)}"))
+            continue
+        errors = [x for x in validate_deck(deck_v, variant_catalog, variant_profile)
+                  if not x.warning]
+        if errors:
+            shown = "; ".join(str(x) for x in errors[:2])
+            excluded.append(Excluded(deck.name, str(path), f"illegal in the variant: {shown}"))
+            continue
+        kept.append(path)
+    return kept, excluded
+
+
+# ---------------------------------------------------------------------------- stopping
+
+
+def stopping_rule(precision: float, min_deals: int, z: float = Z95) -> str:
+    """The stopping rule, stated for the output and the docs."""
+    return (
+        f"Chow-Robbins fixed-width sequential interval: deals are added in looks; the run "
+        f"stops at the first look with n >= {min_deals:,} deals per table at which, for "
+        f"every deck, n >= (z/h)^2 * (s_n^2 + 1/n), where s_n^2 is the sample variance of "
+        f"the deck's per-deal win-rate difference (variant - baseline), z = {z:.2f} and "
+        f"h = {precision:g}. Then every deck's 95% interval z*s_n/sqrt(n) is at most "
+        f"+/-{precision:g}, and its coverage tends to 95% as h shrinks (Chow and Robbins "
+        "1965); a look only appends deals, never replays one."
+    )
+
+
+def chow_robbins_need(s2: float, precision: float, z: float = Z95) -> float:
+    """The smallest n with n >= (z/h)^2 (s2 + 1/n)."""
+    a = (z / precision) ** 2
+    return (a * s2 + math.sqrt((a * s2) ** 2 + 4 * a)) / 2
+
+
+def deck_half_widths(wins_b: np.ndarray, wins_v: np.ndarray, per_deal: np.ndarray, n: int,
+                     z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
+    """Per deck: the sample variance of the per-deal win-rate difference over the first
+    ``n`` deals, and the 95% half-width of the change ``z * s / sqrt(n)``."""
+    d = (wins_v[:, :n] - wins_b[:, :n]) / per_deal[:, None]
+    s2 = d.var(axis=1, ddof=1) if n >= 2 else np.full(len(per_deal), np.inf)
+    return s2, z * np.sqrt(s2 / n)
+
+
+# ---------------------------------------------------------------------------- one run dir
+
+
+@dataclass
+class _Side:
+    role: str
+    plan: Any  # runner.RunPlan
+    dir: Path
+    staged: list[tuple[Path, Path, int, int]] = field(default_factory=list)
+    simulate_s: float = 0.0
+    write_s: float = 0.0
+
+
+def _write_parquet(path: Path, frame: pl.DataFrame) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        frame.write_parquet(tmp, compression="zstd", statistics=True)
+        tmp.replace(path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"{path}: cannot write ({e.strerror or e})") from None
+
+
+def _inputs(plan, t0: int, t1: int, d0: int, d1: int, stride: int) -> dict[str, np.ndarray]:
+    """Engine inputs of tables [t0, t1) x deals [d0, d1) x every seat order, table-major.
+    ``game_id`` is provisional: numbered with ``stride`` deals per table."""
+    p = plan.players
+    t, d, r = np.meshgrid(np.arange(t0, t1, dtype=np.int64), np.arange(d0, d1, dtype=np.int64),
+                          np.arange(p, dtype=np.int64), indexing="ij")
+    t, d, r = t.ravel(), d.ravel(), r.ravel()
+    seat_deck = np.ascontiguousarray(plan.tables[t])
+    return {
+        "game_id": (t * stride + d) * p + r,
+        "seat_deck": seat_deck,
+        "seat_policy": np.ascontiguousarray(plan.deck_policy[seat_deck]),
+        "table_id": t,
+        "deal": d,
+        "first_seat": r.astype(np.int32),
+    }
+
+
+def _pieces(n_tables: int, players: int, d0: int, d1: int, chunk_size: int):
+    """(t0, t1, a, b) pieces of tables x deals [d0, d1) of at most ~chunk_size games."""
+    per_table = (d1 - d0) * players
+    if per_table <= chunk_size:
+        k = max(1, chunk_size // per_table)
+        for t0 in range(0, n_tables, k):
+            yield t0, min(n_tables, t0 + k), d0, d1
+    else:
+        step = max(1, chunk_size // players)
+        for t in range(n_tables):
+            for a in range(d0, d1, step):
+                yield t, t + 1, a, min(d1, a + step)
+
+
+def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> tuple[int, int]:
+    """Write the staged games as ``rnr-sim run --games deals`` writes them: parts of whole
+    tables, ``game_id = (table * deals + deal) * players + seat order``. Returns
+    (chunk_size, number of parts)."""
+    plan = side.plan
+    p = plan.players
+    n_tables = len(plan.tables)
+    per_table = deals * p
+    k = max(1, chunk_size // per_table)
+    for sub in ("games", "seats"):
+        (side.dir / sub).mkdir(exist_ok=True)
+    part = 0
+    for t0 in range(0, n_tables, k):
+        t1 = min(n_tables, t0 + k)
+        files = [f for f in side.staged if f[2] < t1 and f[3] > t0]
+        games = (
+            pl.scan_parquet([f[0] for f in files])
+            .filter(pl.col("table_id").is_between(t0, t1 - 1) & (pl.col("deal") < deals))
+            .with_columns(((pl.col("table_id").cast(pl.Int64) * deals + pl.col("deal")) * p
+                           + pl.col("first_seat").cast(pl.Int64)).alias("game_id"))
+            .sort("game_id").collect()
+        )
+        tid = pl.col("game_id") // (stride * p)
+        deal = (pl.col("game_id") // p) % stride
+        seats = (
+            pl.scan_parquet([f[1] for f in files])
+            .filter(tid.is_between(t0, t1 - 1) & (deal < deals))
+            .with_columns(((tid * deals + deal) * p + pl.col("game_id") % p).alias("game_id"))
+            .sort("game_id", "seat").collect()
+        )
+        expect = (t1 - t0) * per_table
+        if games.height != expect or seats.height != expect * p:
+            raise RuntimeError(f"{side.dir}: staged {games.height} games for tables "
+                               f"{t0}..{t1 - 1}, expected {expect}")
+        _write_parquet(side.dir / "games" / runner.part_name(part),
+                       games.select(list(runner.GAMES_SCHEMA)))
+        _write_parquet(side.dir / "seats" / runner.part_name(part),
+                       seats.select(list(runner.SEATS_SCHEMA)))
+        part += 1
+    shutil.rmtree(side.dir / STAGING, ignore_errors=True)
+    return k * per_table, part
+
+
+class _StopOnInterrupt:
+    """The first Ctrl-C asks to stop after the current piece; a second one stops at once."""
+
+    def __init__(self, log: Callable[[str], None]):
+        self.requested = False
+        self._log = log
+        self._old = None
+
+    def _handler(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        self._log("\nStopping: the comparison keeps the deals of the looks completed so far "
+                  "(Ctrl-C again to stop at once)…")
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+
+
+# ---------------------------------------------------------------------------- the comparison
+
+
+def run_compare(options: CompareOptions, progress: bool = True,
+                log: Callable[[str], None] = runner._stderr) -> CompareResult:
+    """Plan, simulate and write both runs (see the module docstring). Raises InputError."""
+    from rnr_sim.cards import load_catalog
+    from rnr_sim.patches import apply_patch, load_patch
+    from rnr_sim.rules import load_profile
+
+    t_start = time.perf_counter()
+    if options.patch is None and options.rules_b is None:
+        raise InputError("nothing to compare: give --patch CARDS.toml, --rules-b RULES.toml, "
+                         "or both")
+    _check_precision(options.precision)
+    cap_default = DEFAULT_PRECISION_CAP if options.precision is not None else DEFAULT_GAMES
+    games = cap_default if options.games is None else options.games
+    runner._check_count(games, "--games", 2)
+    runner._check_count(options.min_deals, "the initial sample (deals)", 2)
+    runner._check_count(options.players, "--players", 2, enums.MAX_PLAYERS)
+    runner._check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1)
+    runner._check_count(options.chunk_size, "--chunk-size", 1)
+    runner._check_threads(options.threads)
+
+    out = Path(options.out) if options.out is not None else _default_out()
+    _check_out(out)
+
+    base_catalog = load_catalog(None if options.cards is None else Path(options.cards))
+    patched = None
+    patch = None
+    if options.patch is not None:
+        patch = load_patch(options.patch)
+        patched = apply_patch(patch, base_catalog)
+    variant_catalog = patched.catalog if patched is not None else base_catalog
+    base_profile = load_profile(None if options.rules is None else Path(options.rules).resolve())
+    variant_profile = (load_profile(Path(options.rules_b).resolve())
+                       if options.rules_b is not None else base_profile)
+
+    paths = [Path(p) for p in options.decks]
+    if not paths:
+        raise InputError("no decks: give deck list files, e.g. rnr-sim compare decks/*.txt "
+                         "--patch change.toml")
+    kept, excluded = _select_decks(paths, base_catalog, variant_catalog, base_profile,
+                                   variant_profile)
+    if len(kept) < options.players:
+        why = "; ".join(f"{e.deck}: {e.reason}" for e in excluded)
+        raise InputError(f"{len(kept)} deck{'s' if len(kept) != 1 else ''} left to compare, "
+                         f"fewer than the {options.players} a table needs"
+                         + (f" (left out: {why})" if why else ""))
+
+    # The run dirs, then the variant's catalog file (the variant run reads it).
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"--out {out}: cannot create ({e.strerror})") from None
+    variant_cards = options.cards
+    if patched is not None:
+        variant_cards = out / VARIANT_CATALOG
+        try:
+            variant_cards.write_text(patched.text, encoding="utf-8")
+        except OSError as e:
+            raise InputError(f"{variant_cards}: cannot write ({e.strerror})") from None
+
+    def plan(cards, rules):
+        return runner.plan_run(runner.RunOptions(
+            decks=kept, games=games, players=options.players, seed=options.seed, rules=rules,
+            cards=cards, policy=options.policy, threads=options.threads,
+            chunk_size=options.chunk_size))
+
+    plan_b = plan(options.cards, options.rules)
+    plan_v = plan(variant_cards, options.rules_b if options.rules_b is not None
+                  else options.rules)
+    assert plan_b.deck_names == plan_v.deck_names and np.array_equal(plan_b.tables,
+                                                                     plan_v.tables)
+    driver = runner._driver()
+    sides = [_Side("baseline", plan_b, out / "baseline"), _Side("variant", plan_v, out / "variant")]
+    for side in sides:
+        (side.dir / STAGING).mkdir(parents=True, exist_ok=True)
+        side.plan.compile(driver)
+        _write_parquet(side.dir / "decks.parquet", runner.decks_frame(side.plan))
+        _write_parquet(side.dir / "cards.parquet", side.plan.catalog.to_polars())
+    policy_names = list(driver.POLICY_NAMES)
+
+    n_decks = len(plan_b.decks)
+    players = options.players
+    n_tables = len(plan_b.tables)
+    per_deal = players * np.bincount(plan_b.tables.ravel(), minlength=n_decks).astype(float)
+    wins = {"baseline": np.zeros((n_decks, 0)), "variant": np.zeros((n_decks, 0))}
+    stride = games  # provisional game_id numbering: the cap of deals per table
+
+    def play(side: _Side, inputs: dict[str, np.ndarray]):
+        p = side.plan
+        return driver.play_games(
+            p.cards, p.deck_cards, p.deck_size, inputs["seat_deck"], inputs["seat_policy"],
+            inputs["table_id"], inputs["deal"], inputs["first_seat"], p.rules, p.seed,
+            threads=options.threads)
+
+    compile_s = 0.0
+    if driver.needs_compile():
+        log("Compiling the engine (first run only)…")
+    t0 = time.perf_counter()
+    play(sides[0], _inputs(plan_b, 0, 1, 0, 1, stride))
+    compile_s = time.perf_counter() - t0
+
+    precision = options.precision
+    min_deals = min(options.min_deals, games)
+    target = games if precision is None else min_deals
+    done = 0
+    looks: list[Look] = []
+    bar = None
+    stop = _StopOnInterrupt(lambda m: (bar.write(m, file=sys.stderr) if bar is not None
+                                       else log(m)))
+    interrupted = False
+    staged_count = 0
+
+    def note(message: str) -> None:
+        if bar is not None:
+            bar.write(message, file=sys.stderr)
+        else:
+            log(message)
+
+    try:
+        with stop:
+            if progress:
+                from tqdm import tqdm
+
+                bar = tqdm(total=2 * target * n_tables * players, unit=" games",
+                           unit_scale=True, file=sys.stderr, dynamic_ncols=True,
+                           smoothing=0.1, desc="rnr-sim compare")
+            while True:
+                for side in sides:
+                    grow = np.zeros((n_decks, target - done))
+                    wins[side.role] = np.concatenate([wins[side.role], grow], axis=1)
+                look_staged = []
+                for t_a, t_b, d_a, d_b in _pieces(n_tables, players, done, target,
+                                                  options.chunk_size):
+                    if stop.requested:
+                        interrupted = True
+                        break
+                    inputs = _inputs(plan_b, t_a, t_b, d_a, d_b, stride)
+                    for side in sides:
+                        t1 = time.perf_counter()
+                        rec = play(side, inputs)
+                        t2 = time.perf_counter()
+                        g, s = runner.chunk_frames(side.plan, inputs, rec, policy_names)
+                        won = (np.asarray(rec.winner_seat)[:, None]
+                               == np.arange(players)[None, :])
+                        deal_rows = np.repeat(inputs["deal"], players)
+                        np.add.at(wins[side.role],
+                                  (inputs["seat_deck"].ravel()[won.ravel()],
+                                   deal_rows[won.ravel()]), 1.0)
+                        gp = side.dir / STAGING / f"games-{staged_count:05d}.parquet"
+                        sp = side.dir / STAGING / f"seats-{staged_count:05d}.parquet"
+                        _write_parquet(gp, g)
+                        _write_parquet(sp, s)
+                        look_staged.append((side, (gp, sp, t_a, t_b)))
+                        side.simulate_s += t2 - t1
+                        side.write_s += time.perf_counter() - t2
+                        if bar is not None:
+                            bar.update(len(inputs["game_id"]))
+                    staged_count += 1
+                if interrupted:
+                    for _side, f in look_staged:
+                        f[0].unlink(missing_ok=True)
+                        f[1].unlink(missing_ok=True)
+                    for side in sides:
+                        wins[side.role] = wins[side.role][:, :done]
+                    break
+                for side, f in look_staged:
+                    side.staged.append(f)
+                done = target
+                if precision is None:
+                    looks.append(Look(done, None, None, True))
+                    break
+                s2, half = deck_half_widths(wins["baseline"], wins["variant"], per_deal, done)
+                need = max(chow_robbins_need(float(v), precision) for v in s2)
+                met = done >= need
+                widest = int(np.argmax(half))
+                look = Look(done, float(half[widest]), plan_b.deck_names[widest], met)
+                looks.append(look)
+                if met or done >= games:
+                    note(f"look {len(looks)}: {done:,} deals per table; widest deck interval "
+                         f"±{100 * half[widest]:.2f} pp ({plan_b.deck_names[widest]}); "
+                         + ("target met: stop" if met else "the --games cap: stop"))
+                    break
+                nxt = max(done + max(1, math.ceil(done / 10)), math.ceil(1.05 * need))
+                target = int(min(games, nxt, math.ceil(MAX_GROWTH * done)))
+                look.next_deals = target
+                note(f"look {len(looks)}: {done:,} deals per table; widest deck interval "
+                     f"±{100 * half[widest]:.2f} pp ({plan_b.deck_names[widest]}), target "
+                     f"±{100 * precision:g} pp: continuing to {target:,} deals")
+                if bar is not None:
+                    bar.total = 2 * target * n_tables * players
+                    bar.refresh()
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if bar is not None:
+            bar.close()
+
+    if done == 0:
+        shutil.rmtree(out, ignore_errors=True)
+        raise Interrupted("stopped before the first look finished: nothing was kept")
+
+    # Write both run dirs as `rnr-sim run --games done` would, naming each other.
+    finalize_s = {}
+    for side in sides:
+        t1 = time.perf_counter()
+        chunk, n_parts = _finalize(side, done, stride, options.chunk_size)
+        finalize_s[side.role] = time.perf_counter() - t1
+        side.plan = replace(side.plan, games=done, chunk_size=chunk)
+    patch_path = None if options.patch is None else str(Path(options.patch).resolve())
+    rules_b_path = None if options.rules_b is None else str(Path(options.rules_b).resolve())
+    for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
+        manifest = runner.new_manifest(side.plan, driver, options.command)
+        n_games = side.plan.games_total
+        sim_s = side.simulate_s
+        wr_s = side.write_s + finalize_s[side.role]
+        manifest.update({
+            "status": "complete",
+            "games_done": n_games,
+            "chunks": {"total": side.plan.n_chunks, "complete": list(range(side.plan.n_chunks))},
+            "timings": {"compile_s": round(compile_s, 3), "simulate_s": round(sim_s, 3),
+                        "write_s": round(wr_s, 3), "total_s": round(sim_s + wr_s, 3),
+                        "games_per_s": round(n_games / (sim_s + wr_s), 1)
+                        if sim_s + wr_s > 0 else 0.0},
+            "compare": {"role": side.role, "other": str(other.dir.resolve()),
+                        "patch": patch_path, "rules_b": rules_b_path},
+        })
+        runner.write_manifest(side.dir, manifest)
+
+    rules_changes = {k: (base_profile[k], variant_profile[k]) for k in base_profile.values
+                     if base_profile[k] != variant_profile[k]}
+    stopping: dict[str, Any] = {"precision": precision}
+    if precision is not None:
+        last = looks[-1] if looks else None
+        stopping.update({
+            "rule": stopping_rule(precision, min_deals),
+            "min_deals": min_deals,
+            "cap": games,
+            "looks": [lk.deals for lk in looks],
+            "met": bool(last and last.met),
+            "reason": ("interrupted" if interrupted else "target met" if last and last.met
+                       else "the --games cap"),
+        })
+    result = CompareResult(
+        out=out, baseline_dir=sides[0].dir, variant_dir=sides[1].dir, deals=done,
+        games=done * n_tables * players, excluded=excluded, looks=looks, stopping=stopping,
+        patch_lines=patched.describe() if patched is not None else [],
+        rules_changes=rules_changes,
+        timings={"compile_s": round(compile_s, 3),
+                 "simulate_s": round(sum(s.simulate_s for s in sides), 3),
+                 "write_s": round(sum(s.write_s for s in sides) + sum(finalize_s.values()), 3),
+                 "total_s": round(time.perf_counter() - t_start, 3)},
+        interrupted=interrupted,
+        patch_path=None if options.patch is None else str(options.patch),
+        rules_b_path=None if options.rules_b is None else str(options.rules_b),
+        patch_name=patch.name if patch is not None else "",
+        patch_note=patch.note if patch is not None else "",
+        options={"games": games, "players": players, "seed": options.seed,
+                 "precision": precision, "rules": None if options.rules is None
+                 else str(options.rules), "cards": None if options.cards is None
+                 else str(options.cards), "policy": options.policy,
+                 "command": options.command},
+    )
+    return result
+
+
+def write_summary(result: CompareResult, summary: dict[str, Any]) -> Path:
+    """``compare.json`` beside the two run dirs."""
+    path = result.out / SUMMARY
+    try:
+        path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{path}: cannot write ({e.strerror})") from None
+    return path

@@ -1,0 +1,306 @@
+"""``rnr-sim compare`` (issue 6): baseline and variant on the same deals, paired intervals,
+sequential stopping, the two run dirs, the report and the CLI.
+
+Runs on the real engine when it is importable (the tests that need real play skip on the
+fake one). Four sample decks, one of which (Four Branches Convention) holds Minuteman
+Volley: 6 tables x 2 seat orders = 12 games per deal, a few thousand games per run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from fake_engine import REAL_ENGINE, REPO, engine_driver
+
+from rnr_sim import cli, runner
+from rnr_sim.compare import CompareOptions, compare_runs, run_compare
+from rnr_sim.compare.paired import Estimate
+from rnr_sim.compare.runs import chow_robbins_need, deck_half_widths
+from rnr_sim.errors import InputError
+
+DECKS = [REPO / "decks" / f"{n}.txt" for n in (
+    "four_branches_convention", "abolitionist_front", "eagle_blockade", "scroll_assembly")]
+HOLDER = "Four Branches Convention"  # the only one of DECKS with Minuteman Volley
+#: Decks that win by Life and Attack: where UAs drain matters to the victory paths.
+DRAIN_DECKS = [REPO / "decks" / f"{n}.txt" for n in (
+    "bison_stampede", "post_road_raiders", "bison_bell_uprising", "liberty_bell_vanguard")]
+STRONG = '[cards."Minuteman Volley"]\ndamage = 20\ncost = 1\n'
+DRAIN = 'ua_drain_target = "opponent"\n'
+
+pytestmark = pytest.mark.skipif(not all(d.exists() for d in DECKS + DRAIN_DECKS),
+                                reason="the sample decks are not written yet")
+needs_engine = pytest.mark.skipif(not REAL_ENGINE, reason="needs the real engine's play")
+
+
+@pytest.fixture(scope="module")
+def engine():
+    driver = engine_driver()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runner, "_driver", lambda: driver)
+        yield driver
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("inputs")
+    out = {}
+    for name, text in (("empty.toml", "# no change\n"), ("strong.toml", STRONG),
+                       ("drain.toml", DRAIN)):
+        (d / name).write_text(text, encoding="utf-8")
+        out[name.split(".")[0]] = d / name
+    return out
+
+
+def compare(out, **kw):
+    kw.setdefault("decks", DECKS)
+    result = run_compare(CompareOptions(out=out, **kw), progress=False, log=lambda m: None)
+    return result, compare_runs(result.baseline_dir, result.variant_dir)
+
+
+@pytest.fixture(scope="module")
+def empty(engine, files, tmp_path_factory):
+    return compare(tmp_path_factory.mktemp("empty") / "cmp", patch=files["empty"], games=100)
+
+
+@pytest.fixture(scope="module")
+def strong(engine, files, tmp_path_factory):
+    return compare(tmp_path_factory.mktemp("strong") / "cmp", patch=files["strong"], games=200)
+
+
+def tables_of(run_dir):
+    return (runner.scan_table(run_dir, "games").collect(),
+            runner.scan_table(run_dir, "seats").collect())
+
+
+# ---------------------------------------------------------------------------- the estimator
+
+
+def test_paired_interval_from_per_unit_differences():
+    rng = np.random.default_rng(1)
+    n, m = 400, 6
+    base = rng.binomial(m, 0.5, n).astype(float)
+    var = np.clip(base + rng.integers(-1, 2, n), 0, m).astype(float)
+    denom = np.full(n, float(m))
+    row = Estimate("deck", "X", "win_rate", base, denom, var, denom).row(1.959963984540054)
+    d = (var - base) / m
+    assert row["change"] == pytest.approx(d.mean())
+    assert row["se"] == pytest.approx(d.std(ddof=1) / math.sqrt(n))
+    assert row["lo"] == pytest.approx(d.mean() - 1.959963984540054 * row["se"])
+    unpaired = math.sqrt((np.var(base / m, ddof=1) + np.var(var / m, ddof=1)) / n)
+    assert row["se_unpaired"] == pytest.approx(unpaired)
+    assert row["vrf"] == pytest.approx(unpaired ** 2 / row["se"] ** 2)
+    same = Estimate("deck", "X", "win_rate", base, denom, base, denom).row(1.96)
+    assert same["change"] == 0 and same["se"] == 0 and same["p"] == 1.0
+
+
+def test_chow_robbins_need_solves_the_rule():
+    for s2 in (0.0, 0.01, 0.2):
+        n = chow_robbins_need(s2, 0.01)
+        assert n == pytest.approx((1.959963984540054 / 0.01) ** 2 * (s2 + 1 / n))
+    wins_b = np.array([[1, 0, 1, 1], [0, 0, 1, 0]], dtype=float)
+    wins_v = np.array([[1, 1, 1, 1], [0, 0, 1, 0]], dtype=float)
+    s2, half = deck_half_widths(wins_b, wins_v, np.array([2.0, 2.0]), 4)
+    assert s2[1] == 0 and half[1] == 0
+    assert half[0] == pytest.approx(1.959963984540054 * np.std([0, 0.5, 0, 0], ddof=1) / 2)
+
+
+# ---------------------------------------------------------------------------- the runs
+
+
+def test_an_empty_patch_changes_nothing_at_all(empty):
+    result, paired = empty
+    assert paired.games == 100 * 6 * 2 and paired.deals == 100
+    c = paired.changes
+    assert c.height > 50
+    assert set(c["kind"]) == {"deck", "path", "seat", "matchup", "card"}
+    tested = c.filter(pl.col("change").is_not_null())
+    assert (tested["change"] == 0).all()
+    assert (tested["lo"] == 0).all() and (tested["hi"] == 0).all()
+    assert not c["significant"].any()
+    assert paired.variance_reduction()["median"] is None
+    gb, sb = tables_of(result.baseline_dir)
+    gv, sv = tables_of(result.variant_dir)
+    assert gb.equals(gv) and sb.equals(sv)
+
+
+def test_the_runs_are_plain_runs_naming_each_other(empty, engine, tmp_path):
+    result, _ = empty
+    plain = runner.start_run(runner.RunOptions(decks=DECKS, games=100, out=tmp_path / "run"),
+                             progress=False, log=lambda m: None)
+    gp, sp = tables_of(plain.run_dir)
+    gb, sb = tables_of(result.baseline_dir)
+    assert gp.equals(gb) and sp.equals(sb)
+    mb = runner.read_manifest(result.baseline_dir)
+    mv = runner.read_manifest(result.variant_dir)
+    assert mb["compare"]["role"] == "baseline" and mv["compare"]["role"] == "variant"
+    assert mb["compare"]["other"] == str(result.variant_dir.resolve())
+    assert mv["compare"]["other"] == str(result.baseline_dir.resolve())
+    assert mv["compare"]["patch"].endswith("empty.toml") and mv["compare"]["rules_b"] is None
+    for m in (mb, mv):
+        assert m["status"] == "complete" and m["games_done"] == m["games_total"] == 1200
+        assert m["games_requested"] == 100 and m["seed"] == runner.DEFAULT_SEED
+    assert mv["catalog"]["path"].endswith("variant-catalog.toml")
+    # a finished comparison's runs are complete runs: resume has nothing to do
+    again = runner.resume_run(result.variant_dir, progress=False, log=lambda m: None)
+    assert again.complete
+
+
+@needs_engine
+def test_a_stronger_attack_raises_its_decks_win_rate(strong):
+    _, paired = strong
+    holder = paired.of("deck", "win_rate").filter(pl.col("subject") == HOLDER).row(0, named=True)
+    assert holder["change"] > 0.05 and holder["lo"] > 0 and holder["significant"]
+    card = paired.of("card").filter(pl.col("subject") == "Minuteman Volley")
+    assert card.filter(pl.col("metric") == "played_wr")["change"].item() > 0
+    # the terminal ranks deck win rates first, by the size of the change
+    sig = paired.significant
+    assert sig["kind"][0] == "deck"
+    decks = sig.filter(pl.col("kind") == "deck")["change"].abs().to_list()
+    assert decks == sorted(decks, reverse=True)
+
+
+@needs_engine
+def test_the_paired_interval_is_narrower_than_the_unpaired(strong):
+    _, paired = strong
+    decks = paired.of("deck", "win_rate")
+    for r in decks.iter_rows(named=True):
+        assert r["hi"] - r["lo"] < r["hi_unpaired"] - r["lo_unpaired"], r["subject"]
+        assert r["vrf"] > 1
+    vr = paired.variance_reduction()
+    assert vr["median"] > 1 and vr["unpaired_games"] > paired.games
+
+
+@needs_engine
+def test_a_rules_variant_changes_the_path_shares(engine, files, tmp_path):
+    result, paired = compare(tmp_path / "cmp", decks=DRAIN_DECKS, rules_b=files["drain"],
+                             games=150)
+    assert result.rules_changes == {"ua_drain_target": ("controller", "opponent")}
+    mv = runner.read_manifest(result.variant_dir)
+    assert mv["rules_changed"] == {"ua_drain_target": "opponent"}
+    assert mv["compare"]["rules_b"] == str(files["drain"].resolve())
+    paths = paired.of("path")
+    assert paths.filter(pl.col("significant")).height > 0
+    life = paths.filter((pl.col("subject") == "all games") & (pl.col("metric") == "share_life"))
+    assert life["hi"].item() < 0  # UAs that drain the opponent leave fewer Life victories
+
+
+@needs_engine
+def test_precision_adds_deals_until_every_deck_is_narrow(engine, files, tmp_path):
+    result, paired = compare(tmp_path / "cmp", patch=files["strong"], games=3000,
+                             precision=0.04, min_deals=40)
+    looks = [lk.deals for lk in result.looks]
+    assert looks[0] == 40 and looks == sorted(set(looks)) and len(looks) >= 2
+    assert result.stopping["met"] and result.stopping["reason"] == "target met"
+    assert "Chow-Robbins" in result.stopping["rule"]
+    assert result.deals == looks[-1] == paired.deals
+    half = (paired.of("deck", "win_rate")["hi"] - paired.of("deck", "win_rate")["lo"]) / 2
+    assert (half <= 0.04 + 1e-12).all()
+    # appending looks is the same as playing those deals in one go
+    fixed, _ = compare(tmp_path / "fixed", patch=files["strong"], games=result.deals)
+    for a, b in ((result.baseline_dir, fixed.baseline_dir),
+                 (result.variant_dir, fixed.variant_dir)):
+        ga, sa = tables_of(a)
+        gb, sb = tables_of(b)
+        assert ga.equals(gb) and sa.equals(sb)
+
+
+def test_precision_stops_at_the_cap(engine, files, tmp_path):
+    result, paired = compare(tmp_path / "cmp", patch=files["strong"], games=60,
+                             precision=0.001, min_deals=30)
+    assert result.deals == paired.deals == 60
+    assert not result.stopping["met"] and result.stopping["reason"] == "the --games cap"
+
+
+def test_decks_the_change_breaks_are_left_out_of_both(engine, tmp_path):
+    patch = tmp_path / "rare.toml"
+    patch.write_text('[cards."Minuteman Volley"]\nrarity = "rare"\n', encoding="utf-8")
+    result, paired = compare(tmp_path / "cmp", patch=patch, games=10)
+    assert [e.deck for e in result.excluded] == [HOLDER]
+    assert "Rare" in result.excluded[0].reason
+    assert HOLDER not in paired.decks and len(paired.decks) == 3
+    for d in (result.baseline_dir, result.variant_dir):
+        assert HOLDER not in [x["name"] for x in runner.read_manifest(d)["decks"]]
+
+    gone = tmp_path / "remove.toml"
+    gone.write_text('remove = ["Minuteman Volley"]\n', encoding="utf-8")
+    result, _ = compare(tmp_path / "cmp2", patch=gone, games=10)
+    assert [e.deck for e in result.excluded] == [HOLDER]
+    assert "Minuteman Volley" in result.excluded[0].reason
+
+
+def test_too_few_decks_left_is_an_error(engine, tmp_path):
+    patch = tmp_path / "rare.toml"
+    patch.write_text('[cards."Minuteman Volley"]\nrarity = "rare"\n', encoding="utf-8")
+    with pytest.raises(InputError, match="fewer than the 2"):
+        run_compare(CompareOptions(decks=DECKS[:2], patch=patch, games=10,
+                                   out=tmp_path / "cmp"), progress=False, log=lambda m: None)
+
+
+def test_runs_of_different_deals_do_not_pair(empty, engine, tmp_path):
+    result, _ = empty
+    other = runner.start_run(runner.RunOptions(decks=DECKS, games=50, out=tmp_path / "run"),
+                             progress=False, log=lambda m: None)
+    with pytest.raises(InputError, match="same games"):
+        compare_runs(result.baseline_dir, other.run_dir)
+
+
+# ---------------------------------------------------------------------------- the CLI
+
+
+def run_cli(capsys, *args) -> tuple[int, str, str]:
+    code = cli.main(["compare", *map(str, args)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("text, needle", [
+    ('[cards."Minutman Volley"]\ndamage = 8\n', "no card 'Minutman Volley'"),
+    ('[cards."Minuteman Volley"]\ndamge = 8\n', "unknown field 'damge'"),
+    ('[cards."Minuteman Volley"]\ndamage = -3\n', "catalog law"),
+    ('[cards."Minuteman Volley"\ndamage = 8\n', "broken TOML"),
+])
+def test_bad_patches_exit_2_with_one_line(capsys, tmp_path, text, needle):
+    patch = tmp_path / "bad.toml"
+    patch.write_text(text, encoding="utf-8")
+    code, out, err = run_cli(capsys, *DECKS, "--patch", patch, "--out", tmp_path / "cmp")
+    assert code == 2
+    assert err.strip().count("\n") == 0 and needle in err and str(patch) in err
+    assert "Traceback" not in err + out
+    assert not (tmp_path / "cmp").exists()
+
+
+def test_nothing_to_compare_exits_2(capsys, tmp_path):
+    code, _, err = run_cli(capsys, *DECKS, "--out", tmp_path / "cmp")
+    assert code == 2 and "--patch" in err and "--rules-b" in err
+    code, _, err = run_cli(capsys, *DECKS, "--rules-b", tmp_path / "nope.toml")
+    assert code == 2 and "no such rules file" in err
+    code, _, err = run_cli(capsys, *DECKS, "--rules-b", tmp_path / "nope.toml", "--precision",
+                           "2")
+    assert code == 2 and "--precision" in err
+
+
+def test_cli_json_report_and_summary(engine, capsys, files, tmp_path):
+    out, report = tmp_path / "cmp", tmp_path / "report"
+    code, stdout, _ = run_cli(capsys, *DECKS, "--patch", files["strong"], "--games", 20,
+                              "--out", out, "--report", report, "--json")
+    assert code == 0
+    summary = json.loads(stdout)
+    assert summary["games_per_run"] == 20 * 6 * 2 and summary["deals"] == 20
+    assert summary["patch_changes"] == ["Minuteman Volley: damage 3 -> 20",
+                                        "Minuteman Volley: cost 2 -> 1"]
+    assert {c["kind"] for c in summary["changes"]} == {"deck", "path", "seat", "matchup",
+                                                       "card"}
+    assert json.loads((out / "compare.json").read_text())["deals"] == 20
+    html = (report / "index.html").read_text(encoding="utf-8")
+    assert html.count("<img") == 3 and "data:image/png;base64," in html
+    assert "http://" not in html and "https://" not in html
+    assert "Minuteman Volley" in html and (report / "changes.csv").exists()
+    code, stdout, _ = run_cli(capsys, *DECKS, "--patch", files["strong"], "--games", 20,
+                              "--out", tmp_path / "cmp2", "--no-report")
+    assert code == 0
+    assert "Significant changes" in stdout and "Deck win rates:" in stdout
+    assert "variance reduction" in stdout
