@@ -1,0 +1,384 @@
+"""``rnr-sim bench``: how fast the engine and the whole tool play games (DESIGN.md targets).
+
+Three measurements, all on two-player games of the sample decks (every pair of
+``decks/*.txt``, each deck with its ``Policy:`` header, every deal in both seat orders --
+the games ``rnr-sim run decks/*.txt`` plays):
+
+- the engine, warm (after a warm-up call that loads or compiles the kernels), on 1 thread
+  and on all threads: wall time, games per second and games per CPU-second;
+- the same engine as plain Python (``NUMBA_DISABLE_JIT=1``, in a subprocess, a few hundred
+  games spread over every table), and the JIT's speed-up over it;
+- ``rnr-sim run`` end to end (``runner.bench_run``: simulate and write parquet), and its
+  share of the engine's rate.
+
+``python -m rnr_sim.bench --pure-worker N`` is the subprocess: it plays N games and prints
+one JSON line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rnr_sim import runner
+from rnr_sim.errors import InputError
+
+DEFAULT_GAMES = 200_000  # engine games per timed call
+DEFAULT_PURE_GAMES = 200  # games played as plain Python
+DEFAULT_RUN_GAMES = 200_000  # games of the end-to-end run
+QUICK_GAMES = 2_000
+QUICK_PURE_GAMES = 10
+QUICK_RUN_GAMES = 2_000
+WARMUP_GAMES = 512
+PURE_TIMEOUT_S = 900
+#: DESIGN.md, "Performance targets".
+TARGET_GAMES_PER_S = 150_000  # two players, 2 threads, warm cache
+TARGET_THREADS = 2
+TARGET_SPEEDUP = 200  # over NUMBA_DISABLE_JIT=1
+BUSY_LOAD = 0.5  # a load average above this before the bench: say the rates are low
+
+
+@dataclass
+class BenchOptions:
+    games: int = DEFAULT_GAMES
+    threads: Sequence[int] | None = None  # None: 1 and all
+    pure_games: int = DEFAULT_PURE_GAMES
+    run_games: int = DEFAULT_RUN_GAMES
+
+    @classmethod
+    def quick(cls) -> BenchOptions:
+        return cls(games=QUICK_GAMES, pure_games=QUICK_PURE_GAMES, run_games=QUICK_RUN_GAMES)
+
+
+def _driver():
+    from rnr_sim.engine import driver
+
+    return driver
+
+
+def max_threads() -> int:
+    import numba
+
+    return int(numba.config.NUMBA_NUM_THREADS)
+
+
+def thread_counts(threads: Sequence[int] | None) -> list[int]:
+    """The thread counts to time: 1 and all by default; each checked against the machine."""
+    top = max_threads()
+    if not threads:
+        return sorted({1, top})
+    for t in threads:
+        if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= top:
+            raise InputError(f"--threads must be whole numbers 1..{top} (this machine's "
+                             f"NUMBA_NUM_THREADS), not {t!r}")
+    return sorted(set(threads))
+
+
+def sample_plan(games: int) -> runner.RunPlan:
+    """The round robin of the sample decks with enough deals for at least ``games`` games,
+    compiled for the engine."""
+    decks = runner.sample_decks()
+    n_tables = len(runner.make_tables(len(decks), 2))
+    deals = max(1, math.ceil(games / (2 * n_tables)))
+    plan = runner.plan_run(runner.RunOptions(decks=decks, games=deals, players=2))
+    plan.compile(_driver())
+    return plan
+
+
+def spread_inputs(plan: runner.RunPlan, games: int) -> dict[str, np.ndarray]:
+    """Engine inputs of ``games`` games spread evenly over every table of ``plan``."""
+    inputs = plan.chunk_inputs(0, plan.games_total)
+    if games >= plan.games_total:
+        return inputs
+    ids = np.linspace(0, plan.games_total - 1, games).round().astype(np.int64)
+    return {k: np.ascontiguousarray(v[ids]) for k, v in inputs.items()}
+
+
+def play(plan: runner.RunPlan, inputs: dict[str, np.ndarray], threads: int | None):
+    return _driver().play_games(
+        plan.cards, plan.deck_cards, plan.deck_size, inputs["seat_deck"],
+        inputs["seat_policy"], inputs["table_id"], inputs["deal"], inputs["first_seat"],
+        plan.rules, plan.seed, threads=threads,
+    )
+
+
+def time_engine(plan: runner.RunPlan, inputs: dict[str, np.ndarray], threads: int
+                ) -> tuple[dict[str, Any], Any]:
+    """One timed, warm call of the engine: wall and CPU seconds, rates; and the records."""
+    n = len(inputs["deal"])
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    records = play(plan, inputs, threads)
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    return {
+        "threads": threads,
+        "games": n,
+        "wall_s": round(wall, 4),
+        "cpu_s": round(cpu, 4),
+        "games_per_s": round(n / wall, 1) if wall > 0 else 0.0,
+        "games_per_cpu_s": round(n / cpu, 1) if cpu > 0 else 0.0,
+        "mean_turns": round(float(records.turns.mean()), 2) if n else 0.0,
+    }, records
+
+
+def pure_python_rate(games: int, timeout: float = PURE_TIMEOUT_S) -> dict[str, Any]:
+    """Games per second of the engine as plain Python, measured in a subprocess with
+    ``NUMBA_DISABLE_JIT=1`` (its start-up and set-up not counted)."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    cmd = [sys.executable, "-m", "rnr_sim.bench", "--pure-worker", str(games)]
+    try:
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        return {"games": games, "error": f"timed out after {timeout:.0f} s"}
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"games": games, "error": f"exit {done.returncode}: {tail}"}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _pure_worker(games: int) -> dict[str, Any]:
+    """The subprocess's side: plain-Python games of the sample round robin, timed."""
+    import warnings
+
+    # The engine's 64-bit hashing overflows on purpose; numpy scalars warn about it.
+    warnings.simplefilter("ignore", RuntimeWarning)
+    plan = sample_plan(games)
+    inputs = spread_inputs(plan, games)
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    with np.errstate(over="ignore"):
+        records = play(plan, inputs, None)
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    n = len(inputs["deal"])
+    return {
+        "games": n,
+        "wall_s": round(wall, 4),
+        "cpu_s": round(cpu, 4),
+        "games_per_s": round(n / wall, 2) if wall > 0 else 0.0,
+        "games_per_cpu_s": round(n / cpu, 2) if cpu > 0 else 0.0,
+        "mean_turns": round(float(records.turns.mean()), 2) if n else 0.0,
+        "jit_disabled": os.environ.get("NUMBA_DISABLE_JIT") == "1",
+    }
+
+
+def machine() -> dict[str, Any]:
+    import numba
+
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel kernel has run yet
+        layer = None
+    return {
+        "cpus": os.cpu_count(),
+        "numba_threads": max_threads(),
+        "threading_layer": layer,
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+    }
+
+
+def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
+              ) -> dict[str, Any]:
+    """Every measurement, as a JSON-ready dict (``format_bench`` prints it)."""
+    for name, value, low in (("--games", options.games, 1),
+                             ("--pure-games", options.pure_games, 0),
+                             ("--run-games", options.run_games, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise InputError(f"{name} must be a whole number at least {low}, not {value!r}")
+    threads = thread_counts(options.threads)
+    load_before = _load_average()
+    driver = _driver()
+    plan = sample_plan(options.games)
+    inputs = spread_inputs(plan, options.games)
+    result: dict[str, Any] = {
+        "decks": len(plan.decks),
+        "tables": len(plan.tables),
+        "policies": dict(zip(plan.deck_names, plan.policies, strict=True)),
+        "seed": plan.seed,
+    }
+
+    # Warm-up: load (or compile) the kernels and start the thread pool, untimed.
+    compiling = driver.needs_compile()
+    log("Compiling the engine (first run only, 1-2 minutes)…" if compiling
+        else "Loading the engine…")
+    warm = spread_inputs(plan, min(WARMUP_GAMES, plan.games_total))
+    t0 = time.perf_counter()
+    for t in sorted({1, max(threads)}):
+        play(plan, warm, t)
+    result["warmup"] = {"compiled": compiling, "seconds": round(time.perf_counter() - t0, 2)}
+
+    engine = []
+    winners = []
+    try:
+        for t in threads:
+            log(f"Engine: {len(inputs['deal']):,} games on {t} thread{'s' if t > 1 else ''}…")
+            row, records = time_engine(plan, inputs, t)
+            engine.append(row)
+            winners.append((records.winner_seat, records.path, records.turns))
+    finally:
+        import numba
+
+        numba.set_num_threads(max_threads())  # play_games(threads=t) set it
+    result["engine"] = engine
+    result["same_results_every_thread_count"] = all(
+        all(np.array_equal(a, b) for a, b in zip(w, winners[0], strict=True)) for w in winners)
+    best = max(engine, key=lambda r: r["threads"])
+    one = next((r for r in engine if r["threads"] == 1), None)
+
+    pure: dict[str, Any] | None = None
+    if options.pure_games:
+        log(f"Plain Python (NUMBA_DISABLE_JIT=1): {options.pure_games:,} games in a "
+            "subprocess…")
+        pure = pure_python_rate(options.pure_games)
+        rate = pure.get("games_per_s") or 0.0
+        if rate > 0:
+            if one is not None:
+                pure["speedup_1_thread"] = round(one["games_per_s"] / rate, 1)
+            pure["speedup_all_threads"] = round(best["games_per_s"] / rate, 1)
+            pure["speedup_threads"] = best["threads"]
+        cpu_rate = pure.get("games_per_cpu_s") or 0.0
+        if cpu_rate > 0:
+            # CPU time is what a busy machine distorts least.
+            pure["speedup_per_cpu_s"] = round(min(r["games_per_cpu_s"] for r in engine)
+                                              / cpu_rate, 1)
+    result["pure_python"] = pure
+
+    e2e: dict[str, Any] | None = None
+    if options.run_games:
+        n_tables = len(plan.tables)
+        deals = max(1, math.ceil(options.run_games / (2 * n_tables)))
+        log(f"End to end: rnr-sim run of {deals * 2 * n_tables:,} games…")
+        c0 = time.process_time()
+        rate = runner.bench_run(games=options.run_games, threads=None)
+        cpu = time.process_time() - c0  # the whole call: plan, warm-up, simulate, write
+        games = deals * 2 * n_tables
+        e2e = {
+            "games": games,
+            "threads": max_threads(),
+            "games_per_s": round(rate, 1),
+            "cpu_s": round(cpu, 4),
+            "games_per_cpu_s": round(games / cpu, 1) if cpu > 0 else 0.0,
+        }
+        same = next((r for r in engine if r["threads"] == max_threads()), None)
+        if same is not None and same["games_per_s"] > 0:
+            e2e["share_of_engine"] = round(rate / same["games_per_s"], 3)
+        if same is not None and same["games_per_cpu_s"] > 0 and cpu > 0:
+            e2e["share_of_engine_per_cpu_s"] = round(e2e["games_per_cpu_s"]
+                                                     / same["games_per_cpu_s"], 3)
+    result["end_to_end"] = e2e
+
+    at_target = next((r for r in engine if r["threads"] == TARGET_THREADS), None)
+    result["targets"] = {
+        "engine_games_per_s": TARGET_GAMES_PER_S,
+        "engine_threads": TARGET_THREADS,
+        "engine_met": None if at_target is None
+        else at_target["games_per_s"] >= TARGET_GAMES_PER_S,
+        "speedup": TARGET_SPEEDUP,
+        # Like for like: the engine on one thread against plain Python (one thread).
+        "speedup_met": None if not pure or "speedup_1_thread" not in pure
+        else pure["speedup_1_thread"] >= TARGET_SPEEDUP,
+    }
+    result["machine"] = machine()
+    result["machine"]["load_average_before"] = load_before
+    return result
+
+
+def _load_average() -> float | None:
+    """The 1-minute load average (other work on the machine slows every rate)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+def _n(x: float, digits: int = 0) -> str:
+    return f"{x:,.{digits}f}"
+
+
+def format_bench(r: dict[str, Any]) -> str:
+    """The bench result as a compact table for the terminal."""
+    m = r["machine"]
+    lines = [
+        f"rnr-sim bench: two-player games of the {r['decks']} sample decks "
+        f"({r['tables']} pairings, each deck with its Policy header, seed {r['seed']})",
+        f"machine: {m['cpus']} CPUs, numba {m['numba']} ({m['numba_threads']} threads, "
+        f"{m['threading_layer'] or '?'} layer), Python {m['python']}",
+        f"warm-up: {r['warmup']['seconds']:.1f} s "
+        f"({'compiled the engine' if r['warmup']['compiled'] else 'loaded from the cache'}; "
+        "not timed below)",
+        "",
+    ]
+    head = ["engine (warm)", "threads", "games", "wall s", "games/s", "games/CPU-s"]
+    rows = [["numba", str(e["threads"]), _n(e["games"]), f"{e['wall_s']:.2f}",
+             _n(e["games_per_s"]), _n(e["games_per_cpu_s"])] for e in r["engine"]]
+    p = r.get("pure_python")
+    if p and "error" not in p:
+        rows.append(["plain Python", "1", _n(p["games"]), f"{p['wall_s']:.2f}",
+                     _n(p["games_per_s"], 1), _n(p.get("games_per_cpu_s", 0.0), 1)])
+    e = r.get("end_to_end")
+    if e:
+        rows.append(["rnr-sim run", str(e["threads"]), _n(e["games"]), "-",
+                     _n(e["games_per_s"]), _n(e.get("games_per_cpu_s", 0.0))])
+    widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
+    for row in [head, *rows]:
+        lines.append("  ".join([row[0].ljust(widths[0])]
+                               + [c.rjust(w) for c, w in zip(row[1:], widths[1:],
+                                                             strict=True)]))
+    lines.insert(5, "  ".join("-" * w for w in widths))
+    lines.append("")
+    if p is None:
+        lines.append("plain Python: skipped (--pure-games 0)")
+    elif "error" in p:
+        lines.append(f"plain Python (NUMBA_DISABLE_JIT=1): failed: {p['error']}")
+    else:
+        parts = []
+        if "speedup_1_thread" in p:
+            parts.append(f"{_n(p['speedup_1_thread'])}x on 1 thread")
+        if p["speedup_threads"] > 1:
+            parts.append(f"{_n(p['speedup_all_threads'])}x on {p['speedup_threads']} threads")
+        if "speedup_per_cpu_s" in p:
+            parts.append(f"{_n(p['speedup_per_cpu_s'])}x per CPU-second")
+        lines.append("JIT speed-up over plain Python (NUMBA_DISABLE_JIT=1): " + ", ".join(parts))
+    if e and "share_of_engine" in e:
+        cpu_share = (f", {100 * e['share_of_engine_per_cpu_s']:.0f}% per CPU-second"
+                     if "share_of_engine_per_cpu_s" in e else "")
+        lines.append(f"rnr-sim run end to end (simulate + write parquet): "
+                     f"{100 * e['share_of_engine']:.0f}% of the engine's rate on "
+                     f"{e['threads']} threads{cpu_share}")
+    lines.append("results identical on every thread count: "
+                 + ("yes" if r["same_results_every_thread_count"] else "NO"))
+    t = r["targets"]
+
+    def verdict(met: bool | None) -> str:
+        return "not measured" if met is None else ("met" if met else "not met")
+
+    lines.append(f"DESIGN.md targets: >= {_n(t['engine_games_per_s'])} games/s on "
+                 f"{t['engine_threads']} threads: {verdict(t['engine_met'])}; >= "
+                 f"{t['speedup']}x plain Python on 1 thread: {verdict(t['speedup_met'])}")
+    load = m.get("load_average_before")
+    if load is not None and load >= BUSY_LOAD:
+        lines.append(f"note: the machine was busy (load average {load:.1f} before the bench): "
+                     "other work shares the CPUs, so these rates are low")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":  # pragma: no cover -- the plain-Python subprocess
+    if len(sys.argv) == 3 and sys.argv[1] == "--pure-worker":
+        print(json.dumps(_pure_worker(int(sys.argv[2]))))
+    else:
+        sys.exit("usage: python -m rnr_sim.bench --pure-worker N")

@@ -1,0 +1,88 @@
+"""The ``bench`` subcommand: engine and end-to-end throughput (DESIGN.md targets)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``bench`` to the app."""
+    app.command(
+        "bench",
+        short_help="Measure engine and end-to-end throughput.",
+        help="Measure games per second on two-player games of the sample decks: the warm "
+        "engine on 1 thread and on all threads (wall and CPU time), its speed-up over the "
+        "same engine as plain Python (NUMBA_DISABLE_JIT=1, in a subprocess), and `rnr-sim "
+        "run` end to end. Prints a table, or JSON with --json.",
+        epilog="Example: rnr-sim bench --quick",
+    )(bench_command)
+
+
+def _parse_threads(values: list[str] | None) -> list[int] | None:
+    from rnr_sim.errors import InputError
+
+    if not values:
+        return None
+    out = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            try:
+                out.append(int(part))
+            except ValueError:
+                raise InputError(f"--threads takes whole numbers (e.g. --threads 1,2), "
+                                 f"not {part!r}") from None
+    return out
+
+
+def bench_command(
+    games: Annotated[
+        int | None,
+        typer.Option("--games", "-n", metavar="N", show_default=False,
+                     help="Engine games per timed call. Default: 200,000 (--quick: 2,000)."),
+    ] = None,
+    threads: Annotated[
+        list[str] | None,
+        typer.Option("--threads", "-t", metavar="N[,N...]", show_default=False,
+                     help="Thread counts to time (repeat or comma-separate). Default: 1 and "
+                     "all."),
+    ] = None,
+    pure_games: Annotated[
+        int | None,
+        typer.Option("--pure-games", metavar="N", show_default=False,
+                     help="Games played as plain Python (NUMBA_DISABLE_JIT=1); 0 skips it. "
+                     "Default: 200 (--quick: 10)."),
+    ] = None,
+    run_games: Annotated[
+        int | None,
+        typer.Option("--run-games", metavar="N", show_default=False,
+                     help="Games of the end-to-end `rnr-sim run`; 0 skips it. Default: "
+                     "200,000 (--quick: 2,000)."),
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Tiny sizes: checks the bench runs, in seconds."),
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the results as one JSON object."),
+    ] = False,
+) -> None:
+    from rnr_sim import bench
+
+    options = bench.BenchOptions.quick() if quick else bench.BenchOptions()
+    if games is not None:
+        options.games = games
+    if pure_games is not None:
+        options.pure_games = pure_games
+    if run_games is not None:
+        options.run_games = run_games
+    options.threads = _parse_threads(threads)
+    result = bench.run_bench(options, log=lambda m: typer.echo(m, err=True))
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+    else:
+        typer.echo(bench.format_bench(result))
