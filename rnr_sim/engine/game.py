@@ -41,6 +41,7 @@ from rnr_sim.engine.layout import (
     L_HAND,
     L_ON_DESTROY,
     L_PENDING,
+    L_SCRATCH,
     M_DRAWN,
     M_OPENING,
     M_PLAYED,
@@ -272,28 +273,17 @@ def list_remove(pl, ls, p, lst, count_field, slot):
     return True
 
 
-@njit("int64(int32[:, ::1], int16[:, :, ::1], int64, int64, int64)", **KERNEL)
-def next_index(pl, ls, p, i, s):
-    """The board index after card ``s``, which sat at ``i`` before an effect that may have
-    removed it or an earlier card from the (ordered) board list."""
-    n = pl[p, P_N_BOARD]
-    if i < n and ls[p, L_BOARD, i] == s:
-        return i + 1
-    if i > 0 and i - 1 < n and ls[p, L_BOARD, i - 1] == s:
-        return i
-    return i
-
-
 @njit("int64(int32[:, ::1], int64, int64, int64)", **KERNEL)
 def eff(cards, c, e, field):
     return cards[c, C_EFF0 + e * EFF_STRIDE + field]
 
 
 @njit(**KERNEL)
-def has_lasting_effect(cards, c):
-    """R27: a Rights or Freedom card stays in play if it holds an each-turn or activate effect."""
+def has_lasting_effect(cards, c, kicked):
+    """R27: a Rights or Freedom card stays in play if it holds an each-turn or activate
+    effect (a kicker's only when it was paid)."""
     for e in range(MAX_EFFECTS):
-        if eff(cards, c, e, E_VERB) != V_NONE and eff(cards, c, e, E_KICKER) == 0:
+        if eff(cards, c, e, E_VERB) != V_NONE and (eff(cards, c, e, E_KICKER) == 0 or kicked):
             t = eff(cards, c, e, E_TRIGGER)
             if t == TRIG_EACH_TURN or t == TRIG_ACTIVATE:
                 return True
@@ -336,7 +326,7 @@ def lose(rules, pl, gm, tr, p, path, rule):
     if n == 2:
         end_game(gm, tr, 1 - p, path, rule)  # R25
         return
-    if rules[R_MULTIPLAYER] == MP_FIRST_VICTORY and p != active:
+    if rules[R_MULTIPLAYER] == MP_FIRST_VICTORY and p != active and pl[active, P_ALIVE] != 0:
         end_game(gm, tr, active, path, rule)  # R26: the active player brought it about
         return
     pl[p, P_ALIVE] = 0
@@ -351,10 +341,11 @@ def lose(rules, pl, gm, tr, p, path, rule):
 @njit("void(int64[::1], int32[:, ::1], int64[::1], int32[:, ::1], int64, int64, int64, int64)", **KERNEL)
 def change_lp(rules, pl, gm, tr, p, delta, cause, src_card):
     """Add ``delta`` LP; LP is checked continuously (Art. II §1, R23)."""
-    lp = pl[p, P_LP] + delta
+    old = pl[p, P_LP]
+    lp = old + delta
     cap = rules[R_LP_CAP]
-    if cap > 0 and lp > cap:  # R14
-        lp = cap
+    if cap > 0 and delta > 0 and lp > cap:  # R14: gains stop at the cap
+        lp = cap if cap > old else old
     pl[p, P_LP] = lp
     emit(gm, tr, EV_LP, p, delta, lp, cause, src_card, 0)
     if lp <= 0:
@@ -625,9 +616,9 @@ def recover(cards, w, pl, sl, ls, gm, tr, p, amount):
         best = -1
         best_key = -1.0e9
         for s in range(pl[p, P_DECK_SIZE]):
-            if sl[p, s, S_ZONE] != Z_DISCARD:
-                continue
             c = sl[p, s, S_CARD]
+            if sl[p, s, S_ZONE] != Z_DISCARD or cards[c, C_TYPE] == UA:
+                continue  # R44: a UA leaves its Area only when destroyed (Art. VI §5)
             key = float(cards[c, C_COST])
             if cards[c, C_TYPE] == PILLAR and pl[p, P_N_PILLARS] < w[p, W_PILLAR_TARGET]:
                 key += 100.0
@@ -710,8 +701,8 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
             for i in range(pl[q, P_N_BOARD]):
                 s = ls[q, L_BOARD, i]
                 if sl[q, s, S_ZONE] == Z_PETITION:
-                    leave_play(cards, pl, sl, ls, q, s, Z_DISCARD)
                     emit(gm, tr, EV_PETITION_LOST, q, sl[q, s, S_CARD], p, 0, 0, 0)
+                    destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, p)
                     break
     elif verb == V_RECOVER:
         recover(cards, w, pl, sl, ls, gm, tr, p, amount)
@@ -930,7 +921,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     aoa_on = rules[R_AOA] != 0
     note_threats(cards, w, pl, sl, ls, gm, p)
     randomly = w[p, W_RANDOM] != 0.0
-    while gm[G_OVER] == 0:
+    while gm[G_OVER] == 0 and pl[p, P_ALIVE] != 0:
         ip = pl[p, P_IP_PILLAR] + pl[p, P_IP_OTHER]
         best_kind = ACT_STOP
         best_score = score(w, rng, p, w[p, W_STOP])
@@ -967,7 +958,8 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                                               eff(cards, c, e, E_AMOUNT))
                             sk = score(w, rng, p, v + w[p, W_KICKER] * kv - w[p, W_COST] * kc)
                             if sk > best_score:
-                                best_kind, best_score, best_a = ACT_PLAY_KICKED, sk, s
+                                best_kind, best_score, best_a, best_b, best_c = \
+                                    ACT_PLAY_KICKED, sk, s, -1, -1
             if t == ATTACK and aoa_on and gm[G_THREAT] > 0 and cost + 1 <= ip:  # Amend. I §1
                 dmg = cards[c, C_DAMAGE]
                 for q in range(gm[G_N_PLAYERS]):
@@ -991,6 +983,8 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         for i in range(pl[p, P_N_BOARD]):
             s = ls[p, L_BOARD, i]
             c = sl[p, s, S_CARD]
+            if cards[c, C_N_EFFECTS] == 0:
+                continue
             for e in range(MAX_EFFECTS):
                 if eff(cards, c, e, E_TRIGGER) != TRIG_ACTIVATE or \
                         eff(cards, c, e, E_VERB) == V_NONE or eff(cards, c, e, E_KICKER) != 0:
@@ -1111,7 +1105,7 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
             apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
                          eff(cards, c, e, E_AMOUNT), c, -1)
             fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
-            if gm[G_OVER] != 0:
+            if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
                 return
     # The cards in play that hold effects, noted once per Resolve Phase: no card enters
     # play during it, so the later steps walk this short list instead of the whole board.
@@ -1136,7 +1130,8 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
                 continue
             trig = eff(cards, c, e, E_TRIGGER)
             fire = False
-            if trig == TRIG_EACH_TURN and verb != V_IP and eff(cards, c, e, E_KICKER) == 0:
+            if trig == TRIG_EACH_TURN and verb != V_IP and (
+                    eff(cards, c, e, E_KICKER) == 0 or (sl[p, s, S_FLAGS] & F_KICKED) != 0):
                 fire = True
             elif trig == TRIG_ACTIVATE and (sl[p, s, S_FLAGS] & (F_ACT0 << e)) != 0:
                 sl[p, s, S_FLAGS] &= ~(F_ACT0 << e)
@@ -1150,21 +1145,31 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
 
 
 @njit(**KERNEL)
+def note_attacks(cards, pl, sl, ls, p):
+    """Copy the slots of ``p``'s Attacks in play to the scratch list, in board order, so a
+    step can walk them while 'on destroy' chains reshape the board; returns their count."""
+    n = 0
+    for i in range(pl[p, P_N_BOARD]):
+        s = ls[p, L_BOARD, i]
+        if sl[p, s, S_ZONE] == Z_PLAY and cards[sl[p, s, S_CARD], C_TYPE] == ATTACK:
+            ls[p, L_SCRATCH, n] = s
+            n += 1
+    return n
+
+
+@njit(**KERNEL)
 def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Step ii, Amend. I §2-4: both Attacks deal damage at once; the greater survives with
     the difference (R17), the lesser is destroyed; equal damage destroys both."""
-    i = 0
-    while i < pl[p, P_N_BOARD]:
-        s = ls[p, L_BOARD, i]
+    for i in range(note_attacks(cards, pl, sl, ls, p)):
+        s = ls[p, L_SCRATCH, i]
         if (sl[p, s, S_FLAGS] & F_AOA) == 0 or sl[p, s, S_ZONE] != Z_PLAY:
-            i += 1
             continue
         sl[p, s, S_FLAGS] &= ~F_AOA
         sl[p, s, S_FLAGS] |= F_FOUGHT  # deals no damage at step iii this turn (R17)
         q = sl[p, s, S_AOA_SEAT]
         s2 = sl[p, s, S_AOA_SLOT]
         if sl[q, s2, S_ZONE] != Z_PLAY or pl[q, P_ALIVE] == 0:
-            i += 1
             continue
         mine = sl[p, s, S_DP]
         theirs = sl[q, s2, S_DP]
@@ -1181,9 +1186,8 @@ def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             if gm[G_OVER] == 0:
                 destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, p)
         fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
-        if gm[G_OVER] != 0:
+        if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
             return
-        i = next_index(pl, ls, p, i, s)
 
 
 @njit(**KERNEL)
@@ -1192,25 +1196,22 @@ def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     Defense while the target has one, else a UA (Amend. II, R18). A one-shot Attack is
     then discarded; an Attack that fought Attack-on-Attack deals none this turn (R17)."""
     one_shot_all = rules[R_ATTACK_LIFETIME] == LIFETIME_ONE_SHOT
-    i = 0
-    while i < pl[p, P_N_BOARD]:
-        s = ls[p, L_BOARD, i]
+    for i in range(note_attacks(cards, pl, sl, ls, p)):
+        s = ls[p, L_SCRATCH, i]
         c = sl[p, s, S_CARD]
-        if sl[p, s, S_ZONE] != Z_PLAY or cards[c, C_TYPE] != ATTACK:
-            i += 1
-            continue
+        if sl[p, s, S_ZONE] != Z_PLAY:
+            continue  # destroyed by an 'on destroy' chain earlier in this step
         fought = (sl[p, s, S_FLAGS] & F_FOUGHT) != 0
         if not fought:
             q = pick_opponent(pl, w, gm, p, V_STRIKE)
             strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, sl[p, s, S_DP], False, c)
             fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
-            if gm[G_OVER] != 0:
+            if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
                 return
-        if one_shot_all or (cards[c, C_KEYWORDS] & KW_ONE_SHOT) != 0:  # R16
+        if sl[p, s, S_ZONE] == Z_PLAY and \
+                (one_shot_all or (cards[c, C_KEYWORDS] & KW_ONE_SHOT) != 0):  # R16
             leave_play(cards, pl, sl, ls, p, s, Z_DISCARD)
             emit(gm, tr, EV_DESTROY, p, c, -1, 0, 0, 0)
-            continue
-        i += 1
 
 
 @njit(**KERNEL)
@@ -1288,7 +1289,7 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
     discarded unless a Petition or holding a lasting effect (Art. IV §2, R27)."""
     for i in range(pl[p, P_N_PENDING]):
         s = ls[p, L_PENDING, i]
-        sl[p, s, S_FLAGS] &= ~(F_PENDING | F_KICKED)
+        sl[p, s, S_FLAGS] &= ~F_PENDING  # F_KICKED stays: a paid kicker lasts (Art. IV §6)
         if sl[p, s, S_ZONE] != Z_PLAY:
             continue
         c = sl[p, s, S_CARD]
@@ -1296,7 +1297,8 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
         if t == BILL:
             leave_play(cards, pl, sl, ls, p, s, Z_HAND)
             emit(gm, tr, EV_RETURN, p, c, 0, 0, 0, 0)
-        elif (t == RIGHTS or t == FREEDOM) and not has_lasting_effect(cards, c):
+        elif (t == RIGHTS or t == FREEDOM) and \
+                not has_lasting_effect(cards, c, (sl[p, s, S_FLAGS] & F_KICKED) != 0):
             leave_play(cards, pl, sl, ls, p, s, Z_DISCARD)
     pl[p, P_N_PENDING] = 0
 
@@ -1307,30 +1309,30 @@ def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
     emit(gm, tr, EV_RESOLVE_STEP, p, 2, 0, 0, 0, 0)
     resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # ii
-    if gm[G_OVER] != 0:
+    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     emit(gm, tr, EV_RESOLVE_STEP, p, 3, 0, 0, 0, 0)
     attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # iii
-    if gm[G_OVER] != 0:
+    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_DAMAGE)
-    if gm[G_OVER] != 0:
+    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     emit(gm, tr, EV_RESOLVE_STEP, p, 4, 0, 0, 0, 0)
     fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_HEAL)  # iv
-    if gm[G_OVER] != 0:
+    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     petition_check(cards, rules, pl, gm, tr)  # v
-    if gm[G_OVER] != 0:
+    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     emit(gm, tr, EV_RESOLVE_STEP, p, 6, 0, 0, 0, 0)
     fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_EFFECTS)  # vi
-    if gm[G_OVER] != 0:
+    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     finish_pending(cards, pl, sl, ls, gm, tr, p)
     emit(gm, tr, EV_RESOLVE_STEP, p, 7, 0, 0, 0, 0)
     drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # vii
-    if gm[G_OVER] != 0:
+    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     # viii. LP, the third UA and deck-out were checked the moment they happened (R23);
     # Petition Victory only at step v (Art. III §3).
@@ -1352,7 +1354,8 @@ def independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         if cards[c, C_N_EFFECTS] == 0:
             continue
         for e in range(MAX_EFFECTS):
-            if eff(cards, c, e, E_VERB) == V_IP and eff(cards, c, e, E_TRIGGER) == TRIG_EACH_TURN:
+            if eff(cards, c, e, E_VERB) == V_IP and eff(cards, c, e, E_TRIGGER) == TRIG_EACH_TURN \
+                    and (eff(cards, c, e, E_KICKER) == 0 or (sl[p, s, S_FLAGS] & F_KICKED) != 0):
                 if cards[c, C_TYPE] == PILLAR:
                     pillar_ip += eff(cards, c, e, E_AMOUNT)
                 else:
@@ -1392,10 +1395,10 @@ def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             return
     independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # II
     play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # III
-    if gm[G_OVER] != 0:
+    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # IV
-    if gm[G_OVER] != 0:
+    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     end_phase(pl, sl, ls, p)  # V
     emit(gm, tr, EV_TURN_END, p, pl[p, P_LP], pl[p, P_N_HAND], pl[p, P_N_DRAW], pl[p, P_N_BOARD],

@@ -82,7 +82,8 @@ L_BOARD = 2  # every card in play: Pillars, Petitions, UAs, Play Area
 L_PENDING = 3  # cards the active player played this turn, in play order
 L_ON_DESTROY = 4  # destroyed cards whose 'on destroy' effects wait to fire
 L_FIRE = 5  # the active player's cards in play holding effects, noted at Resolve step iii
-N_LISTS = 6
+L_SCRATCH = 6  # a step's snapshot of slots to walk while the board changes
+N_LISTS = 7
 
 # ---------------------------------------------------------------- game fields
 G_ACTIVE = 0

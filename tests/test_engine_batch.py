@@ -1,0 +1,143 @@
+"""Whole games of the sample decks: the state invariants hold after every turn (a
+debug-mode run counts the broken ones, ``check_invariants``), every game ends the way a
+game may end, and the records depend only on the inputs and the seed: not on the thread
+count, nor on how the games are split into calls (STYLE.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+from engine_harness import deck_arrays, play_batch
+
+from rnr_sim import enums
+from rnr_sim.cards import load_catalog
+from rnr_sim.decks import load_deck
+from rnr_sim.engine import driver
+from rnr_sim.engine.policies import POLICY_NAMES
+from rnr_sim.rules import default_profile
+
+DECKS = sorted((Path(__file__).resolve().parent.parent / "decks").glob("*.txt"))
+RANDOM = POLICY_NAMES.index("random")
+GAMES = {2: 3000, 3: 1500, 4: 1500}  # per player count and policy kind
+
+
+@pytest.fixture(scope="module")
+def sample():
+    """(cards, deck card ids, each deck's own policy index) of the shipped sample."""
+    catalog = load_catalog(None)
+    decks = [load_deck(p, catalog) for p in DECKS]
+    assert len(decks) >= 4
+    policies = np.array([POLICY_NAMES.index(d.policy or "balanced") for d in decks],
+                        dtype=np.int32)
+    return catalog.compile(), [d.card_ids for d in decks], policies
+
+
+def tables(n_decks: int, players: int, games: int, seed: int) -> np.ndarray:
+    """int32[games, players]: distinct decks at each table, drawn at random."""
+    rng = np.random.default_rng(seed)
+    return np.array([rng.choice(n_decks, players, replace=False) for _ in range(games)],
+                    dtype=np.int32)
+
+
+def run(sample, players: int, policy: str, rules=None, games: int | None = None, seed=7):
+    cards, ids, own = sample
+    n = games or GAMES[players]
+    seat_deck = tables(len(ids), players, n, seed=players)
+    seat_policy = own[seat_deck] if policy == "deck" else np.full_like(seat_deck, RANDOM)
+    first = (np.arange(n) % players).astype(np.int32)
+    return play_batch(cards, ids, seat_deck, seat_policy, first_seat=first,
+                      deal=np.arange(n, dtype=np.int64) // players, rules=rules, seed=seed,
+                      debug=True)
+
+
+def check_endings(r, players: int, limit: int = 200) -> None:
+    draw = r["path"] == enums.PATHS.index("draw")
+    assert np.all((r["winner"] >= 0) | draw) and np.all(r["winner"][draw] == -1)
+    assert np.all(r["winner"] < players) and np.all(r["path"] >= 0)
+    assert np.all((r["turns"] >= 1) & (r["turns"] <= limit))
+
+
+# =========================================================================== invariants
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_invariants_hold_in_heuristic_games(sample, players):
+    r = run(sample, players, "deck")
+    assert int(r["violations"].sum()) == 0
+    check_endings(r, players)
+    assert len(set(r["path"].tolist())) >= 3  # the games are varied, not all one way
+
+
+def test_invariants_hold_in_random_games(sample):
+    bad = {p: int(run(sample, p, "random")["violations"].sum()) for p in (2, 3, 4)}
+    assert bad == {2: 0, 3: 0, 4: 0}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_invariants_hold_in_random_games_without_aoa(sample, players):
+    r = run(sample, players, "random", rules={"aoa": False})
+    assert int(r["violations"].sum()) == 0
+    check_endings(r, players)
+
+
+@pytest.mark.parametrize("rules", [
+    {"attack_lifetime": "one_shot"},
+    {"ua_drain_target": "opponent", "ua_drain_when": "every_turn"},
+    {"multiplayer": "last_standing", "ip_effects_immediate": False},
+    {"p2_free_pillar": "zero_cost_only", "first_player_draws": False, "pillars_per_turn": 1,
+     "lp_cap": 100},
+    {"turn_limit": 12},
+], ids=["one_shot", "drain", "last_standing", "setup", "turn_limit"])
+@pytest.mark.parametrize("policy", ["deck", "random"])
+def test_invariants_hold_under_the_switches(sample, rules, policy):
+    for players in (2, 3, 4):
+        r = run(sample, players, policy, rules=dict(rules, aoa=policy == "deck"), games=300)
+        assert int(r["violations"].sum()) == 0
+        check_endings(r, players, limit=rules.get("turn_limit", 200))
+
+
+# =========================================================================== determinism
+def records(sample, n: int, players: int = 2, threads: int | None = None, seed: int = 5,
+            lo: int = 0):
+    cards, ids, own = sample
+    dc, ds = deck_arrays(ids)
+    seat_deck = tables(len(ids), players, n, seed=99)[lo:]
+    g = np.arange(lo, n, dtype=np.int64)
+    return driver.play_games(cards, dc, ds, seat_deck, own[seat_deck], np.zeros_like(g),
+                             g // players, (g % players).astype(np.int32),
+                             default_profile().compile(), seed, threads=threads, debug=True)
+
+
+def same(a, b) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+
+
+def concat(a, b):
+    return type(a)(*(np.concatenate([x, y]) for x, y in zip(a, b, strict=True)))
+
+
+def test_same_records_for_one_and_two_threads(sample):
+    before = numba.get_num_threads()
+    try:
+        one = records(sample, 2000, threads=1)
+        two = records(sample, 2000, threads=2)
+    finally:
+        numba.set_num_threads(before)
+    assert same(one, two)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_same_records_for_any_batch_split(sample, players):
+    n, k = 1500, 517  # a split that is not a multiple of the kernel's task size
+    whole = records(sample, n, players)
+    head = records(sample, k, players)
+    tail = records(sample, n, players, lo=k)
+    assert same(whole, concat(head, tail))
+
+
+def test_the_seed_is_the_only_source_of_chance(sample):
+    a = records(sample, 500, seed=5)
+    assert same(a, records(sample, 500, seed=5))
+    b = records(sample, 500, seed=6)
+    assert not np.array_equal(a.opening_mask, b.opening_mask)

@@ -1,0 +1,225 @@
+"""One test per switch of the rules profile (``rules.SWITCHES``): flipping it changes play
+the way its ruling says. Construction switches go through ``decks.validate_deck``; play
+switches through a position built with ``engine_harness`` or a small batch of games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from engine_harness import Table, card, catalog_of, play_batch
+
+from rnr_sim.decks import is_legal, parse_deck, validate_deck
+from rnr_sim.rules import SWITCHES, profile_from_mapping
+
+PASSIVE = 1e9
+
+DECK_CARDS = [card("Eagle UA", "ua", "eagle"), card("Scroll UA", "ua", "scroll"),
+              card("Rare UA", "ua", "bison", "rare"),
+              card("Rare Pillar", "pillar", rarity="rare"),
+              *[card(f"Hero {k}", "freedom", rarity="rare", effects=["lp 1"]) for k in (2, 3)],
+              card("Writ", "bill", "scroll", cost=1, effects=["heal 1"])]
+#: A legal deck: 60 cards with its 3 UAs, 40 Pillars, 10 Rights, 4 Attacks, 3 Defenses.
+LEGAL = {"UA": 1, "Eagle UA": 1, "Scroll UA": 1, "Pillar": 40, "Filler": 10, "Volley": 4,
+         "Wall": 3}
+
+
+@pytest.fixture(scope="module")
+def deck_catalog():
+    return catalog_of(DECK_CARDS)
+
+
+def legal(counts: dict[str, int], catalog, **switches) -> bool:
+    text = "".join(f"{n} {name}\n" for name, n in counts.items() if n)
+    profile = profile_from_mapping(switches, "test", "test")
+    return is_legal(validate_deck(parse_deck(text, catalog), catalog, profile))
+
+
+def swap(counts: dict[str, int], take: str, give: str, n: int = 1) -> dict[str, int]:
+    out = dict(counts)
+    out[take] -= n
+    out[give] = out.get(give, 0) + n
+    return out
+
+
+def test_every_switch_has_a_test():
+    names = {n[len("test_switch_"):] for n in globals() if n.startswith("test_switch_")}
+    assert names == {s.name for s in SWITCHES}
+
+
+# =========================================================================== construction
+def test_switch_deck_includes_uas(deck_catalog):  # R1
+    assert legal(LEGAL, deck_catalog)
+    assert not legal(LEGAL, deck_catalog, deck_includes_uas=False)
+    sixty_three = dict(LEGAL, Pillar=43)
+    assert legal(sixty_three, deck_catalog, deck_includes_uas=False)
+    assert not legal(sixty_three, deck_catalog)
+
+
+def test_switch_min_pillars(deck_catalog):  # R2
+    assert legal(LEGAL, deck_catalog)
+    assert not legal(LEGAL, deck_catalog, min_pillars=41)
+    assert legal(LEGAL, deck_catalog, min_pillars=40)
+
+
+def test_switch_max_freedom(deck_catalog):  # R3
+    two = swap(swap(LEGAL, "Pillar", "Hero 2"), "Pillar", "Hero 3")
+    assert legal(two, deck_catalog)
+    assert not legal(two, deck_catalog, max_freedom=1)
+
+
+def test_switch_max_bills(deck_catalog):  # R3
+    two = swap(swap(LEGAL, "Pillar", "Act"), "Pillar", "Writ")
+    assert legal(two, deck_catalog)
+    assert not legal(two, deck_catalog, max_bills=1)
+
+
+def test_switch_max_copies_attack_defense(deck_catalog):  # R4
+    assert legal(LEGAL, deck_catalog)  # 4 Volleys
+    assert not legal(LEGAL, deck_catalog, max_copies_attack_defense=3)
+    five = swap(LEGAL, "Pillar", "Volley")
+    assert not legal(five, deck_catalog)
+    assert legal(five, deck_catalog, max_copies_attack_defense=5)
+
+
+def test_switch_max_rares(deck_catalog):  # R31
+    seven = swap(LEGAL, "Pillar", "Rare Pillar", 7)
+    assert not legal(seven, deck_catalog)
+    assert legal(seven, deck_catalog, max_rares=7)
+    six_and_a_rare_ua = swap(swap(LEGAL, "Pillar", "Rare Pillar", 6), "UA", "Rare UA")
+    assert legal(six_and_a_rare_ua, deck_catalog)  # Art. V §4: UAs not counted
+    assert not legal(six_and_a_rare_ua, deck_catalog, max_rares=5)
+
+
+# =========================================================================== setup
+@pytest.mark.parametrize("mode,pillar,taken", [
+    ("any", "Dear Pillar", True),
+    ("zero_cost_only", "Dear Pillar", False),
+    ("zero_cost_only", "Pillar", True),
+    ("off", "Pillar", False),
+])
+def test_switch_p2_free_pillar(mode, pillar, taken):  # R7
+    t = Table(rules={"p2_free_pillar": mode}, uas=None)
+    deck = ["UA"] * 3 + [pillar] * 57  # Dear Pillar costs 1 IP
+    t.setup([deck, deck], first=0)
+    assert t.took_p2_right(1) is taken
+    assert t.draws_next(1) == (2 if taken else 1)
+    assert t.n_pillars(1) == (1 if taken else 0)
+
+
+@pytest.mark.parametrize("draws", [True, False])
+def test_switch_first_player_draws(draws):  # R8
+    t = Table(rules={"first_player_draws": draws}, uas=None)
+    t.set_policy(0, stop=PASSIVE)
+    deck = ["UA"] * 3 + ["Pillar"] * 20 + ["Filler"] * 37
+    t.setup([deck, deck], first=1)
+    t.take_turn(1)
+    assert len(t.events("draw")) == (1 if draws else 0)
+    t.set_active(0, turn=1)
+    t.take_turn(0)  # the second player always draws
+    assert [e[1] for e in t.events("draw")][-1] == 0
+
+
+# =========================================================================== play
+@pytest.mark.parametrize("limit,played", [(0, 3), (1, 1), (2, 2)])
+def test_switch_pillars_per_turn(limit, played):  # R10
+    t = Table(rules={"pillars_per_turn": limit})
+    t.set_policy(0, stop=-1e9)
+    t.hand(0, "Pillar", "Pillar", "Pillar")
+    t.play_phase()
+    assert t.n_pillars(0) == played
+
+
+@pytest.mark.parametrize("cap,lp", [(0, 105), (100, 100), (200, 105)])
+def test_switch_lp_cap(cap, lp):  # R14
+    t = Table(rules={"lp_cap": cap})
+    t.set_lp(0, 95)
+    t.apply_effect(0, "heal", 10)
+    assert t.lp(0) == lp
+
+
+def test_switch_turn_limit():  # R15
+    cat = catalog_of([])
+    deck = [[cat.by_name[n] for n in ["UA"] * 3 + ["Pillar"] * 57]]
+    seat_deck = np.zeros((4, 2), dtype=np.int32)
+    limited = play_batch(cat.compile(), deck, seat_deck, rules={"turn_limit": 7})
+    assert list(limited["winner"]) == [-1] * 4 and set(limited["turns"]) == {7}
+    assert set(limited["path"]) == {4}  # draw
+    free = play_batch(cat.compile(), deck, seat_deck)
+    assert set(free["path"]) == {3} and set(free["turns"]) == {100}  # deck-out decides
+
+
+@pytest.mark.parametrize("lifetime,stays", [("persistent", True), ("one_shot", False)])
+def test_switch_attack_lifetime(lifetime, stays):  # R16
+    t = Table(rules={"attack_lifetime": lifetime})
+    volley = t.play_area(0, "Volley")
+    t.attack_damage_step()
+    assert sorted(t.dp(1, s) for s in t.slots(1, "UA")) == [15, 20, 20]
+    assert (t.zone(0, volley) == "play") is stays
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_switch_aoa(on):  # R17
+    declared = 0
+    for seed in range(40):
+        t = Table(rules={"aoa": on}, policy="random", seed=seed)
+        t.play_area(1, "Raider")
+        t.hand(0, "Volley")
+        t.set_ip(0, pillar=2)
+        t.play_phase()
+        declared += len(t.events("aoa"))
+    assert (declared > 0) is on
+
+
+@pytest.mark.parametrize("target,lps", [("controller", (94, 100)), ("opponent", (100, 94))])
+def test_switch_ua_drain_target(target, lps):  # R20
+    t = Table(rules={"ua_drain_target": target}, uas=None)
+    t.uas(0, "Drain UA")
+    t.uas(1, "UA")
+    t.drain_step()
+    assert (t.lp(0), t.lp(1)) == lps
+
+
+@pytest.mark.parametrize("when,lps", [("own_turn", (94, 100)), ("every_turn", (94, 94))])
+def test_switch_ua_drain_when(when, lps):  # R21
+    t = Table(rules={"ua_drain_when": when}, uas="Drain UA")
+    t.drain_step(0)
+    assert (t.lp(0), t.lp(1)) == lps
+
+
+def test_switch_multiplayer():  # R26
+    t = Table(players=3)
+    t.draw_pile(2, "Filler")
+    t.apply_effect(0, "force draw", 1)  # seat 1's empty pile
+    assert (t.over, t.winner, t.path) == (True, 0, "deck_out")
+
+    t = Table(players=3, rules={"multiplayer": "last_standing"})
+    t.draw_pile(2, "Filler")
+    t.apply_effect(0, "force draw", 1)
+    assert not t.over and not t.alive(1)
+    t.set_lp(2, 2)
+    t.apply_effect(0, "lp", 2)
+    assert (t.over, t.winner, t.path, t.rule) == (True, 0, "life", "last_standing")
+
+
+@pytest.mark.parametrize("immediate", [True, False])
+def test_switch_ip_effects_immediate(immediate):  # R32
+    t = Table([card("Windfall", "rights", cost=0, effects=["ip 2"])],
+              rules={"ip_effects_immediate": immediate})
+    t.set_policy(0, stop=-1e9)
+    windfall, costly = t.hand(0, "Windfall", "Costly")  # Costly: 3 IP
+    t.set_ip(0, pillar=1)
+    t.play_phase()
+    assert t.zone(0, windfall) != "hand"
+    assert (t.zone(0, costly) == "play") is immediate  # 1 + 2 IP pays for it
+    t.resolve_phase()
+    t.end_phase()
+    assert t.ip(0) == (0, 0)  # IP given at step vi would be lost here
+
+
+def test_r14_lp_cap_stops_gains_only():
+    t = Table(rules={"lp_cap": 50})
+    t.set_lp(0, 100)
+    t.apply_effect(0, "heal", 10)  # above the cap already: a gain never lowers LP
+    assert t.lp(0) == 100
+    t.apply_effect(1, "lp", 3)  # losses are never clamped
+    assert t.lp(0) == 97
