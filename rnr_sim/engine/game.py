@@ -290,6 +290,15 @@ def has_lasting_effect(cards, c, kicked):
     return False
 
 
+@njit(**KERNEL)
+def has_activate_effect(cards, c):
+    for e in range(MAX_EFFECTS):
+        if eff(cards, c, e, E_TRIGGER) == TRIG_ACTIVATE and eff(cards, c, e, E_VERB) != V_NONE \
+                and eff(cards, c, e, E_KICKER) == 0:
+            return True
+    return False
+
+
 # =============================================================================== victory
 @njit("void(int64[::1], int32[:, ::1], int64, int64, int64)", **KERNEL)
 def end_game(gm, tr, winner, path, rule):
@@ -921,6 +930,10 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     aoa_on = rules[R_AOA] != 0
     note_threats(cards, w, pl, sl, ls, gm, p)
     randomly = w[p, W_RANDOM] != 0.0
+    n_activatable = 0  # cards in play with an 'activate' effect: most turns, none
+    for i in range(pl[p, P_N_BOARD]):
+        if has_activate_effect(cards, sl[p, ls[p, L_BOARD, i], S_CARD]):
+            n_activatable += 1
     while gm[G_OVER] == 0 and pl[p, P_ALIVE] != 0:
         ip = pl[p, P_IP_PILLAR] + pl[p, P_IP_OTHER]
         best_kind = ACT_STOP
@@ -980,7 +993,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                         if sa > best_score:
                             best_kind, best_score, best_a, best_b, best_c = ACT_AOA, sa, s, q, s2
         # Activate effects of cards in play (Art. VII §6).
-        for i in range(pl[p, P_N_BOARD]):
+        for i in range(pl[p, P_N_BOARD] if n_activatable > 0 else 0):
             s = ls[p, L_BOARD, i]
             c = sl[p, s, S_CARD]
             if cards[c, C_N_EFFECTS] == 0:
@@ -1006,6 +1019,8 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         else:
             play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, best_a,
                       best_kind == ACT_PLAY_KICKED, best_b, best_c)
+            if has_activate_effect(cards, sl[p, best_a, S_CARD]):
+                n_activatable += 1
 
 
 @njit(**KERNEL)
@@ -1289,7 +1304,10 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
     discarded unless a Petition or holding a lasting effect (Art. IV §2, R27)."""
     for i in range(pl[p, P_N_PENDING]):
         s = ls[p, L_PENDING, i]
-        sl[p, s, S_FLAGS] &= ~F_PENDING  # F_KICKED stays: a paid kicker lasts (Art. IV §6)
+        # Nothing is played after the Resolve Phase: this turn's marks end here. F_KICKED
+        # stays: a paid kicker lasts while its card is in play (Art. IV §6).
+        sl[p, s, S_FLAGS] &= ~(F_PENDING | F_FOUGHT | F_AOA)
+        sl[p, sl[p, s, S_NAME_SLOT], S_FLAGS] &= ~F_BILL_TURN
         if sl[p, s, S_ZONE] != Z_PLAY:
             continue
         c = sl[p, s, S_CARD]
@@ -1372,8 +1390,8 @@ def end_phase(pl, sl, ls, p):
     pl[p, P_IP_OTHER] = 0
     pl[p, P_PILLARS_TURN] = 0
     pl[p, P_ACTIVATIONS] = 0
-    for s in range(pl[p, P_DECK_SIZE]):
-        sl[p, s, S_FLAGS] &= ~(F_BILL_TURN | F_FOUGHT | F_AOA | F_ACT0 | (F_ACT0 << 1))
+    # The per-turn card marks were cleared by finish_pending; activated effects clear
+    # their own mark when they fire (fire_effects) or when their card leaves play.
 
 
 @njit(**KERNEL)
