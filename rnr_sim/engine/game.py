@@ -165,6 +165,7 @@ from rnr_sim.enums import (
     KW_PETITION,
     KW_PROTECT,
     MAX_EFFECTS,
+    MAX_SLOTS,
     PATH_ATTACK,
     PATH_DECK_OUT,
     PATH_DRAW,
@@ -930,6 +931,18 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     aoa_on = rules[R_AOA] != 0
     note_threats(cards, w, pl, sl, ls, gm, p)
     randomly = w[p, W_RANDOM] != 0.0
+    # Opposing Attacks in play, the possible Attack-on-Attack targets (encoded q * 64 + slot):
+    # no play of ours moves them during this phase.
+    n_targets = 0
+    if aoa_on:
+        for q in range(gm[G_N_PLAYERS]):
+            if q == p or pl[q, P_ALIVE] == 0:
+                continue
+            for j in range(pl[q, P_N_BOARD]):
+                s2 = ls[q, L_BOARD, j]
+                if sl[q, s2, S_ZONE] == Z_PLAY and cards[sl[q, s2, S_CARD], C_TYPE] == ATTACK:
+                    ls[p, L_SCRATCH, n_targets] = q * MAX_SLOTS + s2
+                    n_targets += 1
     n_activatable = 0  # cards in play with an 'activate' effect: most turns, none
     for i in range(pl[p, P_N_BOARD]):
         if has_activate_effect(cards, sl[p, ls[p, L_BOARD, i], S_CARD]):
@@ -973,25 +986,21 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                             if sk > best_score:
                                 best_kind, best_score, best_a, best_b, best_c = \
                                     ACT_PLAY_KICKED, sk, s, -1, -1
-            if t == ATTACK and aoa_on and gm[G_THREAT] > 0 and cost + 1 <= ip:  # Amend. I §1
+            if t == ATTACK and n_targets > 0 and cost + 1 <= ip:  # Amend. I §1: cost + 1
                 dmg = cards[c, C_DAMAGE]
-                for q in range(gm[G_N_PLAYERS]):
-                    if q == p or pl[q, P_ALIVE] == 0:
+                for j in range(n_targets):
+                    q = ls[p, L_SCRATCH, j] // MAX_SLOTS
+                    s2 = ls[p, L_SCRATCH, j] % MAX_SLOTS
+                    if (sl[q, s2, S_FLAGS] & F_AOA_TARGETED) != 0:
                         continue
-                    for j in range(pl[q, P_N_BOARD]):
-                        s2 = ls[q, L_BOARD, j]
-                        if sl[q, s2, S_ZONE] != Z_PLAY or \
-                                cards[sl[q, s2, S_CARD], C_TYPE] != ATTACK or \
-                                (sl[q, s2, S_FLAGS] & F_AOA_TARGETED) != 0:
-                            continue
-                        theirs = sl[q, s2, S_DP]
-                        if w[p, W_RANDOM] == 0.0 and dmg <= theirs:
-                            continue  # the heuristic only fights Attack-on-Attack it wins
-                        va = w[p, W_AOA] * theirs * 3.0 + w[p, W_ATTACK] * (dmg - theirs) \
-                            - w[p, W_COST] * (cost + 1)
-                        sa = score(w, rng, p, va)
-                        if sa > best_score:
-                            best_kind, best_score, best_a, best_b, best_c = ACT_AOA, sa, s, q, s2
+                    theirs = sl[q, s2, S_DP]
+                    if w[p, W_RANDOM] == 0.0 and dmg <= theirs:
+                        continue  # the heuristic only fights Attack-on-Attack it wins
+                    va = w[p, W_AOA] * theirs * 3.0 + w[p, W_ATTACK] * (dmg - theirs) \
+                        - w[p, W_COST] * (cost + 1)
+                    sa = score(w, rng, p, va)
+                    if sa > best_score:
+                        best_kind, best_score, best_a, best_b, best_c = ACT_AOA, sa, s, q, s2
         # Activate effects of cards in play (Art. VII §6).
         for i in range(pl[p, P_N_BOARD] if n_activatable > 0 else 0):
             s = ls[p, L_BOARD, i]
