@@ -541,8 +541,9 @@ class _StopOnInterrupt:
             signal.signal(signal.SIGINT, self._old)
 
 
-def _default_out() -> Path:
-    base = Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
+def default_out(prefix: str = "") -> Path:
+    """A new folder under runs/ named by the time (``prefix`` first): runs/20261129-201500."""
+    base = Path("runs") / f"{prefix}{datetime.now().strftime('%Y%m%d-%H%M%S')}"
     out, k = base, 1
     while out.exists():
         k += 1
@@ -550,7 +551,7 @@ def _default_out() -> Path:
     return out
 
 
-def _check_out(out: Path) -> None:
+def check_out(out: Path) -> None:
     """Refuse a run dir that exists with anything in it: a run never overwrites files."""
     if out.exists():
         if not out.is_dir():
@@ -570,7 +571,7 @@ def _check_out(out: Path) -> None:
 
 
 def _create_out(out: Path) -> None:
-    _check_out(out)
+    check_out(out)
     try:
         (out / "games").mkdir(parents=True, exist_ok=True)
         (out / "seats").mkdir(exist_ok=True)
@@ -582,8 +583,8 @@ def start_run(options: RunOptions, progress: bool = True,
               log: Callable[[str], None] = _stderr) -> RunResult:
     """Plan, create the run dir (``options.out``, else ``runs/<YYYYmmdd-HHMMSS>``) and
     simulate every chunk. Ctrl-C stops after the current chunk (``interrupted``)."""
-    out = Path(options.out) if options.out is not None else _default_out()
-    _check_out(out)
+    out = Path(options.out) if options.out is not None else default_out()
+    check_out(out)
     plan = plan_run(options)
     driver = _driver()
     _create_out(out)

@@ -26,7 +26,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -125,24 +124,6 @@ def _check_precision(precision: float | None) -> None:
     ) or math.isnan(precision):
         raise InputError(f"--precision must be a half-width between 0 and 0.5 (0.01 = one "
                          f"percentage point), not {precision!r}")
-
-
-def _default_out() -> Path:
-    base = Path("runs") / f"compare-{datetime.now().strftime('%Y%m%d-%H%M%S')}"
-    out, k = base, 1
-    while out.exists():
-        k += 1
-        out = base.with_name(f"{base.name}-{k}")
-    return out
-
-
-def _check_out(out: Path) -> None:
-    if out.exists():
-        if not out.is_dir():
-            raise InputError(f"--out {out}: exists and is not a directory")
-        if any(out.iterdir()):
-            raise InputError(f"--out {out}: not empty; choose a new or empty directory "
-                             "(a comparison never overwrites files)")
 
 
 def _first_line(error: Exception) -> str:
@@ -357,8 +338,8 @@ def run_compare(options: CompareOptions, progress: bool = True,
     runner._check_count(options.chunk_size, "--chunk-size", 1)
     runner._check_threads(options.threads)
 
-    out = Path(options.out) if options.out is not None else _default_out()
-    _check_out(out)
+    out = Path(options.out) if options.out is not None else runner.default_out("compare-")
+    runner.check_out(out)
 
     base_catalog = load_catalog(None if options.cards is None else Path(options.cards))
     patched = None
