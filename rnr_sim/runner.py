@@ -516,20 +516,23 @@ class RunResult:
         return self.manifest["games_done"] == self.manifest["games_total"]
 
 
-class _StopOnInterrupt:
+class StopOnInterrupt:
     """While active (main thread only), the first SIGINT asks to stop after the current
-    chunk; a second one interrupts at once (``KeyboardInterrupt``)."""
+    piece of work (``message`` tells the user which); a second one interrupts at once
+    (``KeyboardInterrupt``)."""
 
-    def __init__(self, log: Callable[[str], None]):
+    def __init__(self, log: Callable[[str], None],
+                 message: str = "Stopping after the current chunk"):
         self.requested = False
         self._log = log
+        self._message = message
         self._old = None
 
     def _handler(self, signum, frame) -> None:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
-        self._log("\nStopping after the current chunk (Ctrl-C again to stop at once)…")
+        self._log(f"\n{self._message} (Ctrl-C again to stop at once)…")
 
     def __enter__(self):
         if threading.current_thread() is threading.main_thread():
@@ -719,7 +722,7 @@ def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, threads
         else:
             bar.write(message, file=sys.stderr)
 
-    stop = _StopOnInterrupt(note)
+    stop = StopOnInterrupt(note)
     interrupted = False
     try:
         with stop:

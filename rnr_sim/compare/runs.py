@@ -20,9 +20,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -289,31 +287,6 @@ def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> tuple[in
     return k * per_table, part
 
 
-class _StopOnInterrupt:
-    """The first Ctrl-C asks to stop after the current piece; a second one stops at once."""
-
-    def __init__(self, log: Callable[[str], None]):
-        self.requested = False
-        self._log = log
-        self._old = None
-
-    def _handler(self, signum, frame) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-        self._log("\nStopping: the comparison keeps the deals of the looks completed so far "
-                  "(Ctrl-C again to stop at once)…")
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, self._handler)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
-
-
 # ---------------------------------------------------------------------------- the comparison
 
 
@@ -424,8 +397,9 @@ def run_compare(options: CompareOptions, progress: bool = True,
     done = 0
     looks: list[Look] = []
     bar = None
-    stop = _StopOnInterrupt(lambda m: (bar.write(m, file=sys.stderr) if bar is not None
-                                       else log(m)))
+    stop = runner.StopOnInterrupt(
+        lambda m: (bar.write(m, file=sys.stderr) if bar is not None else log(m)),
+        "Stopping: the comparison keeps the deals of the looks completed so far")
     interrupted = False
     staged_count = 0
 
