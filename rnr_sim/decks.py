@@ -18,7 +18,7 @@ import numpy as np
 
 from rnr_sim import enums
 from rnr_sim.cards import Catalog
-from rnr_sim.errors import InputError
+from rnr_sim.errors import InputError, read_input
 from rnr_sim.rules import RulesProfile
 
 DECK_SIZE = 60  # Art. V §1
@@ -80,14 +80,7 @@ def load_deck(path: str | Path, catalog: Catalog) -> Deck:
     deck, and every unknown card name (with the closest catalog names).
     """
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such deck list") from None
-    except IsADirectoryError:
-        raise InputError(f"{p}: is a directory, not a deck list") from None
-    except OSError as e:
-        raise InputError(f"{p}: cannot read deck list ({e.strerror})") from None
+    raw = read_input(p, "deck list", "a deck list")
     if b"\x00" in raw:
         raise InputError(f"{p}: not a text file; a deck list is lines like '4 Minuteman Volley'")
     try:

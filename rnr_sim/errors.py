@@ -1,5 +1,25 @@
 """Errors a user can fix: the CLI prints them as one line and exits 2."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
 
 class InputError(Exception):
     """Bad input (a file, a name, a switch): the message names the place and the fix."""
+
+
+def read_input(path: Path, noun: str, kind: str) -> bytes:
+    """The bytes of a user's input file, or one ``InputError`` line naming it.
+
+    ``noun`` names the file in errors ("deck list"); ``kind`` says what a directory given
+    in its place should have been ("a deck list", "a card catalog (a TOML file)").
+    """
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such {noun}") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not {kind}") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read {noun} ({e.strerror})") from None

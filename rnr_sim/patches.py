@@ -40,7 +40,7 @@ from typing import Any
 from rnr_sim.cards import Catalog, load_catalog, parse_catalog
 from rnr_sim.cards.catalog import CatalogError
 from rnr_sim.cards.schema import COMMON_FIELDS, STATS
-from rnr_sim.errors import InputError
+from rnr_sim.errors import InputError, read_input
 
 #: Every field a ``[cards."Name"]`` table may set: any field of the card contract.
 CARD_FIELDS: tuple[str, ...] = COMMON_FIELDS + STATS + ("kicker",)
@@ -171,14 +171,7 @@ def parse_patch(raw: bytes | str, where: str = "<patch>", path: Path | None = No
 def load_patch(path: str | Path) -> Patch:
     """Read and parse a patch file (raises ``InputError``, one line)."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such patch file") from None
-    except IsADirectoryError:
-        raise InputError(f"{p}: is a directory, not a card patch (a TOML file)") from None
-    except OSError as e:
-        raise InputError(f"{p}: cannot read patch file ({e.strerror})") from None
+    raw = read_input(p, "patch file", "a card patch (a TOML file)")
     return parse_patch(raw, where=str(p), path=p)
 
 

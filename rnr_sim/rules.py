@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rnr_sim.errors import InputError
+from rnr_sim.errors import InputError, read_input
 
 
 @dataclass(frozen=True)
@@ -182,12 +182,7 @@ def load_profile(path: str | Path | None) -> RulesProfile:
     if path is None:
         return default_profile()
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such rules file") from None
-    except OSError as e:
-        raise InputError(f"{p}: cannot read rules file ({e.strerror})") from None
+    raw = read_input(p, "rules file", "a rules profile (a TOML file)")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -32,7 +32,7 @@ from rnr_sim.cards.schema import (
     Card,
     fields_of,
 )
-from rnr_sim.errors import InputError
+from rnr_sim.errors import InputError, read_input
 
 #: The shipped sample catalog (package data).
 DEFAULT_CATALOG: Path = Path(__file__).resolve().parent.parent / "data" / "foundation.toml"
@@ -156,14 +156,7 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
     ``CatalogError`` listing every problem (first line: the count).
     """
     p = DEFAULT_CATALOG if path is None else Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such card catalog file") from None
-    except IsADirectoryError:
-        raise InputError(f"{p}: is a directory, not a card catalog (a TOML file)") from None
-    except OSError as e:
-        raise InputError(f"{p}: cannot read card catalog ({e.strerror})") from None
+    raw = read_input(p, "card catalog file", "a card catalog (a TOML file)")
     return parse_catalog(raw, where=str(p), path=p)
 
 

@@ -12,6 +12,7 @@ from numba import njit
 from rnr_sim.engine.config import KERNEL
 from rnr_sim.engine.layout import (
     F_ACT0,
+    F_ACT1,
     F_AOA,
     F_AOA_TARGETED,
     F_BILL_TURN,
@@ -19,11 +20,10 @@ from rnr_sim.engine.layout import (
     F_KICKED,
     F_PENDING,
     F_SIDEWAYS0,
+    F_SIDEWAYS1,
     G_ACTIVE,
     G_DEBUG,
     G_FIRST,
-    G_LAST_LOSER,
-    G_LAST_PATH,
     G_N_ALIVE,
     G_N_PLAYERS,
     G_N_TRACE,
@@ -45,7 +45,6 @@ from rnr_sim.engine.layout import (
     M_DRAWN,
     M_OPENING,
     M_PLAYED,
-    P_ACTIVATIONS,
     P_ALIVE,
     P_DECK_SIZE,
     P_DRAWS_NEXT,
@@ -341,8 +340,6 @@ def lose(rules, pl, gm, tr, p, path, rule):
         return
     pl[p, P_ALIVE] = 0
     gm[G_N_ALIVE] -= 1
-    gm[G_LAST_LOSER] = p
-    gm[G_LAST_PATH] = path
     emit(gm, tr, EV_ELIMINATED, p, path, rule, 0, 0, 0)
     if gm[G_N_ALIVE] == 1:
         end_game(gm, tr, last_alive(pl, gm), path, RULE_LAST_STANDING)  # R26
@@ -423,8 +420,8 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
     elif zone == Z_PETITION:
         pl[p, P_N_PETITIONS] -= 1
     sl[p, s, S_ZONE] = to_zone
-    sl[p, s, S_FLAGS] = sl[p, s, S_FLAGS] & ~(F_PENDING | F_AOA | F_ACT0 | (F_ACT0 << 1)
-                                              | F_SIDEWAYS0 | (F_SIDEWAYS0 << 1) | F_KICKED
+    sl[p, s, S_FLAGS] = sl[p, s, S_FLAGS] & ~(F_PENDING | F_AOA | F_ACT0 | F_ACT1
+                                              | F_SIDEWAYS0 | F_SIDEWAYS1 | F_KICKED
                                               | F_AOA_TARGETED)
     if to_zone == Z_HAND:
         list_push(pl, ls, p, L_HAND, P_N_HAND, s)
@@ -808,20 +805,6 @@ def effect_value(cards, w, pl, sl, ls, gm, p, verb, amount):
 
 
 @njit(**KERNEL)
-def opposing_attack_damage(cards, pl, sl, ls, gm, p):
-    """Total damage of the Attacks that opponents hold in play: the threat to our UAs."""
-    total = 0
-    for q in range(gm[G_N_PLAYERS]):
-        if q == p or pl[q, P_ALIVE] == 0:
-            continue
-        for i in range(pl[q, P_N_BOARD]):
-            s = ls[q, L_BOARD, i]
-            if sl[q, s, S_ZONE] == Z_PLAY and cards[sl[q, s, S_CARD], C_TYPE] == ATTACK:
-                total += sl[q, s, S_DP]
-    return total
-
-
-@njit(**KERNEL)
 def opponent_has_defense(cards, pl, sl, ls, q):
     for i in range(pl[q, P_N_BOARD]):
         s = ls[q, L_BOARD, i]
@@ -833,11 +816,25 @@ def opponent_has_defense(cards, pl, sl, ls, q):
 @njit(**KERNEL)
 def note_threats(cards, w, pl, sl, ls, gm, p):
     """Facts the policy's valuations share during a phase (nothing in ``p``'s own Play Phase
-    changes them): the damage of opposing Attacks in play, and whether the opponent ``p``
-    strikes holds a Defense."""
-    gm[G_THREAT] = opposing_attack_damage(cards, pl, sl, ls, gm, p)
+    changes them): the opposing Attacks in play, listed in ``p``'s scratch list (encoded
+    q * MAX_SLOTS + slot: the possible Attack-on-Attack targets), their total damage (the
+    threat to our UAs), and whether the opponent ``p`` strikes holds a Defense. Returns
+    how many Attacks were listed."""
+    n = 0
+    total = 0
+    for q in range(gm[G_N_PLAYERS]):
+        if q == p or pl[q, P_ALIVE] == 0:
+            continue
+        for i in range(pl[q, P_N_BOARD]):
+            s = ls[q, L_BOARD, i]
+            if sl[q, s, S_ZONE] == Z_PLAY and cards[sl[q, s, S_CARD], C_TYPE] == ATTACK:
+                ls[p, L_SCRATCH, n] = q * MAX_SLOTS + s
+                n += 1
+                total += sl[q, s, S_DP]
+    gm[G_THREAT] = total
     q = pick_opponent(pl, w, gm, p, V_STRIKE)
     gm[G_OPP_HAS_DEFENSE] = 1 if q >= 0 and opponent_has_defense(cards, pl, sl, ls, q) else 0
+    return n
 
 
 @njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64)", **KERNEL)
@@ -928,21 +925,10 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase three: the policy plays cards, activates effects and declares
     Attack-on-Attack, one action at a time, until it stops or nothing is affordable.
     """
-    aoa_on = rules[R_AOA] != 0
-    note_threats(cards, w, pl, sl, ls, gm, p)
+    n_targets = note_threats(cards, w, pl, sl, ls, gm, p)  # Attack-on-Attack targets
+    if rules[R_AOA] == 0:  # R17 switched off
+        n_targets = 0
     randomly = w[p, W_RANDOM] != 0.0
-    # Opposing Attacks in play, the possible Attack-on-Attack targets (encoded q * 64 + slot):
-    # no play of ours moves them during this phase.
-    n_targets = 0
-    if aoa_on:
-        for q in range(gm[G_N_PLAYERS]):
-            if q == p or pl[q, P_ALIVE] == 0:
-                continue
-            for j in range(pl[q, P_N_BOARD]):
-                s2 = ls[q, L_BOARD, j]
-                if sl[q, s2, S_ZONE] == Z_PLAY and cards[sl[q, s2, S_CARD], C_TYPE] == ATTACK:
-                    ls[p, L_SCRATCH, n_targets] = q * MAX_SLOTS + s2
-                    n_targets += 1
     n_activatable = 0  # cards in play with an 'activate' effect: most turns, none
     for i in range(pl[p, P_N_BOARD]):
         if has_activate_effect(cards, sl[p, ls[p, L_BOARD, i], S_CARD]):
@@ -1040,7 +1026,6 @@ def activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, e):
     k = eff(cards, c, e, E_COST)
     pay(pl, p, k)
     sl[p, s, S_FLAGS] |= F_SIDEWAYS0 << e
-    pl[p, P_ACTIVATIONS] += 1
     emit(gm, tr, EV_ACTIVATE, p, c, e, k, 0, 0)
     verb = eff(cards, c, e, E_VERB)
     if verb == V_IP and rules[R_IP_EFFECTS_IMMEDIATE] != 0:
@@ -1398,7 +1383,6 @@ def end_phase(pl, sl, ls, p):
     pl[p, P_IP_PILLAR] = 0
     pl[p, P_IP_OTHER] = 0
     pl[p, P_PILLARS_TURN] = 0
-    pl[p, P_ACTIVATIONS] = 0
     # The per-turn card marks were cleared by finish_pending; activated effects clear
     # their own mark when they fire (fire_effects) or when their card leaves play.
 
@@ -1411,7 +1395,7 @@ def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     # Sideways cards return upright at the start of their controller's turn (Amend. V §3).
     for i in range(pl[p, P_N_BOARD]):
         s = ls[p, L_BOARD, i]
-        sl[p, s, S_FLAGS] &= ~(F_SIDEWAYS0 | (F_SIDEWAYS0 << 1))
+        sl[p, s, S_FLAGS] &= ~(F_SIDEWAYS0 | F_SIDEWAYS1)
     # I. Draw Phase.
     n_draw = pl[p, P_DRAWS_NEXT]
     pl[p, P_DRAWS_NEXT] = 1
@@ -1614,7 +1598,7 @@ def check_invariants(cards, pl, sl, ls, gm):
             elif z != Z_DISCARD and z != Z_EXILE:
                 bad += 1  # a card in no zone
             flags = sl[p, s, S_FLAGS]
-            if (flags & F_SIDEWAYS0) != 0 and (flags & (F_SIDEWAYS0 << 1)) != 0:
+            if (flags & F_SIDEWAYS0) != 0 and (flags & F_SIDEWAYS1) != 0:
                 c = sl[p, s, S_CARD]
                 n_act = 0
                 for e in range(MAX_EFFECTS):
