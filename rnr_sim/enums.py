@@ -100,7 +100,30 @@ E_AMOUNT = 2
 E_COST = 3  # activate cost K, or the kicker's extra IP
 E_KICKER = 4  # 1 if this slot is a Freedom card's kicker
 MAX_EFFECTS = 2  # Art. VII §7, Amend. V §1
-N_CARD_COLS = C_EFF0 + MAX_EFFECTS * EFF_STRIDE
+# Derived columns: facts about a card's effects that the engine would otherwise re-read
+# from the effect slots in its hottest loops. Filled by ``Catalog.compile``.
+C_FLAGS = C_EFF0 + MAX_EFFECTS * EFF_STRIDE  # CF_* bits below
+C_RESOLVE_STEPS = C_FLAGS + 1  # bit k: an 'on resolve' effect (a kicker too) fires at step k
+C_TURN_STEPS = C_FLAGS + 2  # bit k: an 'each turn' (not ip) or 'activate' effect, step k
+N_CARD_COLS = C_FLAGS + 3
+CF_ACTIVATE = 1  # holds an 'activate' effect that is not a kicker
+CF_LASTING = 2  # holds an 'each turn' or 'activate' effect that is not a kicker (R27)
+CF_LASTING_KICKED = 4  # holds one, counting a kicker's (stays in play when kicked, R27)
+CF_ON_DESTROY = 8  # holds an 'on destroy' effect
+CF_EACH_TURN_IP = 16  # holds an 'each turn: ip' effect (Independence Phase, R12)
+
+# The Resolve step (Art. VII §5 phase four, by its Roman numeral) at which an effect of
+# each verb fires (R13): damage and LP damage at iii, healing at iv, everything else at vi.
+STEP_DAMAGE = 3
+STEP_HEAL = 4
+STEP_EFFECTS = 6
+RESOLVE_STEP = (
+    STEP_EFFECTS,  # none
+    STEP_DAMAGE,  # lp
+    STEP_DAMAGE,  # strike
+    STEP_DAMAGE,  # strike ua
+    STEP_HEAL,  # heal
+) + (STEP_EFFECTS,) * 10  # draw .. tutor pillar
 
 # ---------------------------------------------------------------- victory paths
 PATH_NONE = -1

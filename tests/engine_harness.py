@@ -178,9 +178,9 @@ class Table:
         self.catalog = catalog if catalog is not None else catalog_of(extra, base=base)
         self.cards = _c(self.catalog.compile(), np.int32)
         self.rules = rules_array(rules)
-        self.w = np.zeros((enums.MAX_PLAYERS, P.N_WEIGHTS), dtype=np.float64)
+        self.w = np.zeros((enums.MAX_PLAYERS, P.W_ROW), dtype=np.float64)
         for q in range(enums.MAX_PLAYERS):
-            self.w[q] = P.POLICIES[policy]
+            self.w[q, :P.N_WEIGHTS] = P.POLICIES[policy]
         self.pl, self.sl, self.ls, self.gm, self.masks, self.rng = batch.new_state()
         self.tr = np.zeros((TRACE_CAPACITY, L.TRACE_WIDTH), dtype=np.int32)
         self.n_players = players
@@ -211,7 +211,7 @@ class Table:
 
     def set_policy(self, p: int, name: str = "balanced", **weights: float) -> Table:
         """Seat ``p`` plays ``name`` with some weights changed (``stop=1e9`` never plays)."""
-        self.w[p] = policy_row(name, **weights)
+        self.w[p, :P.N_WEIGHTS] = policy_row(name, **weights)
         return self
 
     def set_lp(self, p: int, lp: int) -> Table:
@@ -340,6 +340,7 @@ class Table:
 
     def set_sideways(self, p: int, s: int, e: int = 0) -> Table:
         self.sl[p, s, L.S_FLAGS] |= L.F_SIDEWAYS0 << e
+        self.pl[p, L.P_SIDEWAYS] = 1
         return self
 
     # ------------------------------------------------------------------ reading

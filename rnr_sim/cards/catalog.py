@@ -101,7 +101,8 @@ class Catalog:
         and holds ``E_TRIGGER, E_VERB, E_AMOUNT, E_COST, E_KICKER``. A Freedom card's kicker
         takes the slot after its own effects, with ``E_KICKER = 1`` and ``E_COST`` its extra
         IP. ``C_N_EFFECTS`` counts the filled slots, the kicker included. Unused slots are 0
-        (``V_NONE``).
+        (``V_NONE``). The derived columns ``C_FLAGS``, ``C_RESOLVE_STEPS`` and
+        ``C_TURN_STEPS`` restate the effect slots for the engine's hot loops.
         """
         table = np.zeros((len(self.cards), enums.N_CARD_COLS), dtype=np.int32)
         for i, card in enumerate(self.cards):
@@ -124,6 +125,7 @@ class Catalog:
                 row[base + enums.E_AMOUNT] = effect.amount
                 row[base + enums.E_COST] = effect.cost
                 row[base + enums.E_KICKER] = int(effect.kicker)
+            derive_columns(row)
         return table
 
     def to_polars(self) -> pl.DataFrame:
@@ -459,3 +461,31 @@ class _Checker:
         return Effect(effect.trigger, effect.verb, effect.amount, cost=cost,
                       source=source, kicker=True)
 
+
+def derive_columns(row: np.ndarray) -> None:
+    """Fill a compiled card row's derived columns from its effect slots (see ``enums``)."""
+    flags = resolve_steps = turn_steps = 0
+    for e in range(enums.MAX_EFFECTS):
+        base = enums.C_EFF0 + e * enums.EFF_STRIDE
+        verb = int(row[base + enums.E_VERB])
+        if verb == enums.V_NONE:
+            continue
+        trigger = int(row[base + enums.E_TRIGGER])
+        kicker = row[base + enums.E_KICKER] != 0
+        step = 1 << enums.RESOLVE_STEP[verb]
+        if trigger == enums.TRIG_ON_RESOLVE:
+            resolve_steps |= step
+        elif trigger == enums.TRIG_ON_DESTROY:
+            flags |= enums.CF_ON_DESTROY
+        else:  # each turn, activate: R27 lasting
+            flags |= enums.CF_LASTING_KICKED | (0 if kicker else enums.CF_LASTING)
+            if trigger == enums.TRIG_ACTIVATE:
+                turn_steps |= step
+                flags |= 0 if kicker else enums.CF_ACTIVATE
+            elif verb == enums.V_IP:
+                flags |= enums.CF_EACH_TURN_IP
+            else:
+                turn_steps |= step
+    row[enums.C_FLAGS] = flags
+    row[enums.C_RESOLVE_STEPS] = resolve_steps
+    row[enums.C_TURN_STEPS] = turn_steps

@@ -31,6 +31,7 @@ from rnr_sim.engine.layout import (
     P_UAS_LOST,
     TRACE_WIDTH,
 )
+from rnr_sim.engine.policies import N_WEIGHTS, W_ROW
 from rnr_sim.enums import MAX_PLAYERS, MAX_SLOTS
 
 GAMES_PER_TASK = 256  # games per prange task: scratch state is allocated once per task
@@ -55,7 +56,7 @@ def load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, d
         ds[q] = deck_size[d]
         for s in range(MAX_SLOTS):
             dc[q, s] = deck_cards[d, s]
-        w[q, :] = policies[seat_policy[g, q], :]
+        w[q, :N_WEIGHTS] = policies[seat_policy[g, q], :]
 
 
 @njit(parallel=True, **BATCH)
@@ -79,7 +80,7 @@ def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
         tr = np.zeros((0, TRACE_WIDTH), dtype=np.int32)
         dc = np.full((MAX_PLAYERS, MAX_SLOTS), -1, dtype=np.int32)
         ds = np.zeros(MAX_PLAYERS, dtype=np.int32)
-        w = np.zeros((MAX_PLAYERS, policies.shape[1]), dtype=np.float64)
+        w = np.zeros((MAX_PLAYERS, W_ROW), dtype=np.float64)
         lo = np.int64(task) * GAMES_PER_TASK
         hi = min(lo + GAMES_PER_TASK, n)
         for g in range(lo, hi):
@@ -111,7 +112,7 @@ def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
     tr = np.zeros((capacity, TRACE_WIDTH), dtype=np.int32)
     dc = np.full((MAX_PLAYERS, MAX_SLOTS), -1, dtype=np.int32)
     ds = np.zeros(MAX_PLAYERS, dtype=np.int32)
-    w = np.zeros((MAX_PLAYERS, policies.shape[1]), dtype=np.float64)
+    w = np.zeros((MAX_PLAYERS, W_ROW), dtype=np.float64)
     load_seats(0, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
     gm[G_DEBUG] = 1
     play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, dc, ds, seat_deck.shape[1],

@@ -53,6 +53,7 @@ from rnr_sim.engine.layout import (
     P_IP_PILLAR,
     P_LP,
     P_MULLIGAN,
+    P_N_AOA,
     P_N_BOARD,
     P_N_DRAW,
     P_N_FIRE,
@@ -65,6 +66,7 @@ from rnr_sim.engine.layout import (
     P_N_UAS,
     P_P2_RIGHT,
     P_PILLARS_TURN,
+    P_SIDEWAYS,
     P_TURNS,
     P_UAS_LOST,
     RULE_DECK_OUT_DRAW_PHASE,
@@ -108,6 +110,7 @@ from rnr_sim.engine.policies import (
     W_SCROLL_PILLAR,
     W_STOP,
     W_UA_ATTACK,
+    W_VALUE0,
     W_VERB,
 )
 from rnr_sim.engine.rng import rand_below, rand_unit, stream_seed
@@ -148,10 +151,17 @@ from rnr_sim.enums import (
     C_DP,
     C_DRAIN,
     C_EFF0,
+    C_FLAGS,
     C_IP,
     C_KEYWORDS,
-    C_N_EFFECTS,
+    C_RESOLVE_STEPS,
+    C_TURN_STEPS,
     C_TYPE,
+    CF_ACTIVATE,
+    CF_EACH_TURN_IP,
+    CF_LASTING,
+    CF_LASTING_KICKED,
+    CF_ON_DESTROY,
     DEFENSE,
     E_AMOUNT,
     E_COST,
@@ -172,8 +182,12 @@ from rnr_sim.enums import (
     PATH_NONE,
     PATH_PETITION,
     PILLAR,
+    RESOLVE_STEP,
     RIGHTS,
     SCROLL,
+    STEP_DAMAGE,
+    STEP_EFFECTS,
+    STEP_HEAL,
     TRIG_ACTIVATE,
     TRIG_EACH_TURN,
     TRIG_ON_DESTROY,
@@ -223,10 +237,6 @@ SCROLL_PILLARS_NEEDED = 3
 PETITION_MIN_LP = 20
 GAME_STREAM = 4  # rng index of the game's own stream (policies, random discards)
 
-# Resolve steps, by the Roman numerals of Art. VII §5 phase four.
-STEP_DAMAGE = 3
-STEP_HEAL = 4
-STEP_EFFECTS = 6
 
 
 # =============================================================================== trace
@@ -282,21 +292,12 @@ def eff(cards, c, e, field):
 def has_lasting_effect(cards, c, kicked):
     """R27: a Rights or Freedom card stays in play if it holds an each-turn or activate
     effect (a kicker's only when it was paid)."""
-    for e in range(MAX_EFFECTS):
-        if eff(cards, c, e, E_VERB) != V_NONE and (eff(cards, c, e, E_KICKER) == 0 or kicked):
-            t = eff(cards, c, e, E_TRIGGER)
-            if t == TRIG_EACH_TURN or t == TRIG_ACTIVATE:
-                return True
-    return False
+    return (cards[c, C_FLAGS] & (CF_LASTING_KICKED if kicked else CF_LASTING)) != 0
 
 
 @njit(**KERNEL)
 def has_activate_effect(cards, c):
-    for e in range(MAX_EFFECTS):
-        if eff(cards, c, e, E_TRIGGER) == TRIG_ACTIVATE and eff(cards, c, e, E_VERB) != V_NONE \
-                and eff(cards, c, e, E_KICKER) == 0:
-            return True
-    return False
+    return (cards[c, C_FLAGS] & CF_ACTIVATE) != 0
 
 
 # =============================================================================== victory
@@ -509,10 +510,8 @@ def destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, by):
     t = cards[c, C_TYPE]
     leave_play(cards, pl, sl, ls, q, s, Z_DISCARD)
     emit(gm, tr, EV_DESTROY, q, c, by, 0, 0, 0)
-    for e in range(MAX_EFFECTS):
-        if eff(cards, c, e, E_TRIGGER) == TRIG_ON_DESTROY and eff(cards, c, e, E_VERB) != V_NONE:
-            list_push(pl, ls, q, L_ON_DESTROY, P_N_ON_DESTROY, s)  # fired by fire_on_destroy
-            break
+    if (cards[c, C_FLAGS] & CF_ON_DESTROY) != 0:
+        list_push(pl, ls, q, L_ON_DESTROY, P_N_ON_DESTROY, s)  # fired by fire_on_destroy
     if t == UA:
         pl[q, P_UAS_LOST] += 1
         if pl[q, P_UAS_LOST] >= pl[q, P_N_UAS]:
@@ -717,6 +716,15 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
         tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p)
 
 
+@njit("boolean(int32[:, ::1], int64[::1])", **KERNEL)
+def on_destroy_queued(pl, gm):
+    """Whether any 'on destroy' effect waits to fire (most effects destroy nothing)."""
+    for q in range(gm[G_N_PLAYERS]):
+        if pl[q, P_N_ON_DESTROY] > 0:
+            return True
+    return False
+
+
 @njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1])", **KERNEL)
 def fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr):
     """Fire the queued ``on destroy`` effects, each controlled by the destroyed card's owner
@@ -744,8 +752,8 @@ def fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr):
 
 
 # =============================================================================== policy
-@njit("float64(int32[:, ::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64, int64)", **KERNEL)
-def effect_value(cards, w, pl, sl, ls, gm, p, verb, amount):
+@njit("float64(float64[:, ::1], int32[:, ::1], int64[::1], int64, int64, int64)", **KERNEL)
+def effect_value(w, pl, gm, p, verb, amount):
     """How much ``p``'s policy wants one effect now (context-dependent, may be negative)."""
     wv = w[p, W_VERB + verb]
     if verb == V_LP:
@@ -805,15 +813,6 @@ def effect_value(cards, w, pl, sl, ls, gm, p, verb, amount):
 
 
 @njit(**KERNEL)
-def opponent_has_defense(cards, pl, sl, ls, q):
-    for i in range(pl[q, P_N_BOARD]):
-        s = ls[q, L_BOARD, i]
-        if sl[q, s, S_ZONE] == Z_PLAY and cards[sl[q, s, S_CARD], C_TYPE] == DEFENSE:
-            return True
-    return False
-
-
-@njit(**KERNEL)
 def note_threats(cards, w, pl, sl, ls, gm, p):
     """Facts the policy's valuations share during a phase (nothing in ``p``'s own Play Phase
     changes them): the opposing Attacks in play, listed in ``p``'s scratch list (encoded
@@ -822,24 +821,31 @@ def note_threats(cards, w, pl, sl, ls, gm, p):
     how many Attacks were listed."""
     n = 0
     total = 0
+    defended = 0  # bit q: opponent q holds a Defense in play
     for q in range(gm[G_N_PLAYERS]):
         if q == p or pl[q, P_ALIVE] == 0:
             continue
         for i in range(pl[q, P_N_BOARD]):
             s = ls[q, L_BOARD, i]
-            if sl[q, s, S_ZONE] == Z_PLAY and cards[sl[q, s, S_CARD], C_TYPE] == ATTACK:
+            if sl[q, s, S_ZONE] != Z_PLAY:
+                continue
+            t = cards[sl[q, s, S_CARD], C_TYPE]
+            if t == ATTACK:
                 ls[p, L_SCRATCH, n] = q * MAX_SLOTS + s
                 n += 1
                 total += sl[q, s, S_DP]
+            elif t == DEFENSE:
+                defended |= 1 << q
     gm[G_THREAT] = total
     q = pick_opponent(pl, w, gm, p, V_STRIKE)
-    gm[G_OPP_HAS_DEFENSE] = 1 if q >= 0 and opponent_has_defense(cards, pl, sl, ls, q) else 0
+    gm[G_OPP_HAS_DEFENSE] = 1 if q >= 0 and (defended >> q) & 1 != 0 else 0
     return n
 
 
-@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64)", **KERNEL)
-def card_value(cards, rules, w, pl, sl, ls, gm, p, c):
-    """How much ``p``'s policy wants to play card ``c`` now, before its cost."""
+@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int64[::1], int64, int64)", **KERNEL)
+def card_value(cards, rules, w, pl, gm, p, c):
+    """How much ``p``'s policy wants to play card ``c`` now, before its cost. It reads
+    ``p``'s Pillars and Petitions, and state no Play Phase of ``p``'s changes."""
     t = cards[c, C_TYPE]
     v = 0.0
     if t == PILLAR:
@@ -873,7 +879,7 @@ def card_value(cards, rules, w, pl, sl, ls, gm, p, c):
         verb = eff(cards, c, e, E_VERB)
         if verb == V_NONE or eff(cards, c, e, E_KICKER) != 0:
             continue
-        ev = effect_value(cards, w, pl, sl, ls, gm, p, verb, eff(cards, c, e, E_AMOUNT))
+        ev = effect_value(w, pl, gm, p, verb, eff(cards, c, e, E_AMOUNT))
         trig = eff(cards, c, e, E_TRIGGER)
         if trig == TRIG_ON_RESOLVE:
             v += ev
@@ -913,6 +919,29 @@ def score(w, rng, p, value):
     return value
 
 
+@njit("void(float64[:, ::1], int64)", **KERNEL)
+def forget_card_values(w, p):
+    """Clear the card values ``p``'s policy noted (every slot: a card may reach the hand
+    between two Play Phases)."""
+    for s in range(MAX_SLOTS):
+        w[p, W_VALUE0 + s] = np.nan
+
+
+@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int64[::1], int64, int64, int64)", **KERNEL)
+def noted_card_value(cards, rules, w, pl, gm, p, s, c):
+    """``card_value`` of card ``c`` in hand slot ``s``, noted once per Play Phase: a play
+    changes no value but those that read Pillars and Petitions, and ``play_phase`` forgets
+    them all when it plays one of those. Debug mode recomputes and counts any difference
+    as a broken invariant."""
+    v = w[p, W_VALUE0 + s]
+    if v != v:  # NaN: not noted in this Play Phase yet
+        v = card_value(cards, rules, w, pl, gm, p, c)
+        w[p, W_VALUE0 + s] = v
+    elif gm[G_DEBUG] != 0 and v != card_value(cards, rules, w, pl, gm, p, c):
+        gm[G_VIOLATIONS] += 1
+    return v
+
+
 ACT_STOP = 0
 ACT_PLAY = 1
 ACT_PLAY_KICKED = 2
@@ -933,6 +962,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     for i in range(pl[p, P_N_BOARD]):
         if has_activate_effect(cards, sl[p, ls[p, L_BOARD, i], S_CARD]):
             n_activatable += 1
+    forget_card_values(w, p)
     while gm[G_OVER] == 0 and pl[p, P_ALIVE] != 0:
         ip = pl[p, P_IP_PILLAR] + pl[p, P_IP_OTHER]
         best_kind = ACT_STOP
@@ -955,8 +985,12 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                 continue  # R10
             if t == UA:
                 continue
-            v = 0.0 if randomly else card_value(cards, rules, w, pl, sl, ls, gm, p, c) \
-                - w[p, W_COST] * cost
+            v = 0.0
+            if not randomly:
+                v = w[p, W_VALUE0 + s]  # noted earlier in this Play Phase, or NaN
+                if v != v or gm[G_DEBUG] != 0:
+                    v = noted_card_value(cards, rules, w, pl, gm, p, s, c)
+                v -= w[p, W_COST] * cost
             sc = score(w, rng, p, v)
             if sc > best_score:
                 best_kind, best_score, best_a, best_b, best_c = ACT_PLAY, sc, s, -1, -1
@@ -965,8 +999,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                     if eff(cards, c, e, E_KICKER) != 0:
                         kc = eff(cards, c, e, E_COST)
                         if cost + kc <= ip:
-                            kv = effect_value(cards, w, pl, sl, ls, gm, p,
-                                              eff(cards, c, e, E_VERB),
+                            kv = effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB),
                                               eff(cards, c, e, E_AMOUNT))
                             sk = score(w, rng, p, v + w[p, W_KICKER] * kv - w[p, W_COST] * kc)
                             if sk > best_score:
@@ -991,7 +1024,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         for i in range(pl[p, P_N_BOARD] if n_activatable > 0 else 0):
             s = ls[p, L_BOARD, i]
             c = sl[p, s, S_CARD]
-            if cards[c, C_N_EFFECTS] == 0:
+            if (cards[c, C_FLAGS] & CF_ACTIVATE) == 0:
                 continue
             for e in range(MAX_EFFECTS):
                 if eff(cards, c, e, E_TRIGGER) != TRIG_ACTIVATE or \
@@ -1002,7 +1035,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                 k = eff(cards, c, e, E_COST)
                 if k > ip:
                     continue
-                v = effect_value(cards, w, pl, sl, ls, gm, p, eff(cards, c, e, E_VERB),
+                v = effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB),
                                  eff(cards, c, e, E_AMOUNT)) - w[p, W_COST] * k
                 sa = score(w, rng, p, v)
                 if sa > best_score:
@@ -1014,8 +1047,11 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         else:
             play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, best_a,
                       best_kind == ACT_PLAY_KICKED, best_b, best_c)
-            if has_activate_effect(cards, sl[p, best_a, S_CARD]):
+            c = sl[p, best_a, S_CARD]
+            if has_activate_effect(cards, c):
                 n_activatable += 1
+            if cards[c, C_TYPE] == PILLAR or (cards[c, C_KEYWORDS] & KW_PETITION) != 0:
+                forget_card_values(w, p)  # the values that read Pillars, Petitions
 
 
 @njit(**KERNEL)
@@ -1026,6 +1062,7 @@ def activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, e):
     k = eff(cards, c, e, E_COST)
     pay(pl, p, k)
     sl[p, s, S_FLAGS] |= F_SIDEWAYS0 << e
+    pl[p, P_SIDEWAYS] = 1
     emit(gm, tr, EV_ACTIVATE, p, c, e, k, 0, 0)
     verb = eff(cards, c, e, E_VERB)
     if verb == V_IP and rules[R_IP_EFFECTS_IMMEDIATE] != 0:
@@ -1070,6 +1107,7 @@ def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa
         sl[p, s, S_AOA_SEAT] = aoa_q
         sl[p, s, S_AOA_SLOT] = aoa_s
         sl[aoa_q, aoa_s, S_FLAGS] |= F_AOA_TARGETED
+        pl[p, P_N_AOA] += 1
         emit(gm, tr, EV_AOA, p, c, aoa_q, sl[aoa_q, aoa_s, S_CARD], 0, 0)
     list_push(pl, ls, p, L_PENDING, P_N_PENDING, s)
     if rules[R_IP_EFFECTS_IMMEDIATE] != 0:  # R32: IP is a Play Phase resource
@@ -1084,11 +1122,7 @@ def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa
 @njit(**KERNEL)
 def verb_step(verb):
     """R13: damage and LP damage at step iii, healing at iv, everything else at vi."""
-    if verb == V_LP or verb == V_STRIKE or verb == V_STRIKE_UA:
-        return STEP_DAMAGE
-    if verb == V_HEAL:
-        return STEP_HEAL
-    return STEP_EFFECTS
+    return RESOLVE_STEP[verb]
 
 
 @njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64)", **KERNEL)
@@ -1098,10 +1132,11 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
     paid), then 'each turn' effects of cards in play, then activated effects (R13).
     """
     ip_now = rules[R_IP_EFFECTS_IMMEDIATE] != 0
+    step_bit = 1 << step
     for i in range(pl[p, P_N_PENDING]):
         s = ls[p, L_PENDING, i]
         c = sl[p, s, S_CARD]
-        if cards[c, C_N_EFFECTS] == 0:
+        if (cards[c, C_RESOLVE_STEPS] & step_bit) == 0:
             continue
         for e in range(MAX_EFFECTS):
             verb = eff(cards, c, e, E_VERB)
@@ -1113,26 +1148,30 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
                 continue
             apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
                          eff(cards, c, e, E_AMOUNT), c, -1)
-            fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+            if on_destroy_queued(pl, gm):
+                fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
             if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
                 return
-    # The cards in play that hold effects, noted once per Resolve Phase: no card enters
-    # play during it, so the later steps walk this short list instead of the whole board.
+    # The cards in play that hold 'each turn' or 'activate' effects, noted once per Resolve
+    # Phase: no card enters play during it, so the later steps walk this short list
+    # instead of the whole board.
     if pl[p, P_FIRE_TURN] != gm[G_TURN] + 1 or step == STEP_DAMAGE:
         n = 0
         for i in range(pl[p, P_N_BOARD]):
             s = ls[p, L_BOARD, i]
-            if cards[sl[p, s, S_CARD], C_N_EFFECTS] != 0:
+            if cards[sl[p, s, S_CARD], C_TURN_STEPS] != 0:
                 ls[p, L_FIRE, n] = s
                 n += 1
         pl[p, P_N_FIRE] = n
         pl[p, P_FIRE_TURN] = gm[G_TURN] + 1
     for i in range(pl[p, P_N_FIRE]):
         s = ls[p, L_FIRE, i]
+        c = sl[p, s, S_CARD]
+        if (cards[c, C_TURN_STEPS] & step_bit) == 0:
+            continue
         z = sl[p, s, S_ZONE]
         if z != Z_PLAY and z != Z_PILLAR and z != Z_PETITION and z != Z_UA:
             continue  # left play earlier in this Resolve Phase
-        c = sl[p, s, S_CARD]
         for e in range(MAX_EFFECTS):
             verb = eff(cards, c, e, E_VERB)
             if verb == V_NONE or verb_step(verb) != step:
@@ -1148,7 +1187,8 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
             if fire:
                 apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
                              eff(cards, c, e, E_AMOUNT), c, -1)
-                fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+                if on_destroy_queued(pl, gm):
+                    fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
                 if gm[G_OVER] != 0:
                     return
 
@@ -1170,6 +1210,9 @@ def note_attacks(cards, pl, sl, ls, p):
 def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Step ii, Amend. I §2-4: both Attacks deal damage at once; the greater survives with
     the difference (R17), the lesser is destroyed; equal damage destroys both."""
+    if pl[p, P_N_AOA] == 0:
+        return  # none declared this turn: most turns
+    pl[p, P_N_AOA] = 0
     for i in range(note_attacks(cards, pl, sl, ls, p)):
         s = ls[p, L_SCRATCH, i]
         if (sl[p, s, S_FLAGS] & F_AOA) == 0 or sl[p, s, S_ZONE] != Z_PLAY:
@@ -1214,7 +1257,8 @@ def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         if not fought:
             q = pick_opponent(pl, w, gm, p, V_STRIKE)
             strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, sl[p, s, S_DP], False, c)
-            fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+            if on_destroy_queued(pl, gm):
+                fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
             if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
                 return
         if sl[p, s, S_ZONE] == Z_PLAY and \
@@ -1270,7 +1314,7 @@ def drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
 @njit(**KERNEL)
 def hand_value(cards, rules, w, pl, sl, ls, gm, p, s):
     c = sl[p, s, S_CARD]
-    return card_value(cards, rules, w, pl, sl, ls, gm, p, c) - w[p, W_COST] * play_cost(cards, sl, p, s)
+    return card_value(cards, rules, w, pl, gm, p, c) - w[p, W_COST] * play_cost(cards, sl, p, s)
 
 
 @njit(**KERNEL)
@@ -1363,7 +1407,7 @@ def independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         c = sl[p, s, S_CARD]
         if sl[p, s, S_ZONE] == Z_PILLAR:
             pillar_ip += cards[c, C_IP]
-        if cards[c, C_N_EFFECTS] == 0:
+        if (cards[c, C_FLAGS] & CF_EACH_TURN_IP) == 0:
             continue
         for e in range(MAX_EFFECTS):
             if eff(cards, c, e, E_VERB) == V_IP and eff(cards, c, e, E_TRIGGER) == TRIG_EACH_TURN \
@@ -1393,9 +1437,11 @@ def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     pl[p, P_TURNS] += 1
     emit(gm, tr, EV_TURN, p, pl[p, P_LP], pl[p, P_N_HAND], pl[p, P_N_DRAW], pl[p, P_N_BOARD], 0)
     # Sideways cards return upright at the start of their controller's turn (Amend. V §3).
-    for i in range(pl[p, P_N_BOARD]):
-        s = ls[p, L_BOARD, i]
-        sl[p, s, S_FLAGS] &= ~(F_SIDEWAYS0 | F_SIDEWAYS1)
+    if pl[p, P_SIDEWAYS] != 0:
+        pl[p, P_SIDEWAYS] = 0
+        for i in range(pl[p, P_N_BOARD]):
+            s = ls[p, L_BOARD, i]
+            sl[p, s, S_FLAGS] &= ~(F_SIDEWAYS0 | F_SIDEWAYS1)
     # I. Draw Phase.
     n_draw = pl[p, P_DRAWS_NEXT]
     pl[p, P_DRAWS_NEXT] = 1
