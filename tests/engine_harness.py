@@ -293,20 +293,11 @@ class Table:
 
     def _in_play(self, p: int, name: str, zone: int, dp: int | None) -> int:
         s = self._slot(p, name, zone)
-        self._push(p, L.L_BOARD, L.P_N_BOARD, s)
-        c = self.cards[self.sl[p, s, L.S_CARD]]
-        t = c[enums.C_TYPE]
-        if t in (enums.DEFENSE, enums.UA):
-            self.sl[p, s, L.S_DP] = c[enums.C_DP] if dp is None else dp
-        elif t == enums.ATTACK:
-            self.sl[p, s, L.S_DP] = c[enums.C_DAMAGE] if dp is None else dp
-        if zone == L.Z_PILLAR:
-            self.pl[p, L.P_N_PILLARS] += 1
-            if c[enums.C_BRANCH] == enums.SCROLL:
-                self.pl[p, L.P_N_SCROLL_PILLARS] += 1
-        elif zone == L.Z_PETITION:
-            self.pl[p, L.P_N_PETITIONS] += 1
-        elif zone == L.Z_UA:
+        game.put_in_play(self.cards, self.pl, self.sl, self.ls, p, s, zone)
+        t = self.cards[self.sl[p, s, L.S_CARD], enums.C_TYPE]
+        if dp is not None and t in (enums.DEFENSE, enums.UA, enums.ATTACK):
+            self.sl[p, s, L.S_DP] = dp
+        if zone == L.Z_UA:
             self.pl[p, L.P_N_UAS] += 1
         return s
 
@@ -532,6 +523,7 @@ class Table:
         game.attack_damage_step(*self._state(), self._p(p))
 
     def fire_effects(self, step: int, p: int | None = None) -> None:
+        game.note_effects(self.cards, self.pl, self.sl, self.ls, self._p(p))
         game.fire_effects(*self._state(), self._p(p), step)
 
     def petition_check(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rnr_sim import enums
+from rnr_sim.cards import load_catalog
 
 
 def slot(row: np.ndarray, e: int) -> np.ndarray:
@@ -70,3 +71,51 @@ def test_compile_keywords_bit_mask(tiny):
 def test_compile_tutor_pillar_amount_is_one(tiny):
     row = tiny.compile()[tiny.by_name["Postal Act"]]
     assert list(slot(row, 0)) == [enums.TRIG_ON_RESOLVE, enums.V_TUTOR_PILLAR, 1, 0, 0]
+
+
+def test_compile_derived_columns_of_a_kicker_card(tiny):
+    """Paul Revere: draw 2 on resolve, kicker force draw: both at step vi (R13)."""
+    row = tiny.compile()[tiny.by_name["Paul Revere"]]
+    assert row[enums.C_RESOLVE_STEPS] == 1 << enums.STEP_EFFECTS
+    assert row[enums.C_TURN_STEPS] == 0
+    assert row[enums.C_FLAGS] == 0
+
+
+def test_compile_derived_columns_of_an_activate_card(tiny):
+    """Samuel Adams: destroy petition on resolve (step vi), activate heal (step iv); an
+    activate effect makes it lasting (R27)."""
+    row = tiny.compile()[tiny.by_name["Samuel Adams"]]
+    assert row[enums.C_RESOLVE_STEPS] == 1 << enums.STEP_EFFECTS
+    assert row[enums.C_TURN_STEPS] == 1 << enums.STEP_HEAL
+    assert row[enums.C_FLAGS] == enums.CF_ACTIVATE | enums.CF_LASTING | enums.CF_LASTING_KICKED
+
+
+def test_compile_derived_columns_restate_every_sample_card():
+    """Each derived column equals a direct reading of the card's effects."""
+    sample_catalog = load_catalog()
+    table = sample_catalog.compile()
+    steps = {"lp": 3, "strike": 3, "strike ua": 3, "heal": 4}
+    for i, card in enumerate(sample_catalog.cards):
+        effects = [(e, False) for e in card.effects] + ([(card.kicker, True)] if card.kicker else [])
+        resolve = turn = flags = 0
+        for eff, kicker in effects:
+            bit = 1 << steps.get(eff.verb, 6)
+            if eff.trigger == "on_resolve":
+                resolve |= bit
+            elif eff.trigger == "on_destroy":
+                flags |= enums.CF_ON_DESTROY
+            else:
+                flags |= enums.CF_LASTING_KICKED
+                if not kicker:
+                    flags |= enums.CF_LASTING
+                if eff.trigger == "activate":
+                    turn |= bit
+                    if not kicker:
+                        flags |= enums.CF_ACTIVATE
+                elif eff.verb == "ip":
+                    flags |= enums.CF_EACH_TURN_IP
+                else:
+                    turn |= bit
+        row = table[i]
+        assert (row[enums.C_RESOLVE_STEPS], row[enums.C_TURN_STEPS], row[enums.C_FLAGS]) == (
+            resolve, turn, flags), card.name

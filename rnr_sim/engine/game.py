@@ -48,13 +48,13 @@ from rnr_sim.engine.layout import (
     P_ALIVE,
     P_DECK_SIZE,
     P_DRAWS_NEXT,
-    P_FIRE_TURN,
     P_IP_OTHER,
     P_IP_PILLAR,
     P_LP,
     P_MULLIGAN,
     P_N_AOA,
     P_N_BOARD,
+    P_N_DEFENSES,
     P_N_DRAW,
     P_N_FIRE,
     P_N_HAND,
@@ -398,6 +398,8 @@ def put_in_play(cards, pl, sl, ls, p, s, zone):
     t = cards[c, C_TYPE]
     if t == DEFENSE or t == UA:
         sl[p, s, S_DP] = cards[c, C_DP]
+        if t == DEFENSE and zone == Z_PLAY:
+            pl[p, P_N_DEFENSES] += 1
     elif t == ATTACK:
         sl[p, s, S_DP] = cards[c, C_DAMAGE]
     if zone == Z_PILLAR:
@@ -414,7 +416,9 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
     zone = sl[p, s, S_ZONE]
     c = sl[p, s, S_CARD]
     list_remove(pl, ls, p, L_BOARD, P_N_BOARD, s)
-    if zone == Z_PILLAR:
+    if zone == Z_PLAY and cards[c, C_TYPE] == DEFENSE:
+        pl[p, P_N_DEFENSES] -= 1
+    elif zone == Z_PILLAR:
         pl[p, P_N_PILLARS] -= 1
         if cards[c, C_BRANCH] == SCROLL:
             pl[p, P_N_SCROLL_PILLARS] -= 1
@@ -481,15 +485,21 @@ def choose_strike_target(cards, sl, ls, pl, q, damage, ua_only):
     defense_key = 0
     ua = -1
     ua_key = 0
+    # Cards still to find: the Defenses in play (when they count) and the UAs left.
+    left = pl[q, P_N_UAS] - pl[q, P_UAS_LOST] + (0 if ua_only else pl[q, P_N_DEFENSES])
     for i in range(pl[q, P_N_BOARD]):
+        if left <= 0:
+            break
         s = ls[q, L_BOARD, i]
         z = sl[q, s, S_ZONE]
         if z == Z_UA:
+            left -= 1
             key = -sl[q, s, S_DP]
             if ua < 0 or key > ua_key:
                 ua = s
                 ua_key = key
         elif z == Z_PLAY and not ua_only and cards[sl[q, s, S_CARD], C_TYPE] == DEFENSE:
+            left -= 1
             dp = sl[q, s, S_DP]
             key = 1000 + dp if dp <= damage else -dp  # Amend. II §4: attacker chooses
             if defense < 0 or key > defense_key:
@@ -821,7 +831,6 @@ def note_threats(cards, w, pl, sl, ls, gm, p):
     how many Attacks were listed."""
     n = 0
     total = 0
-    defended = 0  # bit q: opponent q holds a Defense in play
     for q in range(gm[G_N_PLAYERS]):
         if q == p or pl[q, P_ALIVE] == 0:
             continue
@@ -829,16 +838,13 @@ def note_threats(cards, w, pl, sl, ls, gm, p):
             s = ls[q, L_BOARD, i]
             if sl[q, s, S_ZONE] != Z_PLAY:
                 continue
-            t = cards[sl[q, s, S_CARD], C_TYPE]
-            if t == ATTACK:
+            if cards[sl[q, s, S_CARD], C_TYPE] == ATTACK:
                 ls[p, L_SCRATCH, n] = q * MAX_SLOTS + s
                 n += 1
                 total += sl[q, s, S_DP]
-            elif t == DEFENSE:
-                defended |= 1 << q
     gm[G_THREAT] = total
     q = pick_opponent(pl, w, gm, p, V_STRIKE)
-    gm[G_OPP_HAS_DEFENSE] = 1 if q >= 0 and (defended >> q) & 1 != 0 else 0
+    gm[G_OPP_HAS_DEFENSE] = 1 if q >= 0 and pl[q, P_N_DEFENSES] > 0 else 0
     return n
 
 
@@ -1125,6 +1131,26 @@ def verb_step(verb):
     return RESOLVE_STEP[verb]
 
 
+@njit("int64(int32[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64)", **KERNEL)
+def note_effects(cards, pl, sl, ls, p):
+    """Before step iii: list the cards in play that hold 'each turn' or 'activate' effects
+    (no card enters play during the Resolve Phase, so its steps walk this short list, not
+    the board) and return the steps at which ``p`` has anything to fire, as bits."""
+    steps = 0
+    for i in range(pl[p, P_N_PENDING]):
+        steps |= cards[sl[p, ls[p, L_PENDING, i], S_CARD], C_RESOLVE_STEPS]
+    n = 0
+    for i in range(pl[p, P_N_BOARD]):
+        s = ls[p, L_BOARD, i]
+        turn_steps = cards[sl[p, s, S_CARD], C_TURN_STEPS]
+        if turn_steps != 0:
+            ls[p, L_FIRE, n] = s
+            n += 1
+            steps |= turn_steps
+    pl[p, P_N_FIRE] = n
+    return steps
+
+
 @njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64)", **KERNEL)
 def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
     """Fire the active player's outstanding effects that belong to Resolve step ``step``:
@@ -1152,19 +1178,7 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
                 fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
             if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
                 return
-    # The cards in play that hold 'each turn' or 'activate' effects, noted once per Resolve
-    # Phase: no card enters play during it, so the later steps walk this short list
-    # instead of the whole board.
-    if pl[p, P_FIRE_TURN] != gm[G_TURN] + 1 or step == STEP_DAMAGE:
-        n = 0
-        for i in range(pl[p, P_N_BOARD]):
-            s = ls[p, L_BOARD, i]
-            if cards[sl[p, s, S_CARD], C_TURN_STEPS] != 0:
-                ls[p, L_FIRE, n] = s
-                n += 1
-        pl[p, P_N_FIRE] = n
-        pl[p, P_FIRE_TURN] = gm[G_TURN] + 1
-    for i in range(pl[p, P_N_FIRE]):
+    for i in range(pl[p, P_N_FIRE]):  # noted by note_effects
         s = ls[p, L_FIRE, i]
         c = sl[p, s, S_CARD]
         if (cards[c, C_TURN_STEPS] & step_bit) == 0:
@@ -1296,9 +1310,13 @@ def drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         victim = q if rules[R_UA_DRAIN_TARGET] != DRAIN_OPPONENT else next_opponent(pl, gm, q)
         if victim < 0:
             continue
+        left = pl[q, P_N_UAS] - pl[q, P_UAS_LOST]  # UAs still in the UA Area
         for i in range(pl[q, P_N_BOARD]):
+            if left <= 0:
+                break
             s = ls[q, L_BOARD, i]
             if sl[q, s, S_ZONE] == Z_UA:
+                left -= 1
                 amount = cards[sl[q, s, S_CARD], C_DRAIN]
                 pl[victim, P_LP] -= amount
                 emit(gm, tr, EV_DRAIN, q, sl[q, s, S_CARD], victim, amount, pl[victim, P_LP], 0)
@@ -1364,27 +1382,32 @@ def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase four: the nine steps, in order."""
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
     emit(gm, tr, EV_RESOLVE_STEP, p, 2, 0, 0, 0, 0)
-    resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # ii
-    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
-        return
+    if pl[p, P_N_AOA] > 0:
+        resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # ii
+        if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
+            return
+    steps = note_effects(cards, pl, sl, ls, p)
     emit(gm, tr, EV_RESOLVE_STEP, p, 3, 0, 0, 0, 0)
     attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # iii
     if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
-    fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_DAMAGE)
-    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
-        return
+    if (steps >> STEP_DAMAGE) & 1 != 0:
+        fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_DAMAGE)
+        if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
+            return
     emit(gm, tr, EV_RESOLVE_STEP, p, 4, 0, 0, 0, 0)
-    fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_HEAL)  # iv
-    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
-        return
+    if (steps >> STEP_HEAL) & 1 != 0:
+        fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_HEAL)  # iv
+        if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
+            return
     petition_check(cards, rules, pl, gm, tr)  # v
     if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     emit(gm, tr, EV_RESOLVE_STEP, p, 6, 0, 0, 0, 0)
-    fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_EFFECTS)  # vi
-    if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
-        return
+    if (steps >> STEP_EFFECTS) & 1 != 0:
+        fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_EFFECTS)  # vi
+        if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
+            return
     finish_pending(cards, pl, sl, ls, gm, tr, p)
     emit(gm, tr, EV_RESOLVE_STEP, p, 7, 0, 0, 0, 0)
     drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # vii
@@ -1392,7 +1415,8 @@ def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         return
     # viii. LP, the third UA and deck-out were checked the moment they happened (R23);
     # Petition Victory only at step v (Art. III §3).
-    hand_limit_step(cards, rules, w, pl, sl, ls, gm, rng, tr, p)  # ix
+    if pl[p, P_N_HAND] > HAND_LIMIT:
+        hand_limit_step(cards, rules, w, pl, sl, ls, gm, rng, tr, p)  # ix
 
 
 # =============================================================================== turn
@@ -1626,6 +1650,8 @@ def check_invariants(cards, pl, sl, ls, gm):
         in_board = 0
         pet = 0
         pil = 0
+        defenses = 0
+        uas = 0
         for s in range(n):
             z = sl[p, s, S_ZONE]
             if z == Z_DRAW:
@@ -1639,6 +1665,10 @@ def check_invariants(cards, pl, sl, ls, gm):
                 if z == Z_PILLAR:
                     pil += 1
                 t = cards[sl[p, s, S_CARD], C_TYPE]
+                if z == Z_PLAY and t == DEFENSE:
+                    defenses += 1
+                if z == Z_UA:
+                    uas += 1
                 if (t == DEFENSE or t == UA) and sl[p, s, S_DP] <= 0:
                     bad += 1
             elif z != Z_DISCARD and z != Z_EXILE:
@@ -1654,7 +1684,8 @@ def check_invariants(cards, pl, sl, ls, gm):
                     bad += 1
         if in_draw != pl[p, P_N_DRAW] or in_hand != pl[p, P_N_HAND] \
                 or in_board != pl[p, P_N_BOARD] or pet != pl[p, P_N_PETITIONS] \
-                or pil != pl[p, P_N_PILLARS]:
+                or pil != pl[p, P_N_PILLARS] or defenses != pl[p, P_N_DEFENSES] \
+                or uas != pl[p, P_N_UAS] - pl[p, P_UAS_LOST]:
             bad += 1
         for i in range(pl[p, P_N_DRAW]):
             if sl[p, ls[p, L_DRAW, i], S_ZONE] != Z_DRAW:

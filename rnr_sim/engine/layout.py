@@ -36,9 +36,9 @@ P_TURNS = 19
 P_SIDEWAYS = 20  # 1 once a card of the player's was turned sideways (Amend. V §3 resets)
 P_N_ON_DESTROY = 21
 P_N_FIRE = 22
-P_FIRE_TURN = 23  # G_TURN + 1 when L_FIRE was noted
 P_N_AOA = 24  # Attack-on-Attack declared this turn (Amend. I), fought at step ii
-N_PLAYER_FIELDS = 25
+P_N_DEFENSES = 25  # Defenses in the Play Area
+N_PLAYER_FIELDS = 26
 
 # ---------------------------------------------------------------- slot fields
 S_CARD = 0
