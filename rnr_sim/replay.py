@@ -319,32 +319,42 @@ class _Decoder:
         self.say(f"{self.whose(q, ua)} drains {amount} LP from {self.seat(victim)}, {whom} "
                  f"(LP {before} → {after}).")
 
-    def on_mill(self, turn, q, moved, left, kept, *_):
-        text = f"{_top(moved, self.seat(q))} milled to the Discard Pile"
+    def source(self, by: int, card: int) -> str:
+        """The card an effect came from: ``Stamp Act``, ``Seat 1's Stamp Act``, or
+        ``Seat 1's Stamp Act (on destroy)`` for a card destroyed this step."""
+        if card in self.fallen:
+            return f"{self.whose(self.fallen[card], card)} (on destroy)"
+        return self.whose(by, card)
+
+    def on_mill(self, turn, q, moved, left, kept, source, by):
+        text = f"{self.source(by, source)}: {_top(moved, self.seat(q))} milled to the Discard Pile"
         if kept:
             text += (f"; {_plural(kept, 'Protect card')} {'stays' if kept == 1 else 'stay'} "
                      "on top (Amend. III)")
         self.say(f"{text} (draw pile {left}).")
 
-    def on_exile(self, turn, q, moved, left, *_):
-        self.say(f"{_top(moved, self.seat(q))} exiled, out of the game (draw pile {left}).")
+    def on_exile(self, turn, q, moved, left, _kept, source, by):
+        self.say(f"{self.source(by, source)}: {_top(moved, self.seat(q))} exiled, out of the "
+                 f"game (draw pile {left}).")
 
-    def on_discard(self, turn, q, card, *_):
-        self.say(f"{self.seat(q)} discards {self.name(card)} from hand, at random.")
+    def on_discard(self, turn, q, card, source, by, *_):
+        self.say(f"{self.source(by, source)}: {self.seat(q)} discards {self.name(card)} from "
+                 "hand, at random.")
 
-    def on_repair(self, turn, q, card, amount, after, *_):
+    def on_repair(self, turn, q, card, amount, after, source, _e):
         copies = self.dp.get((q, card))
         if copies and after - amount in copies:
             copies[copies.index(after - amount)] = after
-        self.say(f"{self.subject(q)}repairs {self.name(card)} by {amount} "
-                 f"(DP {after - amount} → {after}).")
+        self.say(f"{self.source(q, source)}: {self.subject(q)}repairs {self.name(card)} by "
+                 f"{amount} (DP {after - amount} → {after}).")
 
-    def on_recover(self, turn, q, card, *_):
-        self.say(f"{self.subject(q)}returns {self.name(card)} from the Discard Pile to hand.")
+    def on_recover(self, turn, q, card, source, *_):
+        self.say(f"{self.source(q, source)}: {self.subject(q)}returns {self.name(card)} from "
+                 "the Discard Pile to hand.")
 
-    def on_tutor(self, turn, q, card, *_):
-        self.say(f"{self.subject(q)}takes {self.name(card)} [Pillar] from the Draw Pile into "
-                 "hand, then shuffles.")
+    def on_tutor(self, turn, q, card, source, *_):
+        self.say(f"{self.source(q, source)}: {self.subject(q)}takes {self.name(card)} [Pillar] "
+                 "from the Draw Pile into hand, then shuffles.")
 
     def on_petition_lost(self, turn, q, card, by, *_):
         self.say(f"{self.whose(q, card)} [Petition] is destroyed by {self.seat(by)}.")

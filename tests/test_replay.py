@@ -91,12 +91,12 @@ def handmade(catalog):
         [0, ev.EV_RESOLVE_STEP, 0, 4, 0, 0, 0, 0],
         [0, ev.EV_LP, 0, 5, 105, enums.V_HEAL, c["Sojourner Truth"], 0],
         [0, ev.EV_RESOLVE_STEP, 0, 6, 0, 0, 0, 0],
-        [0, ev.EV_MILL, 1, 2, 46, 1, 0, 0],
-        [0, ev.EV_EXILE, 1, 1, 45, 0, 0, 0],
-        [0, ev.EV_DISCARD, 1, c["Magna Carta"], 0, 0, 0, 0],
-        [0, ev.EV_REPAIR, 0, c["Writ of Habeas Corpus"], 2, 18, 0, 0],
-        [0, ev.EV_RECOVER, 0, c["Pitchfork Uprising"], 0, 0, 0, 0],
-        [0, ev.EV_TUTOR, 0, c["Town Meeting Hall"], 0, 0, 0, 0],
+        [0, ev.EV_MILL, 1, 2, 46, 1, c["Sojourner Truth"], 0],
+        [0, ev.EV_EXILE, 1, 1, 45, 0, c["Sojourner Truth"], 0],
+        [0, ev.EV_DISCARD, 1, c["Magna Carta"], c["Sojourner Truth"], 0, 0, 0],
+        [0, ev.EV_REPAIR, 0, c["Writ of Habeas Corpus"], 2, 18, c["Sojourner Truth"], 0],
+        [0, ev.EV_RECOVER, 0, c["Pitchfork Uprising"], c["Sojourner Truth"], 0, 0, 0],
+        [0, ev.EV_TUTOR, 0, c["Town Meeting Hall"], c["Sojourner Truth"], 0, 0, 0],
         [0, ev.EV_DRAW, 0, c["Magna Carta"], 47, 0, 0, 0],
         [0, ev.EV_PETITION_LOST, 1, c["Magna Carta"], 0, 0, 0, 0],
         [0, ev.EV_RETURN, 0, c["Voting Rights Act"], 0, 0, 0, 0],
@@ -165,14 +165,14 @@ def test_decode_names_every_event_in_plain_words(catalog):
     assert "Minuteman Volley hits Seat 1's Stamp Act [UA] for 7 (DP 26 → 19)." in text
     assert "Seat 1 loses 3 LP to Minuteman Volley (LP 100 → 97)." in text
     assert "Seat 0 gains 5 LP from Sojourner Truth (LP 100 → 105)." in text
-    assert "The top 2 cards of Seat 1's Draw Pile are milled to the Discard Pile; 1 Protect " \
-           "card stays on top (Amend. III) (draw pile 46)." in text
-    assert "The top card of Seat 1's Draw Pile is exiled, out of the game (draw pile 45)." \
-           in text
-    assert "Seat 1 discards Magna Carta from hand, at random." in text
-    assert "Repairs Writ of Habeas Corpus by 2 (DP 16 → 18)." in text
-    assert "Returns Pitchfork Uprising from the Discard Pile to hand." in text
-    assert "Takes Town Meeting Hall [Pillar] from the Draw Pile" in text
+    assert "Sojourner Truth: the top 2 cards of Seat 1's Draw Pile are milled to the Discard " \
+           "Pile; 1 Protect card stays on top (Amend. III) (draw pile 46)." in text
+    assert "Sojourner Truth: the top card of Seat 1's Draw Pile is exiled, out of the game " \
+           "(draw pile 45)." in text
+    assert "Sojourner Truth: Seat 1 discards Magna Carta from hand, at random." in text
+    assert "Sojourner Truth: repairs Writ of Habeas Corpus by 2 (DP 16 → 18)." in text
+    assert "Sojourner Truth: returns Pitchfork Uprising from the Discard Pile to hand." in text
+    assert "Sojourner Truth: takes Town Meeting Hall [Pillar] from the Draw Pile" in text
     assert "Seat 1's Magna Carta [Petition] is destroyed by Seat 0." in text
     assert "Voting Rights Act [Bill] returns to Seat 0's hand" in text
     assert "Gag Rule drains 1 LP from Seat 0, its controller (LP 105 → 104)." in text

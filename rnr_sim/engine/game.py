@@ -551,7 +551,7 @@ def strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, amount, ua_onl
 
 # =============================================================================== effects
 @njit(**KERNEL)
-def mill(cards, pl, sl, ls, gm, tr, q, amount, exile):
+def mill(cards, pl, sl, ls, gm, tr, q, amount, exile, by, src_card):
     """The top ``amount`` cards of ``q``'s Draw Pile go to the Discard Pile (mill) or out of
     the game (exile). A milled Protect card stays in place (Amend. III, R19); exile is not
     stopped by Protect.
@@ -575,11 +575,11 @@ def mill(cards, pl, sl, ls, gm, tr, q, amount, exile):
             sl[q, s, S_ZONE] = Z_EXILE if exile else Z_DISCARD
             moved += 1
     pl[q, P_N_DRAW] = lo + kept
-    emit(gm, tr, EV_EXILE if exile else EV_MILL, q, moved, lo + kept, kept, 0, 0)
+    emit(gm, tr, EV_EXILE if exile else EV_MILL, q, moved, lo + kept, kept, src_card, by)
 
 
 @njit(**KERNEL)
-def discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount):
+def discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, by, src_card):
     """``q`` discards ``amount`` random cards from hand; Protect cards are immune (Amend. III)."""
     if q < 0:
         return
@@ -598,13 +598,13 @@ def discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount):
                 if k == 0:
                     list_remove(pl, ls, q, L_HAND, P_N_HAND, s)
                     sl[q, s, S_ZONE] = Z_DISCARD
-                    emit(gm, tr, EV_DISCARD, q, sl[q, s, S_CARD], 0, 0, 0, 0)
+                    emit(gm, tr, EV_DISCARD, q, sl[q, s, S_CARD], src_card, by, 0, 0)
                     break
                 k -= 1
 
 
 @njit(**KERNEL)
-def repair(cards, pl, sl, ls, gm, tr, p, amount):
+def repair(cards, pl, sl, ls, gm, tr, p, amount, src_card):
     """Restore DP to the most damaged of ``p``'s Defenses and UAs, not above printed DP."""
     best = -1
     best_missing = 0
@@ -620,11 +620,11 @@ def repair(cards, pl, sl, ls, gm, tr, p, amount):
     if best >= 0:
         add = amount if amount < best_missing else best_missing
         sl[p, best, S_DP] += add
-        emit(gm, tr, EV_REPAIR, p, sl[p, best, S_CARD], add, sl[p, best, S_DP], 0, 0)
+        emit(gm, tr, EV_REPAIR, p, sl[p, best, S_CARD], add, sl[p, best, S_DP], src_card, 0)
 
 
 @njit(**KERNEL)
-def recover(cards, w, pl, sl, ls, gm, tr, p, amount):
+def recover(cards, w, pl, sl, ls, gm, tr, p, amount, src_card):
     """Return up to ``amount`` cards from the Discard Pile to hand: the costliest first,
     Pillars first while short of the Pillar target.
     """
@@ -645,11 +645,11 @@ def recover(cards, w, pl, sl, ls, gm, tr, p, amount):
             return
         sl[p, best, S_ZONE] = Z_HAND
         list_push(pl, ls, p, L_HAND, P_N_HAND, best)
-        emit(gm, tr, EV_RECOVER, p, sl[p, best, S_CARD], 0, 0, 0, 0)
+        emit(gm, tr, EV_RECOVER, p, sl[p, best, S_CARD], src_card, 0, 0, 0)
 
 
 @njit(**KERNEL)
-def tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p):
+def tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p, src_card):
     """Move a Pillar (the most IP, Scroll first for a Petition player) to hand, then shuffle."""
     best = -1
     best_key = -1.0
@@ -666,7 +666,7 @@ def tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p):
         sl[p, best, S_ZONE] = Z_HAND
         list_push(pl, ls, p, L_HAND, P_N_HAND, best)
         masks[p, M_DRAWN] |= np.uint64(1) << np.uint64(best)
-        emit(gm, tr, EV_TUTOR, p, sl[p, best, S_CARD], 0, 0, 0, 0)
+        emit(gm, tr, EV_TUTOR, p, sl[p, best, S_CARD], src_card, 0, 0, 0)
     shuffle_draw_pile(pl, ls, rng, p, p)
 
 
@@ -700,16 +700,16 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
             if q < 0 or not draw_one(rules, pl, sl, ls, gm, masks, tr, q, False):
                 return
     elif verb == V_MILL:
-        mill(cards, pl, sl, ls, gm, tr, q, amount, False)
+        mill(cards, pl, sl, ls, gm, tr, q, amount, False, p, src_card)
     elif verb == V_EXILE:
-        mill(cards, pl, sl, ls, gm, tr, q, amount, True)
+        mill(cards, pl, sl, ls, gm, tr, q, amount, True, p, src_card)
     elif verb == V_DISCARD:
-        discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount)
+        discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, p, src_card)
     elif verb == V_IP:
         pl[p, P_IP_OTHER] += amount  # Amend. VI: non-Pillar IP, spent first
         emit(gm, tr, EV_IP, p, amount, src_card, 0, 0, 0)
     elif verb == V_REPAIR:
-        repair(cards, pl, sl, ls, gm, tr, p, amount)
+        repair(cards, pl, sl, ls, gm, tr, p, amount, src_card)
     elif verb == V_DESTROY_PETITION:
         for _ in range(amount):
             if q < 0 or pl[q, P_N_PETITIONS] == 0:
@@ -721,9 +721,9 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
                     destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, p)
                     break
     elif verb == V_RECOVER:
-        recover(cards, w, pl, sl, ls, gm, tr, p, amount)
+        recover(cards, w, pl, sl, ls, gm, tr, p, amount, src_card)
     elif verb == V_TUTOR_PILLAR:
-        tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p)
+        tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p, src_card)
 
 
 @njit("boolean(int32[:, ::1], int64[::1])", **KERNEL)
