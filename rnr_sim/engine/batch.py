@@ -1,9 +1,16 @@
 """Batch kernels: many games over ``prange``, and one game with its trace.
 
-Each prange task owns its scratch state (allocated once per task, reset per game) and
-writes only its own games' output rows, so no two threads touch the same memory.
+The kernels allocate nothing: numba's allocation and array-copy helpers cost seconds of
+first compile, so the workers' scratch state is allocated here in Python (``new_state``,
+``worker_state``) and reset per game. Worker k of a ``prange`` over the workers plays
+tasks k, k + n, ... in its own copy of the state, and every game writes only its own
+output rows, so no two threads write the same memory; the copies sit ``gap`` rows apart,
+so no two workers' copies share a cache line. The kernels run without reference counting
+(``_nrt=False``, config.py): nothing to count, and no counts to bounce between cores on the
+shared tables.
 """
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -34,18 +41,27 @@ from rnr_sim.engine.layout import (
 from rnr_sim.engine.policies import N_WEIGHTS, W_ROW
 from rnr_sim.enums import MAX_PLAYERS, MAX_SLOTS
 
-GAMES_PER_TASK = 256  # games per prange task: scratch state is allocated once per task
+GAMES_PER_TASK = 256  # games per task; worker k of n plays tasks k, k + n, ...
+
+# One game's state: (name, per-game shape, dtype), in the kernels' argument order.
+STATE = (
+    ("pl", (MAX_PLAYERS, N_PLAYER_FIELDS), np.int32),
+    ("sl", (MAX_PLAYERS, MAX_SLOTS, N_SLOT_FIELDS), np.int32),
+    ("ls", (MAX_PLAYERS, N_LISTS, MAX_SLOTS), np.int16),
+    ("gm", (N_GAME_FIELDS,), np.int64),
+    ("masks", (MAX_PLAYERS, 3), np.uint64),
+    ("rng", (MAX_PLAYERS + 1,), np.uint64),
+)
+SEATS = (  # the seats' decks and policy weights, loaded per game
+    ("dc", (MAX_PLAYERS, MAX_SLOTS), np.int32),
+    ("ds", (MAX_PLAYERS,), np.int32),
+    ("w", (MAX_PLAYERS, W_ROW), np.float64),
+)
 
 
-@njit(**BATCH)
 def new_state():
-    pl = np.zeros((MAX_PLAYERS, N_PLAYER_FIELDS), dtype=np.int32)
-    sl = np.zeros((MAX_PLAYERS, MAX_SLOTS, N_SLOT_FIELDS), dtype=np.int32)
-    ls = np.zeros((MAX_PLAYERS, N_LISTS, MAX_SLOTS), dtype=np.int16)
-    gm = np.zeros(N_GAME_FIELDS, dtype=np.int64)
-    masks = np.zeros((MAX_PLAYERS, 3), dtype=np.uint64)
-    rng = np.zeros(MAX_PLAYERS + 1, dtype=np.uint64)
-    return pl, sl, ls, gm, masks, rng
+    """Zeroed state of one game: (pl, sl, ls, gm, masks, rng)."""
+    return tuple(np.zeros(shape, dtype=dtype) for _, shape, dtype in STATE)
 
 
 @njit(**BATCH)
@@ -56,67 +72,96 @@ def load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, d
         ds[q] = deck_size[d]
         for s in range(MAX_SLOTS):
             dc[q, s] = deck_cards[d, s]
-        w[q, :N_WEIGHTS] = policies[seat_policy[g, q], :]
+        for j in range(N_WEIGHTS):
+            w[q, j] = policies[seat_policy[g, q], j]
+
+
+CACHE_LINE = 64  # bytes
+
+
+def worker_state(n_workers: int):
+    """Each worker's copy of a game's state and seats: ``(gap, arrays)``, worker k's copy of
+    each array at index ``k * gap``, where ``gap`` leaves at least a cache line between
+    two workers' copies. The deck slots start empty (-1)."""
+    spec = STATE + SEATS
+    smallest = min(int(np.prod(shape)) * np.dtype(dtype).itemsize for _, shape, dtype in spec)
+    gap = 1 + -(-CACHE_LINE // smallest)
+    arrays = [np.zeros((n_workers * gap, *shape), dtype=dtype) for _, shape, dtype in spec]
+    arrays[len(STATE)][:] = -1  # dc
+    return gap, arrays
 
 
 @njit(parallel=True, **BATCH)
-def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                  deal, first_seat, rules, seed, debug,
-                  out_game, out_seat, out_mask):
-    """Play ``n`` games. Shapes: ``seat_deck``/``seat_policy`` int32[n, P]; ``out_game``
-    int32[n, 4] (winner, path, turns, invariant violations); ``out_seat`` int32[n, P, 6]
-    (final LP, UAs lost, Petitions, Scroll Pillars, mulligan, P2 right); ``out_mask``
-    uint64[n, P, 3] (opening, drawn, played)."""
+def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
+                      deal, first_seat, rules, seed, debug, out_game, out_seat, out_mask, gap,
+                      pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w, w_w, tr):
+    """``prange`` over the workers (the first axis of the ``*_w`` state, over ``gap``):
+    worker k plays tasks k, k + n, ... of ``GAMES_PER_TASK`` games. ``tr`` is the trace:
+    no rows in bulk runs (one worker only when it has rows)."""
     n = seat_deck.shape[0]
     n_players = seat_deck.shape[1]
     n_tasks = (n + GAMES_PER_TASK - 1) // GAMES_PER_TASK
-    for task in prange(n_tasks):
-        # Each task reads its own copies of the shared tables: the kernels' calls take
-        # references to them, and shared reference counts would bounce between cores.
-        cards_t = cards.copy()
-        rules_t = rules.copy()
-        policies_t = policies.copy()
-        pl, sl, ls, gm, masks, rng = new_state()
-        tr = np.zeros((0, TRACE_WIDTH), dtype=np.int32)
-        dc = np.full((MAX_PLAYERS, MAX_SLOTS), -1, dtype=np.int32)
-        ds = np.zeros(MAX_PLAYERS, dtype=np.int32)
-        w = np.zeros((MAX_PLAYERS, W_ROW), dtype=np.float64)
-        lo = np.int64(task) * GAMES_PER_TASK
-        hi = min(lo + GAMES_PER_TASK, n)
-        for g in range(lo, hi):
-            load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies_t, dc, ds, w)
-            gm[G_DEBUG] = debug
-            play_game(cards_t, rules_t, w, pl, sl, ls, gm, masks, rng, tr, dc, ds, n_players,
-                      first_seat[g], seed, table_id[g], deal[g])
-            out_game[g, 0] = gm[G_WINNER]
-            out_game[g, 1] = gm[G_PATH]
-            out_game[g, 2] = gm[G_TURN]
-            out_game[g, 3] = gm[G_VIOLATIONS]
-            for q in range(n_players):
-                out_seat[g, q, 0] = pl[q, P_LP]
-                out_seat[g, q, 1] = pl[q, P_UAS_LOST]
-                out_seat[g, q, 2] = pl[q, P_N_PETITIONS]
-                out_seat[g, q, 3] = pl[q, P_N_SCROLL_PILLARS]
-                out_seat[g, q, 4] = pl[q, P_MULLIGAN]
-                out_seat[g, q, 5] = pl[q, P_P2_RIGHT]
-                out_mask[g, q, 0] = masks[q, M_OPENING]
-                out_mask[g, q, 1] = masks[q, M_DRAWN]
-                out_mask[g, q, 2] = masks[q, M_PLAYED]
+    n_workers = pl_w.shape[0] // gap
+    for k in prange(n_workers):
+        j = k * gap
+        pl = pl_w[j]
+        sl = sl_w[j]
+        ls = ls_w[j]
+        gm = gm_w[j]
+        masks = masks_w[j]
+        rng = rng_w[j]
+        dc = dc_w[j]
+        ds = ds_w[j]
+        w = w_w[j]
+        for task in range(k, n_tasks, n_workers):
+            lo = np.int64(task) * GAMES_PER_TASK
+            hi = min(lo + GAMES_PER_TASK, n)
+            for g in range(lo, hi):
+                load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
+                gm[G_DEBUG] = debug
+                play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, dc, ds, n_players,
+                          first_seat[g], seed, table_id[g], deal[g])
+                out_game[g, 0] = gm[G_WINNER]
+                out_game[g, 1] = gm[G_PATH]
+                out_game[g, 2] = gm[G_TURN]
+                out_game[g, 3] = gm[G_VIOLATIONS]
+                for q in range(n_players):
+                    out_seat[g, q, 0] = pl[q, P_LP]
+                    out_seat[g, q, 1] = pl[q, P_UAS_LOST]
+                    out_seat[g, q, 2] = pl[q, P_N_PETITIONS]
+                    out_seat[g, q, 3] = pl[q, P_N_SCROLL_PILLARS]
+                    out_seat[g, q, 4] = pl[q, P_MULLIGAN]
+                    out_seat[g, q, 5] = pl[q, P_P2_RIGHT]
+                    out_mask[g, q, 0] = masks[q, M_OPENING]
+                    out_mask[g, q, 1] = masks[q, M_DRAWN]
+                    out_mask[g, q, 2] = masks[q, M_PLAYED]
 
 
-@njit(**BATCH)
+def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
+                  deal, first_seat, rules, seed, debug, out_game, out_seat, out_mask):
+    """Play ``n`` games on ``numba.get_num_threads()`` workers. Shapes:
+    ``seat_deck``/``seat_policy`` int32[n, P]; ``out_game`` int32[n, 4] (winner, path,
+    turns, invariant violations); ``out_seat`` int32[n, P, 6] (final LP, UAs lost,
+    Petitions, Scroll Pillars, mulligan, P2 right); ``out_mask`` uint64[n, P, 3] (opening,
+    drawn, played). Arrays C-contiguous, of the dtypes ``driver.play_games`` passes."""
+    n_tasks = (seat_deck.shape[0] + GAMES_PER_TASK - 1) // GAMES_PER_TASK
+    gap, state = worker_state(max(1, min(numba.get_num_threads(), n_tasks)))
+    play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
+                      deal, first_seat, rules, seed, debug, out_game, out_seat, out_mask,
+                      np.int64(gap), *state, np.zeros((0, TRACE_WIDTH), dtype=np.int32))
+
+
 def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
                   deal, first_seat, rules, seed, capacity):
-    """Play one game with the trace on; returns (trace rows, game fields, player fields)."""
-    pl, sl, ls, gm, masks, rng = new_state()
+    """Play one game with the trace on; returns (trace rows, game fields, player fields).
+    The batch kernel plays it (one worker, one game, debug checks on), so nothing more is
+    compiled."""
+    gap, state = worker_state(1)
     tr = np.zeros((capacity, TRACE_WIDTH), dtype=np.int32)
-    dc = np.full((MAX_PLAYERS, MAX_SLOTS), -1, dtype=np.int32)
-    ds = np.zeros(MAX_PLAYERS, dtype=np.int32)
-    w = np.zeros((MAX_PLAYERS, W_ROW), dtype=np.float64)
-    load_seats(0, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
-    gm[G_DEBUG] = 1
-    play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, dc, ds, seat_deck.shape[1],
-              first_seat[0], seed, table_id[0], deal[0])
+    n_players = seat_deck.shape[1]
+    play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
+                      deal, first_seat, rules, seed, np.int64(1), np.zeros((1, 4), np.int32),
+                      np.zeros((1, n_players, 6), np.int32),
+                      np.zeros((1, n_players, 3), np.uint64), np.int64(gap), *state, tr)
+    pl, gm = state[0][0], state[3][0]
     return tr[: gm[G_N_TRACE]].copy(), gm.copy(), pl.copy()
-
-

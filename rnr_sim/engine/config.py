@@ -2,9 +2,15 @@
 
 ``_nrt=False``: the game kernels never allocate, so they run without numba's reference
 counting of array arguments; measured with perf, those atomic increments and decrements
-took over half the engine's time. Only the batch kernels, which allocate each task's
-scratch state, keep it on.
+took over half the engine's time. The batch kernels allocate nothing either (their
+callers pass in the workers' scratch state), so they run without it too.
 """
 
 KERNEL = {"cache": True, "_nrt": False}
-BATCH = {"cache": True}
+BATCH = {"cache": True, "_nrt": False}
+
+# Kernels called from one place in the engine are inlined there in numba's IR
+# (``inline="always"``): each separately compiled kernel re-optimizes and re-generates the
+# machine code of everything it calls, so every level of the call tree added seconds to
+# the first compile. They still compile on their own when called from Python (tests).
+INLINED = {**KERNEL, "inline": "always"}

@@ -140,7 +140,7 @@ def needs_compile() -> bool:
     stamp = _stamp()
     if not stamp.exists() or stamp.read_text() != _source_digest():
         return True
-    return not any(d.rglob("batch.play_games_nb*.nbi"))
+    return not any(d.rglob("batch.play_games_kernel*.nbi"))
 
 
 def _drop_stale_cache() -> None:

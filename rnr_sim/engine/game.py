@@ -9,7 +9,7 @@ Comments cite the Constitution (Art., Amend.) or a ruling (R-number, docs/ruling
 import numpy as np
 from numba import njit
 
-from rnr_sim.engine.config import KERNEL
+from rnr_sim.engine.config import INLINED, KERNEL
 from rnr_sim.engine.layout import (
     F_ACT0,
     F_ACT1,
@@ -955,7 +955,7 @@ ACT_AOA = 3
 ACT_ACTIVATE = 4
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase three: the policy plays cards, activates effects and declares
     Attack-on-Attack, one action at a time, until it stops or nothing is affordable.
@@ -1060,7 +1060,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                 forget_card_values(w, p)  # the values that read Pillars, Petitions
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, e):
     """Pay K and turn the card sideways (Art. VII §6; Pillars stay upright, Amend. V §4 /
     R29); the effect waits for the Resolve Phase (R13) unless it is IP (R32)."""
@@ -1220,7 +1220,7 @@ def note_attacks(cards, pl, sl, ls, p):
     return n
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Step ii, Amend. I §2-4: both Attacks deal damage at once; the greater survives with
     the difference (R17), the lesser is destroyed; equal damage destroys both."""
@@ -1256,7 +1256,7 @@ def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             return
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Step iii: each of the active player's Attacks in play deals its damage (R16), to a
     Defense while the target has one, else a UA (Amend. II, R18). A one-shot Attack is
@@ -1281,7 +1281,7 @@ def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             emit(gm, tr, EV_DESTROY, p, c, -1, 0, 0, 0)
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def petition_check(cards, rules, pl, gm, tr):
     """Step v (Art. III §3, R23): every player, the active player first."""
     n = gm[G_N_PLAYERS]
@@ -1295,7 +1295,7 @@ def petition_check(cards, rules, pl, gm, tr):
             return
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Step vii, Amend. IV: each UA drains once (R21: the active player's, or every
     player's), from its controller (R20 default) or the next opponent; a UA destroyed
@@ -1329,13 +1329,13 @@ def drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                 return
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def hand_value(cards, rules, w, pl, sl, ls, gm, p, s):
     c = sl[p, s, S_CARD]
     return card_value(cards, rules, w, pl, gm, p, c) - w[p, W_COST] * play_cost(cards, sl, p, s)
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def hand_limit_step(cards, rules, w, pl, sl, ls, gm, rng, tr, p):
     """Step ix (Art. VI §7): discard down to seven, the least wanted first."""
     if pl[p, P_N_HAND] > HAND_LIMIT:
@@ -1354,7 +1354,7 @@ def hand_limit_step(cards, rules, w, pl, sl, ls, gm, rng, tr, p):
         emit(gm, tr, EV_HAND_LIMIT, p, sl[p, worst, S_CARD], 0, 0, 0, 0)
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def finish_pending(cards, pl, sl, ls, gm, tr, p):
     """After step vi: Bills return to hand (Art. IV §7.2); Rights and Freedom cards are
     discarded unless a Petition or holding a lasting effect (Art. IV §2, R27)."""
@@ -1377,7 +1377,7 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
     pl[p, P_N_PENDING] = 0
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase four: the nine steps, in order."""
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
@@ -1420,7 +1420,7 @@ def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
 
 
 # =============================================================================== turn
-@njit(**KERNEL)
+@njit(**INLINED)
 def independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Phase two: Pillars give their IP (R11: only those in play now); 'each turn: ip'
     effects give non-Pillar IP, spent first (Amend. VI, R12)."""
@@ -1445,7 +1445,7 @@ def independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     emit(gm, tr, EV_IP, p, pillar_ip + other_ip, -1, pillar_ip, other_ip, 0)
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def end_phase(pl, sl, ls, p):
     """Phase five: unspent IP is lost (Art. II §2); per-turn marks are cleared."""
     pl[p, P_IP_PILLAR] = 0
@@ -1455,7 +1455,7 @@ def end_phase(pl, sl, ls, p):
     # their own mark when they fire (fire_effects) or when their card leaves play.
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """One turn of five phases (Art. VII §5)."""
     pl[p, P_TURNS] += 1
@@ -1508,7 +1508,7 @@ def draw_opening(pl, sl, ls, p):
         list_push(pl, ls, p, L_HAND, P_N_HAND, s)
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size, n_players,
                first_seat, seed, table_id, deal):
     """Art. VII §1-4 and Amend. VII-VIII: UAs in play, shuffle, seven cards, 100 LP,
