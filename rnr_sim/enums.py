@@ -111,6 +111,7 @@ CF_LASTING = 2  # holds an 'each turn' or 'activate' effect that is not a kicker
 CF_LASTING_KICKED = 4  # holds one, counting a kicker's (stays in play when kicked, R27)
 CF_ON_DESTROY = 8  # holds an 'on destroy' effect
 CF_EACH_TURN_IP = 16  # holds an 'each turn: ip' effect (Independence Phase, R12)
+CF_VALUE_READS_PILLARS = 32  # a policy's value of it reads its player's Pillars or Petitions
 
 # The Resolve step (Art. VII §5 phase four, by its Roman numeral) at which an effect of
 # each verb fires (R13): damage and LP damage at iii, healing at iv, everything else at vi.

@@ -116,6 +116,9 @@ def test_compile_derived_columns_restate_every_sample_card():
                     flags |= enums.CF_EACH_TURN_IP
                 else:
                     turn |= bit
+        if card.type == "pillar" or "petition" in card.keywords or any(
+                e.verb == "tutor pillar" for e in card.effects):
+            flags |= enums.CF_VALUE_READS_PILLARS
         row = table[i]
         assert (row[enums.C_RESOLVE_STEPS], row[enums.C_TURN_STEPS], row[enums.C_FLAGS]) == (
             resolve, turn, flags), card.name

@@ -486,6 +486,11 @@ def derive_columns(row: np.ndarray) -> None:
                 flags |= enums.CF_EACH_TURN_IP
             else:
                 turn_steps |= step
+    if row[enums.C_TYPE] == enums.PILLAR or (row[enums.C_KEYWORDS] & enums.KW_PETITION) or any(
+            row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_VERB] == enums.V_TUTOR_PILLAR
+            and row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_KICKER] == 0
+            for e in range(enums.MAX_EFFECTS)):
+        flags |= enums.CF_VALUE_READS_PILLARS  # see game.card_value
     row[enums.C_FLAGS] = flags
     row[enums.C_RESOLVE_STEPS] = resolve_steps
     row[enums.C_TURN_STEPS] = turn_steps

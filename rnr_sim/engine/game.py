@@ -162,6 +162,7 @@ from rnr_sim.enums import (
     CF_LASTING,
     CF_LASTING_KICKED,
     CF_ON_DESTROY,
+    CF_VALUE_READS_PILLARS,
     DEFENSE,
     E_AMOUNT,
     E_COST,
@@ -933,11 +934,20 @@ def forget_card_values(w, p):
         w[p, W_VALUE0 + s] = np.nan
 
 
-@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int64[::1], int64, int64, int64)", **KERNEL)
+@njit(**INLINED)
+def forget_pillar_values(cards, pl, sl, ls, w, p):
+    """After a Pillar or Petition is played: clear the noted values that read them."""
+    for i in range(pl[p, P_N_HAND]):
+        s = ls[p, L_HAND, i]
+        if (cards[sl[p, s, S_CARD], C_FLAGS] & CF_VALUE_READS_PILLARS) != 0:
+            w[p, W_VALUE0 + s] = np.nan
+
+
+@njit(**INLINED)
 def noted_card_value(cards, rules, w, pl, gm, p, s, c):
     """``card_value`` of card ``c`` in hand slot ``s``, noted once per Play Phase: a play
-    changes no value but those that read Pillars and Petitions, and ``play_phase`` forgets
-    them all when it plays one of those. Debug mode recomputes and counts any difference
+    changes no value but those that read Pillars and Petitions (``CF_VALUE_READS_PILLARS``),
+    and ``play_phase`` forgets those when it plays a Pillar or Petition. Debug mode recomputes and counts any difference
     as a broken invariant."""
     v = w[p, W_VALUE0 + s]
     if v != v:  # NaN: not noted in this Play Phase yet
@@ -1057,7 +1067,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             if has_activate_effect(cards, c):
                 n_activatable += 1
             if cards[c, C_TYPE] == PILLAR or (cards[c, C_KEYWORDS] & KW_PETITION) != 0:
-                forget_card_values(w, p)  # the values that read Pillars, Petitions
+                forget_pillar_values(cards, pl, sl, ls, w, p)
 
 
 @njit(**INLINED)
@@ -1078,7 +1088,7 @@ def activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, e):
         sl[p, s, S_FLAGS] |= F_ACT0 << e
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, boolean, int64, int64)", **KERNEL)
+@njit(**INLINED)
 def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa_q, aoa_s):
     """Pay for a card and place it (Art. VII §5 phase three); its effects wait (R13)."""
     c = sl[p, s, S_CARD]
@@ -1131,7 +1141,7 @@ def verb_step(verb):
     return RESOLVE_STEP[verb]
 
 
-@njit("int64(int32[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64)", **KERNEL)
+@njit(**INLINED)
 def note_effects(cards, pl, sl, ls, p):
     """Before step iii: list the cards in play that hold 'each turn' or 'activate' effects
     (no card enters play during the Resolve Phase, so its steps walk this short list, not
