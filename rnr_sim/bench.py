@@ -11,8 +11,13 @@ the games ``rnr-sim run decks/*.txt`` plays):
 - ``rnr-sim run`` end to end (``runner.bench_run``: simulate and write parquet), and its
   share of the engine's rate.
 
-``python -m rnr_sim.bench --pure-worker N`` is the subprocess: it plays N games and prints
-one JSON line.
+Each rate is the best of ``--repeat`` timed runs of the same games (3 by default): other
+work on the machine (a shared or virtual machine's neighbours too) only ever slows a run
+down, so the fastest run is the closest to the engine's own speed; every run's rate is
+kept in the JSON (``runs_games_per_s``) and the table shows their spread.
+
+``python -m rnr_sim.bench --pure-worker N [R]`` is the subprocess: it plays N games (the
+best of R runs) and prints one JSON line.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ DEFAULT_RUN_GAMES = 200_000  # games of the end-to-end run
 QUICK_GAMES = 2_000
 QUICK_PURE_GAMES = 10
 QUICK_RUN_GAMES = 2_000
+DEFAULT_REPEAT = 3  # timed runs per measurement; the fastest counts
 WARMUP_GAMES = 512
 PURE_TIMEOUT_S = 900
 #: DESIGN.md, "Performance targets".
@@ -54,10 +60,12 @@ class BenchOptions:
     threads: Sequence[int] | None = None  # None: 1 and all
     pure_games: int = DEFAULT_PURE_GAMES
     run_games: int = DEFAULT_RUN_GAMES
+    repeat: int = DEFAULT_REPEAT
 
     @classmethod
     def quick(cls) -> BenchOptions:
-        return cls(games=QUICK_GAMES, pure_games=QUICK_PURE_GAMES, run_games=QUICK_RUN_GAMES)
+        return cls(games=QUICK_GAMES, pure_games=QUICK_PURE_GAMES, run_games=QUICK_RUN_GAMES,
+                   repeat=1)
 
 
 def _driver():
@@ -112,31 +120,51 @@ def play(plan: runner.RunPlan, inputs: dict[str, np.ndarray], threads: int | Non
     )
 
 
-def time_engine(plan: runner.RunPlan, inputs: dict[str, np.ndarray], threads: int
-                ) -> tuple[dict[str, Any], Any]:
-    """One timed, warm call of the engine: wall and CPU seconds, rates; and the records."""
-    n = len(inputs["deal"])
-    c0 = time.process_time()
-    t0 = time.perf_counter()
-    records = play(plan, inputs, threads)
-    wall = time.perf_counter() - t0
-    cpu = time.process_time() - c0
+def best_of(repeat: int, call: Callable[[], Any]) -> tuple[float, float, list[float], Any]:
+    """Time ``call`` ``repeat`` times: (wall, CPU seconds of the fastest run, every run's
+    wall seconds, the fastest run's result)."""
+    runs: list[tuple[float, float, Any]] = []
+    for _ in range(max(1, repeat)):
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        out = call()
+        runs.append((time.perf_counter() - t0, time.process_time() - c0, out))
+    wall, cpu, out = min(runs, key=lambda r: r[0])
+    return wall, cpu, [r[0] for r in runs], out
+
+
+def rates(n: int, wall: float, cpu: float, walls: list[float], digits: int) -> dict[str, Any]:
+    """The rate fields of one measurement of ``n`` games."""
     return {
-        "threads": threads,
         "games": n,
         "wall_s": round(wall, 4),
         "cpu_s": round(cpu, 4),
-        "games_per_s": round(n / wall, 1) if wall > 0 else 0.0,
-        "games_per_cpu_s": round(n / cpu, 1) if cpu > 0 else 0.0,
+        "games_per_s": round(n / wall, digits) if wall > 0 else 0.0,
+        "games_per_cpu_s": round(n / cpu, digits) if cpu > 0 else 0.0,
+        "runs_games_per_s": [round(n / w, digits) if w > 0 else 0.0 for w in walls],
+    }
+
+
+def time_engine(plan: runner.RunPlan, inputs: dict[str, np.ndarray], threads: int,
+                repeat: int = 1) -> tuple[dict[str, Any], Any]:
+    """Timed, warm calls of the engine (the best of ``repeat``): wall and CPU seconds, rates;
+    and the records."""
+    n = len(inputs["deal"])
+    wall, cpu, walls, records = best_of(repeat, lambda: play(plan, inputs, threads))
+    return {
+        "threads": threads,
+        **rates(n, wall, cpu, walls, 1),
         "mean_turns": round(float(records.turns.mean()), 2) if n else 0.0,
     }, records
 
 
-def pure_python_rate(games: int, timeout: float = PURE_TIMEOUT_S) -> dict[str, Any]:
-    """Games per second of the engine as plain Python, measured in a subprocess with
-    ``NUMBA_DISABLE_JIT=1`` (its start-up and set-up not counted)."""
+def pure_python_rate(games: int, repeat: int = 1, timeout: float = PURE_TIMEOUT_S
+                     ) -> dict[str, Any]:
+    """Games per second of the engine as plain Python (the best of ``repeat`` runs),
+    measured in a subprocess with ``NUMBA_DISABLE_JIT=1`` (its start-up and set-up not
+    counted)."""
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    cmd = [sys.executable, "-m", "rnr_sim.bench", "--pure-worker", str(games)]
+    cmd = [sys.executable, "-m", "rnr_sim.bench", "--pure-worker", str(games), str(repeat)]
     try:
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
                               check=False)
@@ -148,7 +176,7 @@ def pure_python_rate(games: int, timeout: float = PURE_TIMEOUT_S) -> dict[str, A
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _pure_worker(games: int) -> dict[str, Any]:
+def _pure_worker(games: int, repeat: int = 1) -> dict[str, Any]:
     """The subprocess's side: plain-Python games of the sample round robin, timed."""
     import warnings
 
@@ -156,19 +184,11 @@ def _pure_worker(games: int) -> dict[str, Any]:
     warnings.simplefilter("ignore", RuntimeWarning)
     plan = sample_plan(games)
     inputs = spread_inputs(plan, games)
-    c0 = time.process_time()
-    t0 = time.perf_counter()
     with np.errstate(over="ignore"):
-        records = play(plan, inputs, None)
-    wall = time.perf_counter() - t0
-    cpu = time.process_time() - c0
+        wall, cpu, walls, records = best_of(repeat, lambda: play(plan, inputs, None))
     n = len(inputs["deal"])
     return {
-        "games": n,
-        "wall_s": round(wall, 4),
-        "cpu_s": round(cpu, 4),
-        "games_per_s": round(n / wall, 2) if wall > 0 else 0.0,
-        "games_per_cpu_s": round(n / cpu, 2) if cpu > 0 else 0.0,
+        **rates(n, wall, cpu, walls, 2),
         "mean_turns": round(float(records.turns.mean()), 2) if n else 0.0,
         "jit_disabled": os.environ.get("NUMBA_DISABLE_JIT") == "1",
     }
@@ -197,7 +217,8 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
     """Every measurement, as a JSON-ready dict (``format_bench`` prints it)."""
     for name, value, low in (("--games", options.games, 1),
                              ("--pure-games", options.pure_games, 0),
-                             ("--run-games", options.run_games, 0)):
+                             ("--run-games", options.run_games, 0),
+                             ("--repeat", options.repeat, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise InputError(f"{name} must be a whole number at least {low}, not {value!r}")
     threads = thread_counts(options.threads)
@@ -227,7 +248,7 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
     try:
         for t in threads:
             log(f"Engine: {len(inputs['deal']):,} games on {t} thread{'s' if t > 1 else ''}…")
-            row, records = time_engine(plan, inputs, t)
+            row, records = time_engine(plan, inputs, t, options.repeat)
             engine.append(row)
             winners.append((records.winner_seat, records.path, records.turns))
     finally:
@@ -244,7 +265,7 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
     if options.pure_games:
         log(f"Plain Python (NUMBA_DISABLE_JIT=1): {options.pure_games:,} games in a "
             "subprocess…")
-        pure = pure_python_rate(options.pure_games)
+        pure = pure_python_rate(options.pure_games, options.repeat)
         rate = pure.get("games_per_s") or 0.0
         if rate > 0:
             if one is not None:
@@ -281,6 +302,7 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
             e2e["share_of_engine_per_cpu_s"] = round(e2e["games_per_cpu_s"]
                                                      / same["games_per_cpu_s"], 3)
     result["end_to_end"] = e2e
+    result["repeat"] = options.repeat
 
     at_target = next((r for r in engine if r["threads"] == TARGET_THREADS), None)
     result["targets"] = {
@@ -323,23 +345,34 @@ def format_bench(r: dict[str, Any]) -> str:
         "not timed below)",
         "",
     ]
-    head = ["engine (warm)", "threads", "games", "wall s", "games/s", "games/CPU-s"]
+    repeat = r.get("repeat", 1)
+    head = ["engine (warm)", "threads", "games", "wall s", "games/s", "games/CPU-s",
+            f"all {repeat} runs, games/s" if repeat > 1 else "runs"]
+
+    def spread(x: dict[str, Any], digits: int = 0) -> str:
+        runs = x.get("runs_games_per_s") or []
+        return f"{_n(min(runs), digits)}-{_n(max(runs), digits)}" if len(runs) > 1 else "-"
+
     rows = [["numba", str(e["threads"]), _n(e["games"]), f"{e['wall_s']:.2f}",
-             _n(e["games_per_s"]), _n(e["games_per_cpu_s"])] for e in r["engine"]]
+             _n(e["games_per_s"]), _n(e["games_per_cpu_s"]), spread(e)] for e in r["engine"]]
     p = r.get("pure_python")
     if p and "error" not in p:
         rows.append(["plain Python", "1", _n(p["games"]), f"{p['wall_s']:.2f}",
-                     _n(p["games_per_s"], 1), _n(p.get("games_per_cpu_s", 0.0), 1)])
+                     _n(p["games_per_s"], 1), _n(p.get("games_per_cpu_s", 0.0), 1),
+                     spread(p, 1)])
     e = r.get("end_to_end")
     if e:
         rows.append(["rnr-sim run", str(e["threads"]), _n(e["games"]), "-",
-                     _n(e["games_per_s"]), _n(e.get("games_per_cpu_s", 0.0))])
+                     _n(e["games_per_s"]), _n(e.get("games_per_cpu_s", 0.0)), "-"])
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
     for row in [head, *rows]:
         lines.append("  ".join([row[0].ljust(widths[0])]
                                + [c.rjust(w) for c, w in zip(row[1:], widths[1:],
                                                              strict=True)]))
     lines.insert(5, "  ".join("-" * w for w in widths))
+    if repeat > 1:
+        lines.append(f"(each rate: the fastest of {repeat} timed runs of the same games; "
+                     "other work on the machine only slows a run down)")
     lines.append("")
     if p is None:
         lines.append("plain Python: skipped (--pure-games 0)")
@@ -378,7 +411,7 @@ def format_bench(r: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover -- the plain-Python subprocess
-    if len(sys.argv) == 3 and sys.argv[1] == "--pure-worker":
-        print(json.dumps(_pure_worker(int(sys.argv[2]))))
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "--pure-worker":
+        print(json.dumps(_pure_worker(*(int(a) for a in sys.argv[2:]))))
     else:
-        sys.exit("usage: python -m rnr_sim.bench --pure-worker N")
+        sys.exit("usage: python -m rnr_sim.bench --pure-worker N [REPEAT]")

@@ -87,9 +87,22 @@ def test_bench_table_names_each_measurement():
     (["--threads", "two"], "--threads takes whole numbers"),
     (["--games", "0"], "--games must be a whole number at least 1"),
     (["--pure-games", "-1"], "--pure-games must be a whole number at least 0"),
+    (["--repeat", "0"], "--repeat must be a whole number at least 1"),
 ])
 def test_bench_bad_options_are_one_line_errors(args, message):
     result = invoke("bench", *args)
     assert result.exit_code == 2
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_bench_repeat_keeps_every_run_and_reports_the_fastest():
+    result = invoke("bench", "--games", "300", "--threads", "1", "--pure-games", "4",
+                    "--run-games", "0", "--repeat", "2", "--json")
+    assert result.exit_code == 0, result.output + result.stderr
+    r = json.loads(result.stdout)
+    assert r["repeat"] == 2
+    for row in (r["engine"][0], r["pure_python"]):
+        runs = row["runs_games_per_s"]
+        assert len(runs) == 2 and all(positive(x) for x in runs), row
+        assert row["games_per_s"] == max(runs), row

@@ -64,6 +64,12 @@ def bench_command(
                      help="Games of the end-to-end `rnr-sim run`; 0 skips it. Default: "
                      "200,000 (--quick: 2,000)."),
     ] = None,
+    repeat: Annotated[
+        int | None,
+        typer.Option("--repeat", "-r", metavar="N", show_default=False,
+                     help="Timed runs per measurement; the fastest counts. Default: 3 "
+                     "(--quick: 1)."),
+    ] = None,
     quick: Annotated[
         bool, typer.Option("--quick", help="Tiny sizes: checks the bench runs, in seconds."),
     ] = False,
@@ -80,6 +86,8 @@ def bench_command(
         options.pure_games = pure_games
     if run_games is not None:
         options.run_games = run_games
+    if repeat is not None:
+        options.repeat = repeat
     options.threads = _parse_threads(threads)
     result = bench.run_bench(options, log=lambda m: typer.echo(m, err=True))
     if as_json:
