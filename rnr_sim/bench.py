@@ -235,7 +235,7 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
 
     # Warm-up: load (or compile) the kernels and start the thread pool, untimed.
     compiling = driver.needs_compile()
-    log("Compiling the engine (first run only, 1-2 minutes)…" if compiling
+    log("Compiling the engine (first run only, about a minute)…" if compiling
         else "Loading the engine…")
     warm = spread_inputs(plan, min(WARMUP_GAMES, plan.games_total))
     t0 = time.perf_counter()

@@ -635,7 +635,7 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
     from rnr_sim.engine import driver
 
     if log is not None and driver.needs_compile():
-        log("Compiling the engine (first run only, 1-2 minutes)…")
+        log("Compiling the engine (first run only, about a minute)…")
     n = len(loaded)
     deck_cards = np.full((n, enums.MAX_SLOTS), -1, dtype=np.int32)
     deck_size = np.zeros(n, dtype=np.int32)

@@ -1,9 +1,11 @@
 """The rules of Revolt N Reign as numba kernels: one complete game from a seed.
 
-Every kernel takes the catalog table ``cards`` (int32[n_cards, N_CARD_COLS]), the rules
-profile ``rules`` (int64[N_RULES]), the seats' policy weights ``w`` (float64[4, N_WEIGHTS])
-and the game state arrays described in ``layout.py``. Nothing here allocates per game.
-Comments cite the Constitution (Art., Amend.) or a ruling (R-number, docs/rulings.md).
+Every kernel takes the catalog table ``cards`` (int32[n_cards, N_CARD_COLS], with the
+derived columns of ``enums``), the rules profile ``rules`` (int64[N_RULES]), the seats'
+policies ``w`` (float64[4, W_ROW]: weights, then the Play Phase's noted card values) and
+the game state arrays described in ``layout.py``. Nothing here allocates. Kernels called
+from one place run inlined there (``INLINED``, config.py). Comments cite the Constitution
+(Art., Amend.) or a ruling (R-number, docs/rulings.md).
 """
 
 import numpy as np
