@@ -7,7 +7,10 @@ the games ``rnr-sim run decks/*.txt`` plays):
 - the engine, warm (after a warm-up call that loads or compiles the kernels), on 1 thread
   and on all threads: wall time, games per second and games per CPU-second;
 - the same engine as plain Python (``NUMBA_DISABLE_JIT=1``, in a subprocess, a few hundred
-  games spread over every table), and the JIT's speed-up over it;
+  games spread over every table), and the JIT's speed-up over it. Each plain-Python run
+  follows a one-thread engine run at once, and the speed-up on one thread is the median of
+  these pairs' ratios: a virtual machine's speed drifts by tens of per cent within minutes,
+  and a pair sees the same drift;
 - ``rnr-sim run`` end to end (``runner.bench_run``: simulate and write parquet), and its
   share of the engine's rate.
 
@@ -16,8 +19,8 @@ work on the machine (a shared or virtual machine's neighbours too) only ever slo
 down, so the fastest run is the closest to the engine's own speed; every run's rate is
 kept in the JSON (``runs_games_per_s``) and the table shows their spread.
 
-``python -m rnr_sim.bench --pure-worker N [R]`` is the subprocess: it plays N games (the
-best of R runs) and prints one JSON line.
+``python -m rnr_sim.bench --pure-server N`` is the subprocess: it prints ``ready``, then
+plays N games for each line it reads and prints one JSON line for each.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ QUICK_PURE_GAMES = 10
 QUICK_RUN_GAMES = 2_000
 DEFAULT_REPEAT = 3  # timed runs per measurement; the fastest counts
 WARMUP_GAMES = 512
+PAIRED_ENGINE_GAMES = 20_000  # the one-thread engine run paired with each plain-Python run
 PURE_TIMEOUT_S = 900
 #: DESIGN.md, "Performance targets".
 TARGET_GAMES_PER_S = 150_000  # two players, 2 threads, warm cache
@@ -158,40 +162,83 @@ def time_engine(plan: runner.RunPlan, inputs: dict[str, np.ndarray], threads: in
     }, records
 
 
-def pure_python_rate(games: int, repeat: int = 1, timeout: float = PURE_TIMEOUT_S
-                     ) -> dict[str, Any]:
-    """Games per second of the engine as plain Python (the best of ``repeat`` runs),
-    measured in a subprocess with ``NUMBA_DISABLE_JIT=1`` (its start-up and set-up not
-    counted)."""
+def _median(xs: list[float]) -> float:
+    xs = sorted(xs)
+    k = len(xs) // 2
+    return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
+
+
+def pure_python_paired(plan: runner.RunPlan, games: int, repeat: int,
+                       timeout: float = PURE_TIMEOUT_S) -> dict[str, Any]:
+    """Plain Python (``NUMBA_DISABLE_JIT=1``, a subprocess; its start-up and set-up not
+    counted): ``repeat`` runs of ``games`` games, each right after a one-thread engine run
+    of ``PAIRED_ENGINE_GAMES`` games. The rates are the fastest Python run's; the speed-up
+    on one thread (wall and CPU) is the median ratio of the pairs."""
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    cmd = [sys.executable, "-m", "rnr_sim.bench", "--pure-worker", str(games), str(repeat)]
+    cmd = [sys.executable, "-m", "rnr_sim.bench", "--pure-server", str(games)]
+    engine_inputs = spread_inputs(plan, min(PAIRED_ENGINE_GAMES, plan.games_total))
+    n_engine = len(engine_inputs["deal"])
+    proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    runs: list[dict[str, Any]] = []
+    ratios: list[float] = []
+    cpu_ratios: list[float] = []
     try:
-        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        return {"games": games, "error": f"timed out after {timeout:.0f} s"}
-    if done.returncode != 0:
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        return {"games": games, "error": f"exit {done.returncode}: {tail}"}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+        if proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("the plain-Python subprocess did not start")
+        for _ in range(max(1, repeat)):
+            wall, cpu, _, _ = best_of(1, lambda: play(plan, engine_inputs, 1))
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError("the plain-Python subprocess stopped")
+            py = json.loads(line)
+            runs.append(py)
+            if wall > 0 and py["games_per_s"] > 0:
+                ratios.append(n_engine / wall / py["games_per_s"])
+            if cpu > 0 and py["games_per_cpu_s"] > 0:
+                cpu_ratios.append(n_engine / cpu / py["games_per_cpu_s"])
+    except (RuntimeError, ValueError, OSError) as exc:
+        proc.kill()
+        tail = (proc.stderr.read().strip().splitlines() or [str(exc)])[-1]
+        return {"games": games, "error": tail}
+    finally:
+        if proc.poll() is None:
+            proc.stdin.close()
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    best = max(runs, key=lambda r: r["games_per_s"])
+    out = {**best, "runs_games_per_s": [r["games_per_s"] for r in runs],
+           "paired_engine_games": n_engine, "paired_speedups": [round(x, 1) for x in ratios]}
+    if ratios:
+        out["speedup_1_thread"] = round(_median(ratios), 1)
+    if cpu_ratios:
+        out["speedup_per_cpu_s"] = round(_median(cpu_ratios), 1)
+    return out
 
 
-def _pure_worker(games: int, repeat: int = 1) -> dict[str, Any]:
-    """The subprocess's side: plain-Python games of the sample round robin, timed."""
+def _pure_server(games: int) -> None:
+    """The subprocess's side: plain-Python games of the sample round robin, timed, once for
+    each line read from standard input."""
     import warnings
 
     # The engine's 64-bit hashing overflows on purpose; numpy scalars warn about it.
     warnings.simplefilter("ignore", RuntimeWarning)
     plan = sample_plan(games)
     inputs = spread_inputs(plan, games)
-    with np.errstate(over="ignore"):
-        wall, cpu, walls, records = best_of(repeat, lambda: play(plan, inputs, None))
     n = len(inputs["deal"])
-    return {
-        **rates(n, wall, cpu, walls, 2),
-        "mean_turns": round(float(records.turns.mean()), 2) if n else 0.0,
-        "jit_disabled": os.environ.get("NUMBA_DISABLE_JIT") == "1",
-    }
+    print("ready", flush=True)
+    for _ in sys.stdin:
+        with np.errstate(over="ignore"):
+            wall, cpu, walls, records = best_of(1, lambda: play(plan, inputs, None))
+        print(json.dumps({
+            **rates(n, wall, cpu, walls, 2),
+            "mean_turns": round(float(records.turns.mean()), 2) if n else 0.0,
+            "jit_disabled": os.environ.get("NUMBA_DISABLE_JIT") == "1",
+        }), flush=True)
 
 
 def machine() -> dict[str, Any]:
@@ -259,24 +306,21 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
     result["same_results_every_thread_count"] = all(
         all(np.array_equal(a, b) for a, b in zip(w, winners[0], strict=True)) for w in winners)
     best = max(engine, key=lambda r: r["threads"])
-    one = next((r for r in engine if r["threads"] == 1), None)
 
     pure: dict[str, Any] | None = None
     if options.pure_games:
         log(f"Plain Python (NUMBA_DISABLE_JIT=1): {options.pure_games:,} games in a "
             "subprocess…")
-        pure = pure_python_rate(options.pure_games, options.repeat)
+        try:
+            pure = pure_python_paired(plan, options.pure_games, options.repeat)
+        finally:
+            import numba
+
+            numba.set_num_threads(max_threads())
         rate = pure.get("games_per_s") or 0.0
         if rate > 0:
-            if one is not None:
-                pure["speedup_1_thread"] = round(one["games_per_s"] / rate, 1)
             pure["speedup_all_threads"] = round(best["games_per_s"] / rate, 1)
             pure["speedup_threads"] = best["threads"]
-        cpu_rate = pure.get("games_per_cpu_s") or 0.0
-        if cpu_rate > 0:
-            # CPU time is what a busy machine distorts least.
-            pure["speedup_per_cpu_s"] = round(min(r["games_per_cpu_s"] for r in engine)
-                                              / cpu_rate, 1)
     result["pure_python"] = pure
 
     e2e: dict[str, Any] | None = None
@@ -381,7 +425,9 @@ def format_bench(r: dict[str, Any]) -> str:
     else:
         parts = []
         if "speedup_1_thread" in p:
-            parts.append(f"{_n(p['speedup_1_thread'])}x on 1 thread")
+            pairs = len(p.get("paired_speedups", []))
+            parts.append(f"{_n(p['speedup_1_thread'])}x on 1 thread" + (
+                f" (median of {pairs} back-to-back pairs)" if pairs > 1 else ""))
         if p["speedup_threads"] > 1:
             parts.append(f"{_n(p['speedup_all_threads'])}x on {p['speedup_threads']} threads")
         if "speedup_per_cpu_s" in p:
@@ -411,7 +457,7 @@ def format_bench(r: dict[str, Any]) -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover -- the plain-Python subprocess
-    if len(sys.argv) in (3, 4) and sys.argv[1] == "--pure-worker":
-        print(json.dumps(_pure_worker(*(int(a) for a in sys.argv[2:]))))
+    if len(sys.argv) == 3 and sys.argv[1] == "--pure-server":
+        _pure_server(int(sys.argv[2]))
     else:
-        sys.exit("usage: python -m rnr_sim.bench --pure-worker N [REPEAT]")
+        sys.exit("usage: python -m rnr_sim.bench --pure-server N")
