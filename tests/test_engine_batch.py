@@ -141,3 +141,22 @@ def test_the_seed_is_the_only_source_of_chance(sample):
     assert same(a, records(sample, 500, seed=5))
     b = records(sample, 500, seed=6)
     assert not np.array_equal(a.opening_mask, b.opening_mask)
+
+
+@pytest.mark.parametrize("workers", [1, 2, 4])
+def test_workers_state_copies_never_share_a_cache_line(workers):
+    """Each worker's copy of every state array lies whole between its neighbours', with at
+    least a cache line (64 bytes) of distance: no false sharing between threads."""
+    from rnr_sim.engine.batch import CACHE_LINE, worker_state
+
+    gap, arrays = worker_state(workers)
+    assert gap >= 1
+    for a in arrays:
+        assert a.shape[0] == workers * gap and a.flags.c_contiguous
+        row = a[0].nbytes
+        for k in range(workers - 1):
+            end_k = a[k * gap].ctypes.data + row
+            start_next = a[(k + 1) * gap].ctypes.data
+            assert start_next - end_k >= CACHE_LINE, (a.dtype, a.shape)
+    dc = arrays[6]
+    assert (dc == -1).all()  # the deck slots start empty
