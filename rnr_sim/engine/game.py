@@ -949,8 +949,8 @@ def forget_pillar_values(cards, pl, sl, ls, w, p):
 def noted_card_value(cards, rules, w, pl, gm, p, s, c):
     """``card_value`` of card ``c`` in hand slot ``s``, noted once per Play Phase: a play
     changes no value but those that read Pillars and Petitions (``CF_VALUE_READS_PILLARS``),
-    and ``play_phase`` forgets those when it plays a Pillar or Petition. Debug mode recomputes and counts any difference
-    as a broken invariant."""
+    and ``play_phase`` forgets those when it plays a Pillar or Petition. Debug mode
+    recomputes and counts any difference as a broken invariant."""
     v = w[p, W_VALUE0 + s]
     if v != v:  # NaN: not noted in this Play Phase yet
         v = card_value(cards, rules, w, pl, gm, p, c)
@@ -1003,12 +1003,8 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                 continue  # R10
             if t == UA:
                 continue
-            v = 0.0
-            if not randomly:
-                v = w[p, W_VALUE0 + s]  # noted earlier in this Play Phase, or NaN
-                if v != v or gm[G_DEBUG] != 0:
-                    v = noted_card_value(cards, rules, w, pl, gm, p, s, c)
-                v -= w[p, W_COST] * cost
+            v = 0.0 if randomly else noted_card_value(cards, rules, w, pl, gm, p, s, c) \
+                - w[p, W_COST] * cost
             sc = score(w, rng, p, v)
             if sc > best_score:
                 best_kind, best_score, best_a, best_b, best_c = ACT_PLAY, sc, s, -1, -1
