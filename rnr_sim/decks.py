@@ -18,7 +18,7 @@ import numpy as np
 
 from rnr_sim import enums
 from rnr_sim.cards import Catalog
-from rnr_sim.errors import InputError, read_input
+from rnr_sim.errors import InputError, decode_text, read_input
 from rnr_sim.rules import RulesProfile
 
 DECK_SIZE = 60  # Art. V §1
@@ -81,12 +81,7 @@ def load_deck(path: str | Path, catalog: Catalog) -> Deck:
     """
     p = Path(path)
     raw = read_input(p, "deck list", "a deck list")
-    if b"\x00" in raw:
-        raise InputError(f"{p}: not a text file; a deck list is lines like '4 Minuteman Volley'")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: not a text file (not UTF-8)") from None
+    text = decode_text(raw, str(p), "a deck list is lines like '4 Minuteman Volley'")
     return _parse(text, catalog, where=str(p), path=p, default_name=p.stem,
                   sha256=hashlib.sha256(raw).hexdigest())
 

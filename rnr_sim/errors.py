@@ -23,3 +23,17 @@ def read_input(path: Path, noun: str, kind: str) -> bytes:
         raise InputError(f"{path}: is a directory, not {kind}") from None
     except OSError as e:
         raise InputError(f"{path}: cannot read {noun} ({e.strerror})") from None
+
+
+def decode_text(raw: bytes | str, where: str, kind: str) -> str:
+    """The text of a user's input (UTF-8, a leading BOM dropped), or one ``InputError`` line:
+    ``<where>: not a text file; <kind>`` (NUL bytes) or ``... (not UTF-8); <kind>``.
+    ``kind`` says what the file should hold ("a card catalog is TOML")."""
+    if isinstance(raw, str):
+        raw = raw.encode("utf-8")
+    if b"\x00" in raw:
+        raise InputError(f"{where}: not a text file; {kind}")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{where}: not a text file (not UTF-8); {kind}") from None

@@ -40,7 +40,7 @@ from typing import Any
 from rnr_sim.cards import Catalog, load_catalog, parse_catalog
 from rnr_sim.cards.catalog import CatalogError
 from rnr_sim.cards.schema import COMMON_FIELDS, STATS
-from rnr_sim.errors import InputError, read_input
+from rnr_sim.errors import InputError, decode_text, read_input
 
 #: Every field a ``[cards."Name"]`` table may set: any field of the card contract.
 CARD_FIELDS: tuple[str, ...] = COMMON_FIELDS + STATS + ("kicker",)
@@ -112,13 +112,7 @@ def _near(word: str, valid) -> str:
 
 def parse_patch(raw: bytes | str, where: str = "<patch>", path: Path | None = None) -> Patch:
     """Parse patch TOML (bytes or text); ``where`` names it in errors."""
-    data_bytes = raw.encode("utf-8") if isinstance(raw, str) else raw
-    if b"\x00" in data_bytes:
-        raise InputError(f"{where}: not a text file; a card patch is TOML")
-    try:
-        text = data_bytes.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{where}: not a text file (not UTF-8); a card patch is TOML") from None
+    text = decode_text(raw, where, "a card patch is TOML")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from rnr_sim.errors import InputError, read_input
+from rnr_sim.errors import InputError, decode_text, read_input
 
 
 @dataclass(frozen=True)
@@ -184,9 +184,7 @@ def load_profile(path: str | Path | None) -> RulesProfile:
     p = Path(path)
     raw = read_input(p, "rules file", "a rules profile (a TOML file)")
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(f"{p}: not a text file; a rules profile is TOML") from None
+        data = tomllib.loads(decode_text(raw, str(p), "a rules profile is TOML"))
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{p}: broken TOML: {e}") from None
     if "rules" in data and isinstance(data["rules"], dict):

@@ -44,6 +44,12 @@ def deck_summary(seat_games: pl.LazyFrame, decks: pl.LazyFrame) -> pl.LazyFrame:
         .with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in counts])
     )
     out = with_rate(out, "win_rate", "wins", "games")
+    return out.with_columns(path_share_columns()).sort(["win_rate", "deck"], descending=[True, False], nulls_last=True)
+
+
+def path_share_columns() -> list[pl.Expr]:
+    """``share_<path> = wins_<path> / wins`` for each victory path, with its 95% Wilson
+    interval ``share_<path>_lo`` / ``share_<path>_hi`` (null where wins = 0)."""
     shares = []
     for p in WIN_PATHS:
         shares += [
@@ -51,4 +57,4 @@ def deck_summary(seat_games: pl.LazyFrame, decks: pl.LazyFrame) -> pl.LazyFrame:
             wilson_lo(f"wins_{p}", "wins").alias(f"share_{p}_lo"),
             wilson_hi(f"wins_{p}", "wins").alias(f"share_{p}_hi"),
         ]
-    return out.with_columns(shares).sort(["win_rate", "deck"], descending=[True, False], nulls_last=True)
+    return shares

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from rnr_sim.analytics.decks import WIN_PATHS
-from rnr_sim.analytics.stats import chi2_sf, rate, wilson_hi, wilson_lo
+from rnr_sim.analytics.decks import WIN_PATHS, path_share_columns
+from rnr_sim.analytics.stats import chi2_sf, rate
 
 PATH_COUNT_COLUMNS = ("games", "wins", "draws", *[f"wins_{p}" for p in WIN_PATHS])
 
@@ -61,14 +61,7 @@ def path_shares(counts: pl.LazyFrame) -> pl.LazyFrame:
     from "no path is superior"); ``chi2`` = Pearson's chi-square of the four win counts
     against equal expected counts (df = 3) and ``chi2_p`` its p-value. Nulls where wins = 0.
     """
-    shares = []
-    for p in WIN_PATHS:
-        shares += [
-            rate(f"wins_{p}", "wins").alias(f"share_{p}"),
-            wilson_lo(f"wins_{p}", "wins").alias(f"share_{p}_lo"),
-            wilson_hi(f"wins_{p}", "wins").alias(f"share_{p}_hi"),
-        ]
-    out = counts.with_columns(*shares, rate("draws", "games").alias("draw_rate"))
+    out = counts.with_columns(*path_share_columns(), rate("draws", "games").alias("draw_rate"))
     gap = pl.max_horizontal([(pl.col(f"share_{p}") - 0.25).abs() for p in WIN_PATHS])
     out = out.with_columns(pl.when(pl.col("wins") > 0).then(gap).otherwise(None).alias("max_gap"))
 

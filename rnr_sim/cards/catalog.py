@@ -32,7 +32,7 @@ from rnr_sim.cards.schema import (
     Card,
     fields_of,
 )
-from rnr_sim.errors import InputError, read_input
+from rnr_sim.errors import InputError, decode_text, read_input
 
 #: The shipped sample catalog (package data).
 DEFAULT_CATALOG: Path = Path(__file__).resolve().parent.parent / "data" / "foundation.toml"
@@ -165,12 +165,7 @@ def load_catalog(path: str | Path | None = None) -> Catalog:
 def parse_catalog(raw: bytes | str, where: str = "<catalog>", path: Path | None = None) -> Catalog:
     """Parse and check catalog TOML given as bytes or text; ``where`` names it in errors."""
     data_bytes = raw.encode("utf-8") if isinstance(raw, str) else raw
-    if b"\x00" in data_bytes:
-        raise InputError(f"{where}: not a text file; a card catalog is TOML")
-    try:
-        text = data_bytes.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{where}: not a text file (not UTF-8); a card catalog is TOML") from None
+    text = decode_text(data_bytes, where, "a card catalog is TOML")
     if not text.strip():
         raise InputError(
             f"{where}: empty file; a card catalog is TOML with a [set] table and [[cards]]"

@@ -1,8 +1,4 @@
-"""Subcommands about the inputs: ``cards`` (the catalog), ``validate`` (Article V), ``rules``.
-
-The ``--cards`` and ``--rules`` option types below are shared: other command modules may
-import ``CardsOption`` and ``RulesOption``.
-"""
+"""Subcommands about the inputs: ``cards`` (the catalog), ``validate`` (Article V), ``rules``."""
 
 from __future__ import annotations
 
@@ -13,20 +9,10 @@ import typer
 
 from rnr_sim import enums
 from rnr_sim.cards import load_catalog
+from rnr_sim.commands.options import CardsOption, RulesOption
 from rnr_sim.decks import is_legal, load_deck, validate_deck
 from rnr_sim.errors import InputError
 from rnr_sim.rules import SWITCHES, load_profile
-
-CardsOption = Annotated[
-    Path | None,
-    typer.Option("--cards", metavar="PATH", show_default=False,
-                 help="Card catalog TOML. Default: the shipped Foundation sample set."),
-]
-RulesOption = Annotated[
-    Path | None,
-    typer.Option("--rules", metavar="PATH", show_default=False,
-                 help="Rules profile TOML setting any switches. Default: constitution."),
-]
 
 EXIT_ILLEGAL = 1
 EXIT_BAD_INPUT = 2

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from rnr_sim import runner
-from rnr_sim.commands.catalog import CardsOption, RulesOption
+from rnr_sim.commands.options import CardsOption, PlayersOption, RulesOption, ThreadsOption
 
 EXIT_INTERRUPTED = 130
 
@@ -56,11 +56,7 @@ def compare_command(
                      "--precision the most to play. Default: "
                      f"{runner.DEFAULT_GAMES:,} (with --precision: 50,000)."),
     ] = None,
-    players: Annotated[
-        int | None,
-        typer.Option("--players", metavar="P", show_default=False,
-                     help="Players per table: 2, 3 or 4. Default: 2."),
-    ] = None,
+    players: PlayersOption = None,
     seed: Annotated[
         int | None,
         typer.Option("--seed", metavar="S", show_default=False,
@@ -79,11 +75,7 @@ def compare_command(
         typer.Option("--policy", metavar="P", show_default=False,
                      help="Heuristic player for every deck (default: each deck's header)."),
     ] = None,
-    threads: Annotated[
-        int | None,
-        typer.Option("--threads", "-t", metavar="N", show_default=False,
-                     help="Engine threads. Default: all cores. Results do not depend on it."),
-    ] = None,
+    threads: ThreadsOption = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", metavar="DIR", show_default=False,

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.catalog import CardsOption, RulesOption
+from rnr_sim.commands.options import CardsOption, RulesOption
 
 
 def register(app: typer.Typer) -> None:

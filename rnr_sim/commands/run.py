@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from rnr_sim import runner
-from rnr_sim.commands.catalog import CardsOption, RulesOption
+from rnr_sim.commands.options import CardsOption, PlayersOption, RulesOption, ThreadsOption
 from rnr_sim.errors import InputError
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
@@ -46,11 +46,7 @@ def run_command(
                      help=f"Deals per table, each played in every seat order. "
                      f"Default: {runner.DEFAULT_GAMES}."),
     ] = None,
-    players: Annotated[
-        int | None,
-        typer.Option("--players", metavar="P", show_default=False,
-                     help="Players per table: 2, 3 or 4. Default: 2."),
-    ] = None,
+    players: PlayersOption = None,
     seed: Annotated[
         int | None,
         typer.Option("--seed", metavar="S", show_default=False,
@@ -64,11 +60,7 @@ def run_command(
                      help="Heuristic player for every deck, overriding each deck's "
                      f"'Policy:' header (default: that header, else {runner.DEFAULT_POLICY})."),
     ] = None,
-    threads: Annotated[
-        int | None,
-        typer.Option("--threads", "-t", metavar="N", show_default=False,
-                     help="Engine threads. Default: all cores. Results do not depend on it."),
-    ] = None,
+    threads: ThreadsOption = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", metavar="DIR", show_default=False,

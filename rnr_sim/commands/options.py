@@ -1,0 +1,30 @@
+"""Option types several subcommands share, declared once: the same flag, metavar and help
+wherever it appears."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+CardsOption = Annotated[
+    Path | None,
+    typer.Option("--cards", metavar="PATH", show_default=False,
+                 help="Card catalog TOML. Default: the shipped Foundation sample set."),
+]
+RulesOption = Annotated[
+    Path | None,
+    typer.Option("--rules", metavar="PATH", show_default=False,
+                 help="Rules profile TOML setting any switches. Default: constitution."),
+]
+PlayersOption = Annotated[
+    int | None,
+    typer.Option("--players", metavar="P", show_default=False,
+                 help="Players per table: 2, 3 or 4. Default: 2."),
+]
+ThreadsOption = Annotated[
+    int | None,
+    typer.Option("--threads", "-t", metavar="N", show_default=False,
+                 help="Engine threads. Default: all cores. Results do not depend on it."),
+]
