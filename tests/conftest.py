@@ -1,4 +1,5 @@
-"""Shared fixtures: the tiny test catalog, the legal deck built from it, small file writers."""
+"""Shared fixtures: the tiny test catalog, the legal deck built from it, small file writers,
+and the runner tests' engine and generated sample decks."""
 
 from __future__ import annotations
 
@@ -48,3 +49,24 @@ def write(tmp_path: Path):
         return path
 
     return _write
+
+
+@pytest.fixture
+def engine(monkeypatch):
+    """The runner plays on the engine of ``fake_engine.engine_driver()`` (the real one when
+    it is built, else the stand-in); the runner tests use it for every test."""
+    from fake_engine import engine_driver
+
+    from rnr_sim import runner
+
+    driver = engine_driver()
+    monkeypatch.setattr(runner, "_driver", lambda: driver)
+    return driver
+
+
+@pytest.fixture(scope="session")
+def decks(tmp_path_factory) -> list[Path]:
+    """Four legal deck lists of the sample catalog (generated: stable for these tests)."""
+    from fake_engine import write_generated_decks
+
+    return write_generated_decks(load_catalog(None), tmp_path_factory.mktemp("decks"))

@@ -208,3 +208,4 @@ def write_generated_decks(catalog, folder: Path) -> list[Path]:
                         encoding="utf-8")
         paths.append(path)
     return paths
+

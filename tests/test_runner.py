@@ -18,33 +18,16 @@ import pytest
 from fake_engine import (
     REAL_ENGINE,
     SAMPLE_CATALOG,
-    engine_driver,
     sample_decks,
-    write_generated_decks,
 )
 from typer.testing import CliRunner
 
 from rnr_sim import enums, runner
 from rnr_sim.errors import InputError
 
-pytestmark = pytest.mark.skipif(not SAMPLE_CATALOG.exists(),
-                                reason="the sample catalog is not written yet")
-
-
-@pytest.fixture(autouse=True)
-def engine(monkeypatch):
-    """Every test runs on the engine of ``engine_driver()``."""
-    driver = engine_driver()
-    monkeypatch.setattr(runner, "_driver", lambda: driver)
-    return driver
-
-
-@pytest.fixture(scope="session")
-def decks(tmp_path_factory) -> list[Path]:
-    """Four legal deck lists of the sample catalog (generated: stable for these tests)."""
-    from rnr_sim.cards import load_catalog
-
-    return write_generated_decks(load_catalog(None), tmp_path_factory.mktemp("decks"))
+pytestmark = [pytest.mark.skipif(not SAMPLE_CATALOG.exists(),
+                                 reason="the sample catalog is not written yet"),
+              pytest.mark.usefixtures("engine")]  # conftest.py
 
 
 def run(out: Path, decks, **kw) -> runner.RunResult:

@@ -21,29 +21,14 @@ from fake_engine import (
     REAL_ENGINE,
     SAMPLE_CATALOG,
     cli_argv,
-    engine_driver,
     sample_decks,
-    write_generated_decks,
 )
 
 from rnr_sim import enums, runner
 
-pytestmark = pytest.mark.skipif(not SAMPLE_CATALOG.exists(),
-                                reason="the sample catalog is not written yet")
-
-
-@pytest.fixture(autouse=True)
-def engine(monkeypatch):
-    driver = engine_driver()
-    monkeypatch.setattr(runner, "_driver", lambda: driver)
-    return driver
-
-
-@pytest.fixture(scope="session")
-def decks(tmp_path_factory) -> list[Path]:
-    from rnr_sim.cards import load_catalog
-
-    return write_generated_decks(load_catalog(None), tmp_path_factory.mktemp("decks"))
+pytestmark = [pytest.mark.skipif(not SAMPLE_CATALOG.exists(),
+                                 reason="the sample catalog is not written yet"),
+              pytest.mark.usefixtures("engine")]  # conftest.py
 
 
 def run_in_process(out: Path, decks, **kw) -> runner.RunResult:
