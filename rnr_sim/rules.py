@@ -81,6 +81,8 @@ SWITCHES: tuple[Switch, ...] = (
            choices=("first_victory", "last_standing")),
     Switch("ip_effects_immediate", True, "R32", "Art. II §2; Art. VII §5",
            "an `ip` effect of a card played in the Play Phase gives its IP at once"),
+    Switch("turn_limit_scales", True, "R45", "Art. III; R15",
+           "the turn limit counts rounds: turn_limit x players / 2 turns at 3-4 players"),
 )
 
 SWITCH_BY_NAME = {s.name: s for s in SWITCHES}
@@ -103,6 +105,7 @@ R_UA_DRAIN_TARGET = 13
 R_UA_DRAIN_WHEN = 14
 R_MULTIPLAYER = 15
 R_IP_EFFECTS_IMMEDIATE = 16
+R_TURN_LIMIT_SCALES = 17
 assert all(globals()["R_" + s.name.upper()] == i for i, s in enumerate(SWITCHES))
 
 # Values of the choice switches, as compiled.

@@ -53,7 +53,8 @@ def run(sample, players: int, policy: str, rules=None, games: int | None = None,
                       debug=True)
 
 
-def check_endings(r, players: int, limit: int = 200) -> None:
+def check_endings(r, players: int, limit: int | None = None) -> None:
+    limit = 200 * players // 2 if limit is None else limit  # R15, R45: 100 rounds
     draw = r["path"] == enums.PATHS.index("draw")
     assert np.all((r["winner"] >= 0) | draw) and np.all(r["winner"][draw] == -1)
     assert np.all(r["winner"] < players) and np.all(r["path"] >= 0)
@@ -94,7 +95,7 @@ def test_invariants_hold_under_the_switches(sample, rules, policy):
     for players in (2, 3, 4):
         r = run(sample, players, policy, rules=dict(rules, aoa=policy == "deck"), games=300)
         assert int(r["violations"].sum()) == 0
-        check_endings(r, players, limit=rules.get("turn_limit", 200))
+        check_endings(r, players, limit=rules.get("turn_limit", 200) * players // 2)  # R45
 
 
 # =========================================================================== determinism

@@ -148,6 +148,16 @@ def test_switch_turn_limit():  # R15
     assert set(free["path"]) == {3} and set(free["turns"]) == {100}  # deck-out decides
 
 
+@pytest.mark.parametrize("scales,turns", [(True, 14), (False, 7)])
+def test_switch_turn_limit_scales(scales, turns):  # R45: rounds, not turns, at 4 players
+    cat = catalog_of([])
+    deck = [[cat.by_name[n] for n in ["UA"] * 3 + ["Pillar"] * 57]]
+    seat_deck = np.zeros((4, 4), dtype=np.int32)
+    r = play_batch(cat.compile(), deck, seat_deck,
+                   rules={"turn_limit": 7, "turn_limit_scales": scales})
+    assert set(r["turns"]) == {turns} and set(r["winner"]) == {-1}
+
+
 @pytest.mark.parametrize("lifetime,stays", [("persistent", True), ("one_shot", False)])
 def test_switch_attack_lifetime(lifetime, stays):  # R16
     t = Table(rules={"attack_lifetime": lifetime})

@@ -28,7 +28,9 @@ def wilson(wins: float, n: float, z: float = Z95) -> tuple[float, float]:
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2.0 * n)) / denom
     half = z / denom * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # The interval always holds p; rounding can put the bound a hair past it (wilson(0, 7)
+    # gave 2.8e-17), so clamp to [0, p] and [p, 1].
+    return (min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half)))
 
 
 def _wilson_parts(wins: pl.Expr, n: pl.Expr, z: float) -> tuple[pl.Expr, pl.Expr]:
@@ -46,7 +48,9 @@ def wilson_lo(wins: str | pl.Expr, n: str | pl.Expr, z: float = Z95) -> pl.Expr:
     w = pl.col(wins) if isinstance(wins, str) else wins
     m = pl.col(n) if isinstance(n, str) else n
     centre, half = _wilson_parts(w, m, z)
-    return pl.when(m > 0).then((centre - half).clip(0.0, 1.0)).otherwise(None)
+    p = w.cast(pl.Float64) / m.cast(pl.Float64)
+    lo = pl.min_horizontal((centre - half).clip(0.0, 1.0), p)  # never past p (rounding)
+    return pl.when(m > 0).then(lo).otherwise(None)
 
 
 def wilson_hi(wins: str | pl.Expr, n: str | pl.Expr, z: float = Z95) -> pl.Expr:
@@ -54,7 +58,9 @@ def wilson_hi(wins: str | pl.Expr, n: str | pl.Expr, z: float = Z95) -> pl.Expr:
     w = pl.col(wins) if isinstance(wins, str) else wins
     m = pl.col(n) if isinstance(n, str) else n
     centre, half = _wilson_parts(w, m, z)
-    return pl.when(m > 0).then((centre + half).clip(0.0, 1.0)).otherwise(None)
+    p = w.cast(pl.Float64) / m.cast(pl.Float64)
+    hi = pl.max_horizontal((centre + half).clip(0.0, 1.0), p)  # never short of p (rounding)
+    return pl.when(m > 0).then(hi).otherwise(None)
 
 
 def rate(wins: str | pl.Expr, n: str | pl.Expr) -> pl.Expr:

@@ -13,6 +13,7 @@ from numba import njit
 
 from rnr_sim.engine.config import INLINED, KERNEL
 from rnr_sim.engine.layout import (
+    COST_MAX,
     F_ACT0,
     F_ACT1,
     F_AOA,
@@ -44,6 +45,8 @@ from rnr_sim.engine.layout import (
     L_ON_DESTROY,
     L_PENDING,
     L_SCRATCH,
+    LP_MAX,
+    LP_MIN,
     M_DRAWN,
     M_OPENING,
     M_PLAYED,
@@ -52,9 +55,11 @@ from rnr_sim.engine.layout import (
     P_DRAWS_NEXT,
     P_IP_OTHER,
     P_IP_PILLAR,
+    P_LIST_OVERFLOW,
     P_LP,
     P_MULLIGAN,
     P_N_AOA,
+    P_N_AOA_TARGETS,
     P_N_BOARD,
     P_N_DEFENSES,
     P_N_DRAW,
@@ -228,6 +233,7 @@ from rnr_sim.rules import (
     R_P2_FREE_PILLAR,
     R_PILLARS_PER_TURN,
     R_TURN_LIMIT,
+    R_TURN_LIMIT_SCALES,
     R_UA_DRAIN_TARGET,
     R_UA_DRAIN_WHEN,
 )
@@ -265,6 +271,9 @@ def emit(gm, tr, event, seat, a, b, c, d, e):
 @njit("void(int32[:, ::1], int16[:, :, ::1], int64, int64, int64, int64)", **KERNEL)
 def list_push(pl, ls, p, lst, count_field, slot):
     n = pl[p, count_field]
+    if n >= MAX_SLOTS:  # a full list: refuse the write (it would land in the next list)
+        pl[p, P_LIST_OVERFLOW] += 1
+        return
     ls[p, lst, n] = slot
     pl[p, count_field] = n + 1
 
@@ -357,6 +366,10 @@ def change_lp(rules, pl, gm, tr, p, delta, cause, src_card):
     cap = rules[R_LP_CAP]
     if cap > 0 and delta > 0 and lp > cap:  # R14: gains stop at the cap
         lp = cap if cap > old else old
+    if lp > LP_MAX:  # R46: LP is int32; gains stop at its top
+        lp = LP_MAX
+    elif lp < LP_MIN:
+        lp = LP_MIN
     pl[p, P_LP] = lp
     emit(gm, tr, EV_LP, p, delta, lp, cause, src_card, 0)
     if lp <= 0:
@@ -627,7 +640,7 @@ def repair(cards, pl, sl, ls, gm, tr, p, amount, src_card):
 
 
 @njit(**KERNEL)
-def recover(cards, w, pl, sl, ls, gm, tr, p, amount, src_card):
+def recover(cards, w, pl, sl, ls, gm, masks, tr, p, amount, src_card):
     """Return up to ``amount`` cards from the Discard Pile to hand: the costliest first,
     Pillars first while short of the Pillar target.
     """
@@ -648,6 +661,7 @@ def recover(cards, w, pl, sl, ls, gm, tr, p, amount, src_card):
             return
         sl[p, best, S_ZONE] = Z_HAND
         list_push(pl, ls, p, L_HAND, P_N_HAND, best)
+        masks[p, M_DRAWN] |= np.uint64(1) << np.uint64(best)  # seen: any route into the hand
         emit(gm, tr, EV_RECOVER, p, sl[p, best, S_CARD], src_card, 0, 0, 0)
 
 
@@ -724,7 +738,7 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
                     destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, p)
                     break
     elif verb == V_RECOVER:
-        recover(cards, w, pl, sl, ls, gm, tr, p, amount, src_card)
+        recover(cards, w, pl, sl, ls, gm, masks, tr, p, amount, src_card)
     elif verb == V_TUTOR_PILLAR:
         tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p, src_card)
 
@@ -828,23 +842,29 @@ def effect_value(w, pl, gm, p, verb, amount):
 @njit(**KERNEL)
 def note_threats(cards, w, pl, sl, ls, gm, p):
     """Facts the policy's valuations share during a phase (nothing in ``p``'s own Play Phase
-    changes them): the opposing Attacks in play, listed in ``p``'s scratch list (encoded
-    q * MAX_SLOTS + slot: the possible Attack-on-Attack targets), their total damage (the
-    threat to our UAs), and whether the opponent ``p`` strikes holds a Defense. Returns
-    how many Attacks were listed."""
+    changes them): the opposing Attacks in play (the possible Attack-on-Attack targets),
+    each opponent ``q``'s listed in ``q``'s own scratch list, ``P_N_AOA_TARGETS`` long (a
+    list of ``q``'s slots cannot outgrow its 64 entries, whatever the number of opponents;
+    ``q``'s scratch is idle outside ``q``'s Resolve Phase), their total damage (the threat
+    to our UAs), and whether the opponent ``p`` strikes holds a Defense. Returns how many
+    Attacks were listed."""
     n = 0
     total = 0
     for q in range(gm[G_N_PLAYERS]):
+        pl[q, P_N_AOA_TARGETS] = 0
         if q == p or pl[q, P_ALIVE] == 0:
             continue
+        k = 0
         for i in range(pl[q, P_N_BOARD]):
             s = ls[q, L_BOARD, i]
             if sl[q, s, S_ZONE] != Z_PLAY:
                 continue
             if cards[sl[q, s, S_CARD], C_TYPE] == ATTACK:
-                ls[p, L_SCRATCH, n] = q * MAX_SLOTS + s
-                n += 1
+                ls[q, L_SCRATCH, k] = s
+                k += 1
                 total += sl[q, s, S_DP]
+        pl[q, P_N_AOA_TARGETS] = k
+        n += k
     gm[G_THREAT] = total
     q = pick_opponent(pl, w, gm, p, V_STRIKE)
     gm[G_OPP_HAS_DEFENSE] = 1 if q >= 0 and pl[q, P_N_DEFENSES] > 0 else 0
@@ -908,7 +928,9 @@ def play_cost(cards, sl, p, s):
     cost = cards[c, C_COST]
     if cards[c, C_TYPE] == BILL:
         k = sl[p, sl[p, s, S_NAME_SLOT], S_BILL_PLAYS]
-        cost = cost << k if k < 20 else 1 << 30  # Art. IV §7.3
+        # R28: printed cost x 2^k (a 0-cost Bill stays free), saturating at COST_MAX (R46)
+        if cost > 0 and k > 0:
+            cost = COST_MAX if k >= 62 or cost > (COST_MAX >> k) else cost << k
     return cost
 
 
@@ -1021,19 +1043,20 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                                     ACT_PLAY_KICKED, sk, s, -1, -1
             if t == ATTACK and n_targets > 0 and cost + 1 <= ip:  # Amend. I §1: cost + 1
                 dmg = cards[c, C_DAMAGE]
-                for j in range(n_targets):
-                    q = ls[p, L_SCRATCH, j] // MAX_SLOTS
-                    s2 = ls[p, L_SCRATCH, j] % MAX_SLOTS
-                    if (sl[q, s2, S_FLAGS] & F_AOA_TARGETED) != 0:
-                        continue
-                    theirs = sl[q, s2, S_DP]
-                    if w[p, W_RANDOM] == 0.0 and dmg <= theirs:
-                        continue  # the heuristic only fights Attack-on-Attack it wins
-                    va = w[p, W_AOA] * theirs * 3.0 + w[p, W_ATTACK] * (dmg - theirs) \
-                        - w[p, W_COST] * (cost + 1)
-                    sa = score(w, rng, p, va)
-                    if sa > best_score:
-                        best_kind, best_score, best_a, best_b, best_c = ACT_AOA, sa, s, q, s2
+                for q in range(gm[G_N_PLAYERS]):
+                    for j in range(pl[q, P_N_AOA_TARGETS]):
+                        s2 = ls[q, L_SCRATCH, j]
+                        if (sl[q, s2, S_FLAGS] & F_AOA_TARGETED) != 0:
+                            continue
+                        theirs = sl[q, s2, S_DP]
+                        if w[p, W_RANDOM] == 0.0 and dmg <= theirs:
+                            continue  # the heuristic only fights Attack-on-Attack it wins
+                        va = w[p, W_AOA] * theirs * 3.0 + w[p, W_ATTACK] * (dmg - theirs) \
+                            - w[p, W_COST] * (cost + 1)
+                        sa = score(w, rng, p, va)
+                        if sa > best_score:
+                            best_kind, best_score, best_a, best_b, best_c = \
+                                ACT_AOA, sa, s, q, s2
         # Activate effects of cards in play (Art. VII §6).
         for i in range(pl[p, P_N_BOARD] if n_activatable > 0 else 0):
             s = ls[p, L_BOARD, i]
@@ -1623,6 +1646,8 @@ def play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_
     setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size,
                n_players, first_seat, seed, table_id, deal)
     limit = rules[R_TURN_LIMIT]
+    if rules[R_TURN_LIMIT_SCALES] != 0:  # R45: the same number of rounds at any table
+        limit = limit * n_players // 2
     p = first_seat
     while gm[G_OVER] == 0:
         if gm[G_TURN] >= limit:  # R15
@@ -1653,6 +1678,8 @@ def check_invariants(cards, pl, sl, ls, gm):
         if pl[p, P_IP_PILLAR] < 0 or pl[p, P_IP_OTHER] < 0 or pl[p, P_N_HAND] < 0 \
                 or pl[p, P_N_DRAW] < 0 or pl[p, P_N_BOARD] < 0:
             bad += 1
+        if pl[p, P_LIST_OVERFLOW] != 0:
+            bad += 1  # a list write was refused: some list outgrew its 64 entries
         in_draw = 0
         in_hand = 0
         in_board = 0

@@ -36,9 +36,17 @@ P_TURNS = 19
 P_SIDEWAYS = 20  # 1 once a card of the player's was turned sideways (Amend. V §3 resets)
 P_N_ON_DESTROY = 21
 P_N_FIRE = 22
+P_N_AOA_TARGETS = 23  # the player's Attacks in play listed in its scratch list by
+#                       ``note_threats`` during an opponent's phase (Attack-on-Attack targets)
 P_N_AOA = 24  # Attack-on-Attack declared this turn (Amend. I), fought at step ii
 P_N_DEFENSES = 25  # Defenses in the Play Area
-N_PLAYER_FIELDS = 26
+P_LIST_OVERFLOW = 26  # list writes refused because the list was full (an invariant break)
+N_PLAYER_FIELDS = 27
+
+# ---------------------------------------------------------------- number limits
+LP_MAX = 2_147_483_647  # LP is int32: gains stop here (R46), so no catalog can wrap it
+LP_MIN = -2_147_483_647
+COST_MAX = 1 << 62  # a Bill's escalated cost saturates here: more IP than any turn can hold
 
 # ---------------------------------------------------------------- slot fields
 S_CARD = 0
@@ -83,7 +91,8 @@ L_BOARD = 2  # every card in play: Pillars, Petitions, UAs, Play Area
 L_PENDING = 3  # cards the active player played this turn, in play order
 L_ON_DESTROY = 4  # destroyed cards whose 'on destroy' effects wait to fire
 L_FIRE = 5  # the active player's cards in play holding effects, noted at Resolve step iii
-L_SCRATCH = 6  # a step's snapshot of slots to walk while the board changes
+L_SCRATCH = 6  # a step's snapshot of slots to walk while the board changes; during an
+#               opponent's Play Phase, the player's Attacks in play (``note_threats``)
 N_LISTS = 7
 
 # ---------------------------------------------------------------- game fields
@@ -104,8 +113,8 @@ G_OPP_HAS_DEFENSE = 15
 N_GAME_FIELDS = 16
 
 # ---------------------------------------------------------------- masks
-M_OPENING = 0
-M_DRAWN = 1
+M_OPENING = 0  # the final opening hand (after any mulligan)
+M_DRAWN = 1  # reached the hand during the game by any route: drawn, recovered, tutored
 M_PLAYED = 2
 
 # ---------------------------------------------------------------- rules that decide a game

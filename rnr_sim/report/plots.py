@@ -164,7 +164,7 @@ def seat_plot(seats: pl.DataFrame) -> Figure | None:
     ax = fig.add_subplot()
     x = np.arange(len(rows))
     ax.bar(x, v, color=["#2471a3" if r["scope"] == "all" else "#85c1e9" for r in rows])
-    ax.errorbar(x, v, yerr=[v - lo, hi - v], fmt="none", ecolor="#222", capsize=4, lw=1)
+    ax.errorbar(x, v, yerr=[np.clip(v - lo, 0, None), np.clip(hi - v, 0, None)], fmt="none", ecolor="#222", capsize=4, lw=1)
     ax.axhline(0, color="#c0392b", lw=1)
     span = max(0.01, float(np.nanmax(np.abs(np.concatenate([lo, hi])))))
     ax.set_ylim(-1.25 * span, 1.45 * span)
