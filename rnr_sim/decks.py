@@ -19,10 +19,8 @@ import numpy as np
 from rnr_sim import enums
 from rnr_sim.cards import Catalog
 from rnr_sim.errors import InputError, decode_text, read_input
-from rnr_sim.rules import RulesProfile
+from rnr_sim.rules import DECK_SIZE, N_UAS, RulesProfile  # Art. V §1; Art. IV §3, Art. V §2
 
-DECK_SIZE = 60  # Art. V §1
-N_UAS = 3  # Art. IV §3, Art. V §2
 RIGHTS_ADVISED = 10  # Art. IV §2, Art. V §2: "approximately 10" (advisory, R6)
 RIGHTS_LEEWAY = 2  # R6: no warning within 10 ± 2
 MAX_COUNT = 999  # a line's count; anything larger is a typo, not a deck

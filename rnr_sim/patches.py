@@ -30,7 +30,6 @@ card and the field.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -39,7 +38,8 @@ from typing import Any
 
 from rnr_sim.cards import Catalog, load_catalog, parse_catalog
 from rnr_sim.cards.catalog import CatalogError
-from rnr_sim.cards.schema import COMMON_FIELDS, STATS
+from rnr_sim.cards.catalog import quote_name as quote
+from rnr_sim.cards.schema import COMMON_FIELDS, STATS, TYPE_STATS
 from rnr_sim.errors import InputError, decode_text, read_input
 
 #: Every field a ``[cards."Name"]`` table may set: any field of the card contract.
@@ -88,18 +88,39 @@ class PatchedCatalog:
     removed: tuple[str, ...]
 
     def describe(self) -> list[str]:
-        """One line per change, for people: ``Minuteman Volley: damage 3 -> 8``."""
-        lines = [f"{card}: {fld} {_show(old)} -> {_show(new)}"
+        """One line per change, for people: ``Minuteman Volley: damage 3 -> 8`` for every
+        field the patch sets, ``Name: added (attack, bison, common, cost 2, damage 6; lp 2)``
+        for every card it adds, ``Name: removed``. Names that hold characters that are not
+        printable are shown escaped, so each change stays one line."""
+        lines = [f"{_name(card)}: {fld} {_show(old)} -> {_show(new)}"
                  for card, fld, old, new in self.changed]
-        lines += [f"{name}: added" for name in self.added]
-        lines += [f"{name}: removed" for name in self.removed]
+        lines += [f"{_name(name)}: added ({self._summary(name)})" for name in self.added]
+        lines += [f"{_name(name)}: removed" for name in self.removed]
         return lines
+
+    def _summary(self, name: str) -> str:
+        """An added card as the tool read it: Order, Branch, rarity, stats, then its
+        keywords and effects."""
+        card = self.catalog.cards[self.catalog.by_name[name]]
+        parts = [card.type, card.branch, card.rarity]
+        parts += [f"{s} {getattr(card, s)}" for s in TYPE_STATS[card.type]]
+        out = ", ".join(parts)
+        if card.keywords:
+            out += "; " + ", ".join(card.keywords)
+        if card.all_effects():
+            out += "; " + card.describe_effects()
+        return out
 
 
 def _show(value: Any) -> str:
     if value is None:
         return "(none)"
     return toml_value(value)
+
+
+def _name(name: str) -> str:
+    """A card name as a change line shows it: as written, or escaped if not printable."""
+    return name if name.isprintable() else toml_string(name)
 
 
 # ---------------------------------------------------------------------------- reading
@@ -121,7 +142,7 @@ def parse_patch(raw: bytes | str, where: str = "<patch>", path: Path | None = No
     for key in data:
         if key not in PATCH_KEYS:
             raise InputError(
-                f"{where}: unknown top-level key '{key}'{_near(key, PATCH_KEYS)}; a patch "
+                f"{where}: unknown top-level key {quote(key)}{_near(key, PATCH_KEYS)}; a patch "
                 "holds [cards.\"Name\"] tables, [[add]] tables, remove = [...] and [patch]"
             )
     info = data.get("patch", {})
@@ -129,7 +150,7 @@ def parse_patch(raw: bytes | str, where: str = "<patch>", path: Path | None = No
         raise InputError(f"{where}: 'patch' must be a table: [patch] name = \"...\"")
     for key, value in info.items():
         if key not in PATCH_INFO_KEYS:
-            raise InputError(f"{where}: [patch]: unknown key '{key}'"
+            raise InputError(f"{where}: [patch]: unknown key {quote(key)}"
                              f"{_near(key, PATCH_INFO_KEYS)}; valid keys: name, note")
         if not isinstance(value, str):
             raise InputError(f"{where}: [patch]: '{key}' must be a string, not {value!r}")
@@ -139,14 +160,14 @@ def parse_patch(raw: bytes | str, where: str = "<patch>", path: Path | None = No
         raise InputError(f"{where}: 'cards' must hold one table per card: "
                          "[cards.\"Minuteman Volley\"] damage = 8")
     for name, fields in changes.items():
-        at = f"{where}: [cards.\"{name}\"]"
+        at = f"{where}: [cards.{toml_string(name)}]"
         if not fields:
             raise InputError(f"{at}: no fields to change; set one, e.g. cost = 2")
         for key in fields:
             if key not in CARD_FIELDS:
                 hint = ("; a top-level `remove = [...]` must come before the first [table]"
                         if key in ("remove", "add") else "")
-                raise InputError(f"{at}: unknown field '{key}'{_near(key, CARD_FIELDS)}; "
+                raise InputError(f"{at}: unknown field {quote(key)}{_near(key, CARD_FIELDS)}; "
                                  f"card fields: {', '.join(CARD_FIELDS)}{hint}")
 
     add = data.get("add", [])
@@ -188,6 +209,10 @@ def apply_patch(patch: Patch, catalog: Catalog | None = None) -> PatchedCatalog:
     Raises ``InputError`` (one line, naming the patch file, the card and the field) for a
     card the catalog does not hold, a field outside the card contract, an added card whose
     name is taken, or a patched catalog that breaks any law of the catalog contract.
+
+    The patched catalog's text is checked to read back as exactly the tables the patch
+    made, so every card it holds is a card of the base catalog, changed only as
+    ``changed`` lists, or a card ``added`` lists.
     """
     base = catalog if catalog is not None else load_catalog(None)
     where = patch.where
@@ -200,29 +225,32 @@ def apply_patch(patch: Patch, catalog: Catalog | None = None) -> PatchedCatalog:
         if card_id is None:
             near = base.closest(name)
             hint = f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
-            raise InputError(f"{at}: no card '{name}' in the catalog "
-                             f"'{base.name}'{hint}")
+            raise InputError(f"{at}: no card {quote(name)} in the catalog "
+                             f"{quote(base.name)}{hint}")
         return index[base.cards[card_id].name]
 
     removed: list[str] = []
+    removed_at: set[int] = set()  # by position: a card renamed by the patch is not removed
     for name in patch.remove:
         i = resolve(name, f"{where}: remove")
         real = cards[i]["name"]
-        if real in removed:
-            raise InputError(f"{where}: remove: '{real}' is listed twice")
+        if i in removed_at:
+            raise InputError(f"{where}: remove: {quote(real)} is listed twice")
+        removed_at.add(i)
         removed.append(real)
 
     changed: list[tuple[str, str, Any, Any]] = []
     seen: dict[str, str] = {}
     for name, fields in patch.changes.items():
-        at = f"{where}: [cards.\"{name}\"]"
+        at = f"{where}: [cards.{toml_string(name)}]"
         i = resolve(name, at)
         real = cards[i]["name"]
         if real in seen:
-            raise InputError(f"{at}: '{real}' is already changed by [cards.\"{seen[real]}\"]")
+            raise InputError(f"{at}: {quote(real)} is already changed by "
+                             f"[cards.{toml_string(seen[real])}]")
         seen[real] = name
-        if real in removed:
-            raise InputError(f"{at}: '{real}' is both changed and removed")
+        if i in removed_at:
+            raise InputError(f"{at}: {quote(real)} is both changed and removed")
         for key, value in fields.items():
             changed.append((real, key, cards[i].get(key), value))
             cards[i][key] = value
@@ -231,25 +259,31 @@ def apply_patch(patch: Patch, catalog: Catalog | None = None) -> PatchedCatalog:
     added: list[str] = []
     for k, table in enumerate(patch.add):
         name = table.get("name")
-        label = f"'{name}'" if isinstance(name, str) else f"#{k + 1}"
+        label = quote(name) if isinstance(name, str) else f"#{k + 1}"
         if isinstance(name, str) and name.casefold() in taken:
             existing = next(c["name"] for c in cards
                             if str(c.get("name", "")).casefold() == name.casefold())
             raise InputError(f"{where}: [[add]] {label}: the catalog already has a card "
-                             f"named '{existing}'; change it with [cards.\"{existing}\"]")
+                             f"named {quote(existing)}; change it with "
+                             f"[cards.{toml_string(existing)}]")
         if isinstance(name, str):
             taken.add(name.casefold())
             added.append(name)
         cards.append(dict(table))
 
-    kept = [c for c in cards if c.get("name") not in removed]
-    text = catalog_toml(data.get("set", {}), kept, header=_header(base, patch))
+    kept = [c for i, c in enumerate(cards) if i not in removed_at]
+    set_table = data.get("set", {})
+    text = catalog_toml(set_table, kept, header=_header(base, patch))
     try:
         patched = parse_catalog(text, where=where, path=None)
     except CatalogError as e:
         raise InputError(_one_line(e, where, len(e.problems))) from None
-    except InputError as e:  # pragma: no cover - the text is always TOML we wrote
-        raise InputError(f"{where}: the patched catalog cannot be read ({e})") from None
+    # A checked catalog holds only strings, whole numbers, lists and tables, so the
+    # comparison is exact: the file is the tables the summary was made from, no more.
+    if tomllib.loads(text) != {"set": set_table, "cards": kept}:
+        raise InputError(f"{where}: the patched catalog does not read back as the cards the "
+                         "patch lists (a string in the patch or the catalog broke the "
+                         "catalog's TOML); please report this patch")
     return PatchedCatalog(base=base, catalog=patched, text=text, changed=tuple(changed),
                           added=tuple(added), removed=tuple(removed))
 
@@ -263,18 +297,52 @@ def _one_line(error: CatalogError, where: str, n: int) -> str:
 
 
 def _header(base: Catalog, patch: Patch) -> str:
-    lines = [f"# The catalog '{base.name}' ({base.path}) with the patch {patch.where} applied.",
+    """Comment lines naming the base catalog and the patch. Every name in them is written
+    as an escaped TOML string, so a line break in a patch's name or a file's path stays
+    inside its comment and cannot start a table or a key."""
+    lines = [f"# The catalog {toml_string(base.name)} ({toml_string(str(base.path))}) with "
+             f"the patch {toml_string(patch.where)} applied.",
              "# Written by rnr-sim compare; the variant run reads this file."]
     if patch.name:
-        lines.append(f"# Patch: {patch.name}")
+        lines.append(f"# Patch: {toml_string(patch.name)}")
     return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------- writing TOML
 
 
+_SHORT_ESCAPES = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\t": "\\t", "\n": "\\n",
+                  "\f": "\\f", "\r": "\\r"}
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string that reads back as exactly ``text``.
+
+    Every string is data: quotes and backslashes are escaped, and so is every character
+    that is not printable (``str.isprintable``: control characters, DEL included, line and
+    paragraph separators, format characters), so the result is one line of printable
+    characters that no reader can take for TOML syntax. Lone surrogates have no TOML form.
+    """
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return f'"{text}"'  # the common case, at C speed
+    out = ['"']
+    for ch in text:
+        if ch in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[ch])
+        elif ch == " " or ch.isprintable():
+            out.append(ch)
+        elif 0xD800 <= ord(ch) <= 0xDFFF:
+            raise ValueError(f"a lone surrogate {ch!r} cannot be written as TOML")
+        elif ord(ch) <= 0xFFFF:
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(f"\\U{ord(ch):08X}")
+    out.append('"')
+    return "".join(out)
+
+
 def toml_key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else json.dumps(key, ensure_ascii=False)
+    return key if _BARE_KEY.fullmatch(key) else toml_string(key)
 
 
 def toml_value(value: Any) -> str:
@@ -290,16 +358,15 @@ def toml_value(value: Any) -> str:
             return "inf" if value > 0 else "-inf"
         return repr(value)
     if isinstance(value, str):
-        # A JSON string is a valid TOML basic string (the same escapes).
-        return json.dumps(value, ensure_ascii=False)
+        return toml_string(value)
     if isinstance(value, list):
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, dict):
         inner = ", ".join(f"{toml_key(str(k))} = {toml_value(v)}" for k, v in value.items())
         return "{ " + inner + " }" if inner else "{}"
-    if hasattr(value, "isoformat"):
+    if hasattr(value, "isoformat"):  # the dates and times tomllib reads
         return value.isoformat()
-    raise TypeError(f"cannot write {value!r} as TOML")  # pragma: no cover
+    raise TypeError(f"cannot write {value!r} as TOML")
 
 
 def catalog_toml(set_table: dict[str, Any], cards: list[dict[str, Any]], header: str = "") -> str:

@@ -8,6 +8,7 @@ serialises in full into every run's manifest.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,15 @@ SWITCHES: tuple[Switch, ...] = (
            "an `ip` effect of a card played in the Play Phase gives its IP at once"),
     Switch("turn_limit_scales", True, "R45", "Art. III; R15",
            "the turn limit counts rounds: turn_limit x players / 2 turns at 3-4 players"),
+    Switch("on_destroy_timing", "at_once", "R47", "Art. VII §5 steps iii-vi; R36",
+           "'on destroy' effects fire at once, or wait for their verb's Resolve step",
+           choices=("at_once", "by_step")),
+    Switch("attack_targets", "at_damage", "R48", "Amend. II §4; R33",
+           "an Attack picks its target as its damage lands, or declares it in the Play Phase",
+           choices=("at_damage", "play_phase")),
+    Switch("destroyed_cards_resolve", True, "R50", "Art. VII §5 phase four",
+           "a card played this turn and destroyed before the Resolve step of its effects "
+           "still resolves them"),
 )
 
 SWITCH_BY_NAME = {s.name: s for s in SWITCHES}
@@ -106,6 +116,9 @@ R_UA_DRAIN_WHEN = 14
 R_MULTIPLAYER = 15
 R_IP_EFFECTS_IMMEDIATE = 16
 R_TURN_LIMIT_SCALES = 17
+R_ON_DESTROY_TIMING = 18
+R_ATTACK_TARGETS = 19
+R_DESTROYED_CARDS_RESOLVE = 20
 assert all(globals()["R_" + s.name.upper()] == i for i, s in enumerate(SWITCHES))
 
 # Values of the choice switches, as compiled.
@@ -114,6 +127,8 @@ LIFETIME_PERSISTENT, LIFETIME_ONE_SHOT = 0, 1
 DRAIN_CONTROLLER, DRAIN_OPPONENT = 0, 1
 DRAIN_OWN_TURN, DRAIN_EVERY_TURN = 0, 1
 MP_FIRST_VICTORY, MP_LAST_STANDING = 0, 1
+OD_AT_ONCE, OD_BY_STEP = 0, 1
+TARGETS_AT_DAMAGE, TARGETS_PLAY_PHASE = 0, 1
 
 
 @dataclass(frozen=True)
@@ -164,8 +179,53 @@ def _check_value(sw: Switch, value: Any, where: str) -> Any:
     return value
 
 
-def profile_from_mapping(data: dict[str, Any], name: str, where: str) -> RulesProfile:
-    """Apply a mapping of switches over the defaults; unknown or ill-typed ones are errors."""
+#: Art. V §1 (R1): a deck's cards; Art. IV §3.1: its UAs.
+DECK_SIZE = 60
+N_UAS = 3
+
+
+def most_pillars(deck_includes_uas: bool) -> int:
+    """The most Pillars a legal deck can hold: its 60 cards, less the 3 UAs when they are
+    among the 60 (Art. V §1-2, R1). Pillars have no copy limit (R4), so any ``min_pillars``
+    up to this number leaves legal decks; above it, none."""
+    return DECK_SIZE - (N_UAS if deck_includes_uas else 0)
+
+
+def profile_problem(values: dict[str, Any]) -> tuple[str, str] | None:
+    """(switch, why) when the switches together leave no legal deck, else None.
+
+    Art. V fixes a deck as 60 cards (R1) holding 3 UAs, at least ``min_pillars`` Pillars,
+    at least one card of each Branch (UAs count, R5) and at most ``max_freedom`` Freedom
+    cards, ``max_bills`` Bills, ``max_rares`` Rares and ``max_copies_attack_defense``
+    copies of each Attack and Defense. Every limit but the Pillar minimum is a cap that a
+    deck meets by holding fewer of something, and Pillars and Rights cards (no copy
+    limit, R4) fill any remainder, so the Pillar minimum is the only switch that can leave
+    no legal deck: when it exceeds the room the 60 cards leave beside the UAs.
+    """
+    room = most_pillars(values["deck_includes_uas"])
+    if values["min_pillars"] > room:
+        uas = ("with deck_includes_uas = true a deck holds 60 cards, 3 of them UAs"
+               if values["deck_includes_uas"] else "a deck holds 60 cards besides its 3 UAs")
+        return "min_pillars", (
+            f"min_pillars = {values['min_pillars']} leaves no legal deck: {uas}, so at most "
+            f"{room} Pillars (Art. V §1-2, R1-R2); set min_pillars to {room} or less")
+    return None
+
+
+def _line_of(text: str | None, key: str) -> str:
+    """':LINE' of the first line setting ``key`` in a rules file's text, or ''."""
+    if text:
+        for n, line in enumerate(text.splitlines(), start=1):
+            if re.match(rf"\s*{re.escape(key)}\s*=", line):
+                return f":{n}"
+    return ""
+
+
+def profile_from_mapping(data: dict[str, Any], name: str, where: str,
+                         text: str | None = None) -> RulesProfile:
+    """Apply a mapping of switches over the defaults; unknown or ill-typed ones are errors,
+    and so are switches that together leave no legal deck (``profile_problem``). ``text``,
+    the file's text, lets that error name the line of the switch."""
     values = default_profile().values.copy()
     for key, value in data.items():
         sw = SWITCH_BY_NAME.get(key)
@@ -175,8 +235,12 @@ def profile_from_mapping(data: dict[str, Any], name: str, where: str) -> RulesPr
             near = get_close_matches(key, SWITCH_BY_NAME, n=1)
             hint = f" (did you mean '{near[0]}'?)" if near else ""
             valid = ", ".join(SWITCH_BY_NAME)
-            raise InputError(f"{where}: unknown switch '{key}'{hint}; valid switches: {valid}")
+            raise InputError(f"{where}: unknown switch {key!r}{hint}; valid switches: {valid}")
         values[key] = _check_value(sw, value, where)
+    problem = profile_problem(values)
+    if problem is not None:
+        switch, why = problem
+        raise InputError(f"{where}{_line_of(text, switch)}: {why}")
     return RulesProfile(name, values, source=where)
 
 
@@ -186,8 +250,9 @@ def load_profile(path: str | Path | None) -> RulesProfile:
         return default_profile()
     p = Path(path)
     raw = read_input(p, "rules file", "a rules profile (a TOML file)")
+    text = decode_text(raw, str(p), "a rules profile is TOML")
     try:
-        data = tomllib.loads(decode_text(raw, str(p), "a rules profile is TOML"))
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{p}: broken TOML: {e}") from None
     if "rules" in data and isinstance(data["rules"], dict):
@@ -198,4 +263,4 @@ def load_profile(path: str | Path | None) -> RulesProfile:
     else:
         switches = {k: v for k, v in data.items() if k != "name"}
     name = data.get("name", p.stem)
-    return profile_from_mapping(switches, str(name), str(p))
+    return profile_from_mapping(switches, str(name), str(p), text)

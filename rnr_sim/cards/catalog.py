@@ -10,6 +10,7 @@ import difflib
 import hashlib
 import re
 import tomllib
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,11 +19,13 @@ import numpy as np
 import polars as pl
 
 from rnr_sim import enums
-from rnr_sim.cards.grammar import MAX_NUMBER, Effect, GrammarError, parse_effect
+from rnr_sim.cards.grammar import MAX_NUMBER, Effect, GrammarError, parse_effect, show_source
 from rnr_sim.cards.schema import (
     COMMON_FIELDS,
+    DESTROYED_BY,
     KEYWORD_ORDER,
     KICKER_FIELDS,
+    PETITION_DESTROYED_BY,
     POSITIVE_STATS,
     REQUIRED_STATS,
     SET_FIELDS,
@@ -41,6 +44,44 @@ MAX_PROBLEMS_SHOWN = 200
 
 _DECK_COMMENT = re.compile(r"\s#")
 _CARDS_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*cards[ \t]*\]\]", re.MULTILINE)
+#: Where ``str.splitlines`` (the deck list reader) ends a line.
+_LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def quote_name(name: object) -> str:
+    """A card name quoted for a one-line message: ``'Name'``, or its escaped form (Python's
+    ``repr``) when it holds a character that is not printable, such as a line break."""
+    if isinstance(name, str) and name.isprintable():
+        return f"'{name}'"
+    return repr(name)
+
+
+def deck_name_problem(name: str) -> str | None:
+    """Why a deck list could not name a card called ``name``, or None when it can.
+
+    A deck list line is ``COUNT Card Name`` (``decks.py``): the reader splits the text at
+    every line break ``str.splitlines`` knows, drops a comment from a ``#`` at the start
+    of the text or after whitespace, and strips whitespace from both ends of the name. So
+    a name must not start or end with whitespace, start with ``#``, hold whitespace
+    followed by ``#``, or hold a line break. Control characters (C0, DEL, C1) are refused
+    too: a deck line could carry a few of them, but nobody can see or type them.
+    """
+    if name != name.strip():
+        return f"{name!r} has spaces at its ends, which a deck list line drops"
+    for ch in ("" if name.isprintable() else name):  # printable: no break, no control
+        kind = unicodedata.category(ch)
+        if ch in _LINE_BREAKS or kind in ("Zl", "Zp"):
+            return (f"{name!r} holds a line break (U+{ord(ch):04X}); a deck list names a "
+                    "card on one line")
+        if kind == "Cc":
+            return (f"{name!r} holds the control character U+{ord(ch):04X}, which a deck "
+                    "list cannot show")
+    if name.startswith("#"):
+        return f"{name!r} starts with '#', which starts a comment in deck lists"
+    if _DECK_COMMENT.search(name):
+        return f"{name!r} holds ' #', which starts a comment in deck lists"
+    return None
+
 
 
 class CatalogError(InputError):
@@ -224,7 +265,8 @@ class _Checker:
         return ""
 
     def card_problem(self, index: int, name: Any, message: str) -> None:
-        who = f"card '{name}'" if isinstance(name, str) and name else f"card #{index + 1}"
+        who = f"card {quote_name(name)}" if isinstance(name, str) and name \
+            else f"card #{index + 1}"
         self.problems.append(f"{self.where}{self.card_line(index)}: {who}: {message}")
 
     # -- the file
@@ -232,7 +274,7 @@ class _Checker:
         for key in data:
             if key not in TOP_LEVEL_KEYS:
                 self.file_problem(
-                    f"unknown top-level key '{key}'{_near(key, TOP_LEVEL_KEYS)}; "
+                    f"unknown top-level key {quote_name(key)}{_near(key, TOP_LEVEL_KEYS)}; "
                     "a catalog holds a [set] table and [[cards]] tables"
                 )
         set_name, version = self.check_set(data.get("set"))
@@ -274,7 +316,7 @@ class _Checker:
         for key in table:
             if key not in SET_FIELDS:
                 self.file_problem(
-                    f"[set]: unknown key '{key}'{_near(key, SET_FIELDS)}; "
+                    f"[set]: unknown key {quote_name(key)}{_near(key, SET_FIELDS)}; "
                     f"valid keys: {', '.join(SET_FIELDS)}"
                 )
         name = table.get("name")
@@ -304,10 +346,8 @@ class _Checker:
             problem("missing field 'name' (a non-empty string)" if name is None
                     else f"field 'name' must be a non-empty string, not {name!r}")
             name = None
-        elif name != name.strip():
-            problem(f"field 'name' has spaces at its ends: {name!r}")
-        elif _DECK_COMMENT.search(name):
-            problem(f"field 'name': {name!r} holds ' #', which starts a comment in deck lists")
+        elif (why := deck_name_problem(name)) is not None:
+            problem(f"field 'name': {why}")
 
         card_type = self.choice(raw, "type", enums.CARD_TYPES, problem)
         branch = self.choice(raw, "branch", enums.BRANCHES, problem)
@@ -326,7 +366,7 @@ class _Checker:
                 problem(f"field '{key}' does not belong to a {card_type} card "
                         f"(a {card_type} card has: {has})")
             else:
-                problem(f"unknown field '{key}'{_near(key, allowed)}; "
+                problem(f"unknown field {quote_name(key)}{_near(key, allowed)}; "
                         f"valid fields: {', '.join(allowed)}")
 
         stats = {}
@@ -360,6 +400,9 @@ class _Checker:
             problem(f"field 'effects': {n_effects} {what}; a card has at most "
                     f"{enums.MAX_EFFECTS} (Art. VII §7, Amend. V §1, R30)")
 
+        for effect in effects + ((kicker,) if kicker is not None else ()):
+            self.never_fires(effect, card_type, keywords, problem)
+
         text = raw.get("text", "")
         if not isinstance(text, str):
             problem(f"field 'text' must be a string, not {text!r}")
@@ -373,13 +416,42 @@ class _Checker:
         )
 
     @staticmethod
+    def never_fires(effect: Effect, card_type: str | None, keywords: tuple[str, ...],
+                    problem) -> None:
+        """An effect the engine could never fire on a card of this Order."""
+        at = f"field '{'kicker' if effect.kicker else 'effects'}': {show_source(effect.source)}"
+        if card_type == "ua" and effect.trigger == "on_resolve":
+            # Art. IV §3.2: a UA starts in play and is never played, so nothing resolves it.
+            problem(f"{at} fires when the card is played, and a UA is never played: it "
+                    "starts the game in the UA Area (Art. IV §3.2, Art. VII §1); give it "
+                    "'each turn:', 'activate K:' or 'on destroy:'")
+        elif card_type == "pillar" and effect.trigger == "activate":
+            # Amend. V §4, R34: a Pillar is "not subject to effect activation".
+            problem(f"{at} is an 'activate' effect, and Pillars are not subject to effect "
+                    "activation (Amend. V §4, R34); give it 'each turn:' or put the effect "
+                    "on another card type")
+        elif effect.trigger == "on_destroy" and card_type is not None:
+            if card_type in DESTROYED_BY or (card_type == "rights" and "petition" in keywords):
+                return
+            why = {"rights": "a Rights card is destroyed only " + PETITION_DESTROYED_BY
+                             + ", and this one has no 'petition' keyword",
+                   "freedom": "a Freedom card is discarded after resolving or stays in "
+                              "play (R27), and nothing destroys it",
+                   "bill": "a Bill returns to hand after resolving (R28)",
+                   "pillar": "no rule or effect destroys a Pillar"}[card_type]
+            problem(f"{at} never fires: a {card_type} card is never destroyed ({why}); "
+                    "only Defenses, UAs, Attacks and Petitions are")
+
+    @staticmethod
     def choice(raw: dict, key: str, valid: tuple[str, ...], problem) -> str | None:
         value = raw.get(key)
         if value is None:
             problem(f"missing field '{key}'; one of: {', '.join(valid)}")
             return None
+        if isinstance(value, str):
+            value = value.strip().lower()  # any case, as effects are read
         if value not in valid:
-            problem(f"field '{key}': unknown {key} {value!r}{_near(str(value), valid)}; "
+            problem(f"field '{key}': unknown {key} {raw[key]!r}{_near(str(value), valid)}; "
                     f"valid: {', '.join(valid)}")
             return None
         return value
@@ -392,6 +464,8 @@ class _Checker:
         out: list[str] = []
         valid = tuple(enums.KEYWORDS)
         for kw in value:
+            if isinstance(kw, str) and kw.strip().lower() in enums.KEYWORDS:
+                kw = kw.strip().lower()  # any case, as effects are read
             if not isinstance(kw, str) or kw not in enums.KEYWORDS:
                 problem(f"field 'keywords': unknown keyword {kw!r}"
                         f"{_near(str(kw), valid)}; valid: {', '.join(valid)}")
@@ -426,8 +500,8 @@ class _Checker:
         ok = True
         for key in value:
             if key not in KICKER_FIELDS:
-                problem(f"field 'kicker': unknown key '{key}'{_near(key, KICKER_FIELDS)}; "
-                        f"valid keys: {', '.join(KICKER_FIELDS)}")
+                problem(f"field 'kicker': unknown key {quote_name(key)}"
+                        f"{_near(key, KICKER_FIELDS)}; valid keys: {', '.join(KICKER_FIELDS)}")
                 ok = False
         cost = value.get("cost")
         if cost is None:

@@ -75,6 +75,12 @@ class Effect:
         return self.describe()
 
 
+def show_source(source: str) -> str:
+    """An effect string quoted for a one-line message: ``"draw 2"``, or its escaped form
+    (Python's ``repr``) when it holds a character that is not printable (a line break)."""
+    return f'"{source}"' if source.isprintable() else repr(source)
+
+
 def _valid_verbs() -> str:
     return ", ".join(v if v in VERBS_WITHOUT_AMOUNT else f"{v} N" for v in CARD_VERBS)
 
@@ -98,7 +104,7 @@ def parse_effect(source: str) -> Effect:
     try:
         trigger, cost, verb, amount = _parse(_WS.sub(" ", source.strip().lower()))
     except GrammarError as e:
-        raise GrammarError(f"\"{source}\": {e}") from None
+        raise GrammarError(f"{show_source(source)}: {e}") from None
     return Effect(trigger=trigger, verb=verb, amount=amount, cost=cost, source=source)
 
 

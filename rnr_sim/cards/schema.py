@@ -41,6 +41,17 @@ KEYWORD_ORDER = {
     "petition": "rights",  # Art. II §4, Art. IV §2: only Rights cards are Petitions
     "one_shot": "attack",  # R16: an Attack discarded after its first damage step
 }
+#: How a card of each Order can be destroyed, the only moment an ``on destroy:`` effect
+#: fires. Pillars, Freedom cards, Bills and Rights cards other than Petitions are never
+#: destroyed: no rule and no verb of the grammar destroys them (Freedom and Rights cards
+#: are discarded after resolving, R27; Bills return to hand, R28).
+DESTROYED_BY: dict[str, str] = {
+    "defense": "at 0 DP (Art. II §3)",
+    "ua": "at 0 DP (Art. II §3, Art. IV §3.5)",
+    "attack": "in Attack-on-Attack (Amend. I)",
+}
+#: A Rights card is destroyed only as a Petition in the Petition Area, by ``destroy petition``.
+PETITION_DESTROYED_BY = "as a Petition, by 'destroy petition' (Art. II §4)"
 SET_FIELDS = ("name", "version")
 TOP_LEVEL_KEYS = ("set", "cards")
 
