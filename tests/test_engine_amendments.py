@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import pytest
-from engine_harness import HAND_LIMIT, Table, card
+from engine_harness import HAND_LIMIT, Table, card, catalog_of
+
+from rnr_sim.cards import CatalogError
 
 PASSIVE = 1e9  # a policy's stop weight that plays nothing
 DECK = ["UA"] * 3 + ["Pillar"] * 20 + ["Filler"] * 37
@@ -211,18 +213,12 @@ def test_amend5_sideways_once_per_turn():
     assert t.ip(0) == (4, 0)
 
 
-def test_amend5_s4_pillar_activates_once_per_turn_r34():
-    t = Table([card("Granary", "pillar", ip=1, effects=["activate 1: draw 1"])])
-    t.set_policy(0, stop=-1e9)
-    t.draw_pile(0, *["Filler"] * 10)
-    (granary,) = t.pillar(0, "Granary")
-    t.set_ip(0, pillar=5)
-    t.play_phase()
-    assert len(t.events("activate")) == 1
-    t.resolve_phase()
-    t.end_phase()
-    t.take_turn(0)  # its next turn: available again, once
-    assert len(t.events("activate")) == 2
+def test_amend5_s4_pillar_cannot_carry_an_activate_effect_r34():
+    """Pillars are "not subject to effect activation" (Amend. V §4): the catalog refuses
+    one, naming the card and the rule; an 'each turn' effect on a Pillar stays legal."""
+    with pytest.raises(CatalogError, match=r"Granary.*Amend\. V §4"):
+        catalog_of([card("Granary", "pillar", ip=1, effects=["activate 1: draw 1"])])
+    catalog_of([card("Granary", "pillar", ip=1, effects=["each turn: draw 1"])])
 
 
 # =========================================================================== Amendment VI
@@ -322,12 +318,22 @@ def test_amend9_active_player_wins_simultaneous_petitions(active):
 
 
 def test_amend9_no_instant_responses():
+    """Seat 1 is struck on seat 0's turn while it holds IP, cards and a damaged Fort whose
+    'activate 1: repair 3' would answer the blow: it may not act until its own turn (its
+    'on destroy' effects, R36, are the only thing of seat 1's that fires on seat 0's
+    turn). Then, on its own turn, it does repair."""
     t = Table()
-    t.set_policy(1, stop=-1e9)  # would play anything, given the chance
+    t.set_policy(1, stop=-1e9)  # would play and activate anything, given the chance
     t.hand(1, "Jab", "Pillar", "Volley")
     t.set_ip(1, pillar=10)
+    fort = t.play_area(1, "Fort", dp=9)
     t.draw_pile(0, "Filler", "Filler")
+    t.draw_pile(1, "Filler")
     t.play_area(0, "Volley")
+    t.set_policy(0, stop=1e9)
     t.take_turn(0)
-    assert all(e[1] == 0 for e in t.events("play", "activate", "aoa"))
-    assert t.n_hand(1) == 3
+    assert [e for e in t.events("play", "activate", "aoa", "repair") if e[1] == 1] == []
+    assert t.n_hand(1) == 3 and t.dp(1, fort) == 4 and not t.sideways(1, fort)
+    t.pillar(1, "Big Pillar", "Big Pillar")  # 6 IP in its own Independence Phase
+    t.take_turn(1)
+    assert [e for e in t.events("activate") if e[1] == 1] != []

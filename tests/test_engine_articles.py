@@ -144,9 +144,10 @@ def test_art3_s3_petition_checked_only_at_step_v():
     t.pillar(0, "Scroll Pillar", "Scroll Pillar", "Scroll Pillar")
     t.petition(0, "Petition", "Petition")
     t.draw_pile(0, "Filler")
-    pet, study = t.hand(0, "Petition", "Study")
-    t.play_card(0, pet)
-    t.play_card(0, study)
+    t.hand(0, "Petition", "Study")
+    t.set_policy(0, stop=-1e9)  # plays both: the third Petition, then Study
+    t.play_phase(0)
+    assert t.n_petitions(0) == 3 and t.n_hand(0) == 0
     assert not t.over  # the condition holds in the Play Phase: not checked there
     t.resolve_phase()
     assert (t.winner, t.path) == (0, "petition")

@@ -48,7 +48,7 @@ def test_attack_on_attack_can_target_an_attack_listed_past_64():
     t.play_phase(0)
     (aoa,) = t.events("aoa")
     assert aoa[1] == 0 and aoa[3] == 2  # seat 0 declared on seat 2
-    assert (int(t.sl[0, brute, L.S_AOA_SEAT]), int(t.sl[0, brute, L.S_AOA_SLOT])) == (2, weak)
+    assert (int(t.sl[0, brute, L.S_TARGET_SEAT]), int(t.sl[0, brute, L.S_TARGET_SLOT])) == (2, weak)
     assert t.invariant_violations() == 0
 
 

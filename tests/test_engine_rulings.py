@@ -155,15 +155,14 @@ def test_r26_losing_on_ones_own_turn_eliminates():
     assert not t.over and not t.alive(0) and t.alive(1) and t.alive(2)
 
 
-def test_r42_step_i_is_empty_and_step_viii_has_nothing_left_to_check():
+def test_r42_step_viii_has_nothing_left_to_check():
+    """Step viii finds no new loss: the drain brought seat 0 to 0 LP at step vii and the
+    game ended there, so step ix (the hand limit) never came. (Step i has no code to test:
+    the grammar has no locks or blocks, see docs/rules-coverage.md.)"""
     t = Table(uas="Drain UA")
     t.set_lp(0, 6)
     t.hand(0, *["Filler"] * 9)
     t.resolve_phase()
-    steps = [e[2] for e in t.events("resolve_step")]
-    assert steps[0] == 2  # no step i event: the grammar has no locks or blocks
-    # The drain brought seat 0 to 0 LP at step vii and the game ended there: step ix
-    # (the hand limit) never came.
     assert (t.over, t.winner) == (True, 1)
     assert t.n_hand(0) == 9
 
@@ -309,3 +308,48 @@ def test_r6_r40_rights_warn_outside_ten_plus_or_minus_two(rights, warned):
     text = "".join(f"{n} {name}\n" for name, n in counts.items())
     found = validate_deck(parse_deck(text, cat), cat, default_profile())
     assert [v.warning for v in found] == ([True] if warned else [])
+
+
+# =========================================================================== R47-R51
+def test_r47_by_step_on_destroy_draw_waits_for_step_vi():
+    """Literal timing: an 'on destroy: draw 1' triggered by step iii damage fires at step
+    vi, after the step-vi marker, not inside step iii."""
+    t = Table([card("Scout Post", "defense", "eagle", cost=1, dp=5,
+                    effects=["on destroy: draw 1"])], rules={"on_destroy_timing": "by_step"})
+    t.play_area(0, "Volley")
+    t.play_area(1, "Scout Post")
+    t.draw_pile(1, "Filler")
+    t.resolve_phase()
+    kinds = [e[0] if e[0] != "resolve_step" else f"step{e[2]}" for e in t.events()]
+    assert kinds.index("destroy") < kinds.index("step4") < kinds.index("step6") \
+        < kinds.index("draw")
+    assert t.n_hand(1) == 1
+
+
+def test_r49_one_attack_on_attack_per_opposing_attack_a_turn():
+    """Amend. I pairs two Attacks: a second Attack of ours may not join a fight already
+    declared against the same opposing Attack this turn."""
+    t = Table([card("Brute", "attack", "liberty_bell", cost=0, damage=8)])
+    t.play_area(1, "Volley")
+    t.hand(0, "Brute", "Brute")
+    t.set_ip(0, pillar=10)
+    t.set_policy(0, "aggro", aoa=1e6)
+    t.play_phase(0)
+    assert len(t.events("aoa")) == 1
+
+
+def test_r51_a_loss_on_another_players_turn_goes_to_the_active_player():
+    """3 players, UAs draining every turn (R21 switched): seat 1's own UA brings it to 0
+    LP during seat 0's Resolve Phase; under first_victory (R26) seat 0 wins by Life."""
+    t = Table(players=3, uas="Drain UA", rules={"ua_drain_when": "every_turn"})
+    t.set_lp(1, 2)
+    t.drain_step(0)
+    assert (t.over, t.winner, t.path) == (True, 0, "life")
+
+
+def test_r51_last_standing_eliminates_instead():
+    t = Table(players=3, uas="Drain UA",
+              rules={"ua_drain_when": "every_turn", "multiplayer": "last_standing"})
+    t.set_lp(1, 2)
+    t.drain_step(0)
+    assert not t.over and not t.alive(1) and t.alive(0) and t.alive(2)

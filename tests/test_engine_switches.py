@@ -158,6 +158,54 @@ def test_switch_turn_limit_scales(scales, turns):  # R45: rounds, not turns, at 
     assert set(r["turns"]) == {turns} and set(r["winner"]) == {-1}
 
 
+@pytest.mark.parametrize("timing,over,lp", [("at_once", False, 10), ("by_step", True, 0)])
+def test_switch_on_destroy_timing(timing, over, lp):  # R47, Art. VII §5 steps iii-iv
+    """Seat 1 (5 LP) loses its Defense at step iii; its 'on destroy: heal 10' lands at
+    once (R36) before this step's 'lp 5', or waits for step iv (literal) and comes late."""
+    t = Table([card("Martyr", "defense", "eagle", cost=1, dp=5, effects=["on destroy: heal 10"])],
+              rules={"on_destroy_timing": timing})
+    t.play_area(0, "Volley")
+    t.play_area(1, "Martyr")
+    t.set_lp(1, 5)
+    (ko,) = t.hand(0, "Knockout")
+    t.play_card(0, ko)
+    t.resolve_phase()
+    assert t.over is over and t.lp(1) == lp
+    if over:
+        assert (t.winner, t.path) == (0, "life")
+
+
+@pytest.mark.parametrize("targets,ua_dp", [("at_damage", [16, 20, 20]), ("play_phase", [20, 20, 20])])
+def test_switch_attack_targets(targets, ua_dp):  # R48, Amend. II §4
+    """Two Attacks, one Defense: picked as damage lands, the second Attack finds a UA once
+    the first broke the Defense; declared in the Play Phase, both aim at the Defense and
+    the second's damage is lost."""
+    t = Table(rules={"attack_targets": targets})
+    t.set_policy(0, stop=PASSIVE)
+    t.draw_pile(0, "Filler")
+    t.play_area(0, "Volley")  # 5 damage
+    t.play_area(0, "Lancer")  # 4 damage
+    wall = t.play_area(1, "Wall", dp=5)
+    t.take_turn(0)
+    assert t.zone(1, wall) == "discard"
+    assert sorted(t.dp(1, s) for s in t.slots(1, "UA")) == ua_dp
+
+
+@pytest.mark.parametrize("resolve,lp", [(True, 97), (False, 100)])
+def test_switch_destroyed_cards_resolve(resolve, lp):  # R50
+    """An Attack played this turn loses its Attack-on-Attack at step ii: its 'lp 3' still
+    resolves at step iii, or fizzles with the switch off."""
+    t = Table([card("Gambit", "attack", "liberty_bell", cost=0, damage=2, effects=["lp 3"]),
+               card("Titan", "attack", "liberty_bell", cost=1, damage=9)],
+              rules={"destroyed_cards_resolve": resolve})
+    titan = t.play_area(1, "Titan")
+    (gambit,) = t.hand(0, "Gambit")
+    t.set_ip(0, pillar=1)
+    t.play_card(0, gambit, aoa=(1, titan))
+    t.resolve_phase()
+    assert t.zone(0, gambit) == "discard" and t.lp(1) == lp
+
+
 @pytest.mark.parametrize("lifetime,stays", [("persistent", True), ("one_shot", False)])
 def test_switch_attack_lifetime(lifetime, stays):  # R16
     t = Table(rules={"attack_lifetime": lifetime})

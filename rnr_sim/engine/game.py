@@ -19,8 +19,11 @@ from rnr_sim.engine.layout import (
     F_AOA,
     F_AOA_TARGETED,
     F_BILL_TURN,
+    F_DESTROYED,
     F_FOUGHT,
     F_KICKED,
+    F_OD_WAIT0,
+    F_OD_WAIT1,
     F_PENDING,
     F_SIDEWAYS0,
     F_SIDEWAYS1,
@@ -34,6 +37,7 @@ from rnr_sim.engine.layout import (
     G_OVER,
     G_PATH,
     G_RULE,
+    G_STEP,
     G_THREAT,
     G_TURN,
     G_VIOLATIONS,
@@ -42,6 +46,7 @@ from rnr_sim.engine.layout import (
     L_DRAW,
     L_FIRE,
     L_HAND,
+    L_OD_WAIT,
     L_ON_DESTROY,
     L_PENDING,
     L_SCRATCH,
@@ -65,6 +70,7 @@ from rnr_sim.engine.layout import (
     P_N_DRAW,
     P_N_FIRE,
     P_N_HAND,
+    P_N_OD_WAIT,
     P_N_ON_DESTROY,
     P_N_PENDING,
     P_N_PETITIONS,
@@ -83,13 +89,13 @@ from rnr_sim.engine.layout import (
     RULE_PETITION,
     RULE_THIRD_UA,
     RULE_TURN_LIMIT,
-    S_AOA_SEAT,
-    S_AOA_SLOT,
     S_BILL_PLAYS,
     S_CARD,
     S_DP,
     S_FLAGS,
     S_NAME_SLOT,
+    S_TARGET_SEAT,
+    S_TARGET_SLOT,
     S_ZONE,
     Z_DISCARD,
     Z_DRAW,
@@ -222,20 +228,25 @@ from rnr_sim.rules import (
     DRAIN_OPPONENT,
     LIFETIME_ONE_SHOT,
     MP_FIRST_VICTORY,
+    OD_BY_STEP,
     P2_OFF,
     P2_ZERO_COST_ONLY,
     R_AOA,
     R_ATTACK_LIFETIME,
+    R_ATTACK_TARGETS,
+    R_DESTROYED_CARDS_RESOLVE,
     R_FIRST_PLAYER_DRAWS,
     R_IP_EFFECTS_IMMEDIATE,
     R_LP_CAP,
     R_MULTIPLAYER,
+    R_ON_DESTROY_TIMING,
     R_P2_FREE_PILLAR,
     R_PILLARS_PER_TURN,
     R_TURN_LIMIT,
     R_TURN_LIMIT_SCALES,
     R_UA_DRAIN_TARGET,
     R_UA_DRAIN_WHEN,
+    TARGETS_PLAY_PHASE,
 )
 
 HAND_LIMIT = 7  # Art. VI §7, Art. VII §5 step ix
@@ -534,7 +545,10 @@ def destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, by):
     """
     c = sl[q, s, S_CARD]
     t = cards[c, C_TYPE]
+    pending = sl[q, s, S_FLAGS] & F_PENDING
     leave_play(cards, pl, sl, ls, q, s, Z_DISCARD)
+    if pending != 0:
+        sl[q, s, S_FLAGS] |= F_DESTROYED  # its effects may still wait (R50)
     emit(gm, tr, EV_DESTROY, q, c, by, 0, 0, 0)
     if (cards[c, C_FLAGS] & CF_ON_DESTROY) != 0:
         list_push(pl, ls, q, L_ON_DESTROY, P_N_ON_DESTROY, s)  # fired by fire_on_destroy
@@ -756,7 +770,10 @@ def on_destroy_queued(pl, gm):
 def fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr):
     """Fire the queued ``on destroy`` effects, each controlled by the destroyed card's owner
     and aimed at the active player when the owner is not active; effects that destroy more
-    cards queue them in turn, until the queues are empty."""
+    cards queue them in turn, until the queues are empty. With R47 ``by_step``, an effect
+    whose verb belongs to a later Resolve step than the one in progress waits for it
+    (``fire_waiting_on_destroy``)."""
+    by_step = rules[R_ON_DESTROY_TIMING] == OD_BY_STEP and gm[G_STEP] > 0
     busy = True
     while busy and gm[G_OVER] == 0:
         busy = False
@@ -771,11 +788,62 @@ def fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr):
                 c = sl[q, s, S_CARD]
                 target = -1 if q == gm[G_ACTIVE] else gm[G_ACTIVE]
                 for e in range(MAX_EFFECTS):
-                    if eff(cards, c, e, E_TRIGGER) == TRIG_ON_DESTROY and \
-                            eff(cards, c, e, E_VERB) != V_NONE:
-                        apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q,
-                                     eff(cards, c, e, E_VERB), eff(cards, c, e, E_AMOUNT), c,
-                                     target)
+                    verb = eff(cards, c, e, E_VERB)
+                    if eff(cards, c, e, E_TRIGGER) != TRIG_ON_DESTROY or verb == V_NONE:
+                        continue
+                    if by_step and RESOLVE_STEP[verb] > gm[G_STEP]:  # R47: wait for its step
+                        if (sl[q, s, S_FLAGS] & (F_OD_WAIT0 | F_OD_WAIT1)) == 0:
+                            list_push(pl, ls, q, L_OD_WAIT, P_N_OD_WAIT, s)
+                        sl[q, s, S_FLAGS] |= F_OD_WAIT0 << e
+                        continue
+                    apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, verb,
+                                 eff(cards, c, e, E_AMOUNT), c, target)
+
+
+@njit(**KERNEL)
+def any_on_destroy_waiting(pl, gm):
+    for q in range(gm[G_N_PLAYERS]):
+        if pl[q, P_N_OD_WAIT] > 0:
+            return True
+    return False
+
+
+@njit(**KERNEL)
+def fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, step):
+    """R47 ``by_step``: at Resolve step ``step``, fire the waiting ``on destroy`` effects
+    whose verb belongs to it or an earlier step, in the order their cards were destroyed,
+    seat by seat (owner controls, aimed at the active player when the owner is not)."""
+    for q in range(gm[G_N_PLAYERS]):
+        i = 0
+        while i < pl[q, P_N_OD_WAIT] and gm[G_OVER] == 0:
+            s = ls[q, L_OD_WAIT, i]
+            c = sl[q, s, S_CARD]
+            target = -1 if q == gm[G_ACTIVE] else gm[G_ACTIVE]
+            for e in range(MAX_EFFECTS):
+                verb = eff(cards, c, e, E_VERB)
+                if (sl[q, s, S_FLAGS] & (F_OD_WAIT0 << e)) == 0 or RESOLVE_STEP[verb] > step:
+                    continue
+                sl[q, s, S_FLAGS] &= ~(F_OD_WAIT0 << e)
+                apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, verb,
+                             eff(cards, c, e, E_AMOUNT), c, target)
+                if on_destroy_queued(pl, gm):
+                    fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+                if gm[G_OVER] != 0:
+                    return
+            if (sl[q, s, S_FLAGS] & (F_OD_WAIT0 | F_OD_WAIT1)) == 0:
+                list_remove(pl, ls, q, L_OD_WAIT, P_N_OD_WAIT, s)
+            else:
+                i += 1
+
+
+@njit(**KERNEL)
+def drop_waiting_on_destroy(pl, sl, ls, gm):
+    """A Resolve Phase cut short (its player eliminated) leaves no effect waiting (R47)."""
+    for q in range(gm[G_N_PLAYERS]):
+        for i in range(pl[q, P_N_OD_WAIT]):
+            s = ls[q, L_OD_WAIT, i]
+            sl[q, s, S_FLAGS] &= ~(F_OD_WAIT0 | F_OD_WAIT1)
+        pl[q, P_N_OD_WAIT] = 0
 
 
 # =============================================================================== policy
@@ -1141,8 +1209,8 @@ def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa
         sl[p, ns, S_FLAGS] |= F_BILL_TURN
     if aoa_q >= 0:
         sl[p, s, S_FLAGS] |= F_AOA  # Amend. I, R17
-        sl[p, s, S_AOA_SEAT] = aoa_q
-        sl[p, s, S_AOA_SLOT] = aoa_s
+        sl[p, s, S_TARGET_SEAT] = aoa_q
+        sl[p, s, S_TARGET_SLOT] = aoa_s
         sl[aoa_q, aoa_s, S_FLAGS] |= F_AOA_TARGETED
         pl[p, P_N_AOA] += 1
         emit(gm, tr, EV_AOA, p, c, aoa_q, sl[aoa_q, aoa_s, S_CARD], 0, 0)
@@ -1189,12 +1257,15 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
     paid), then 'each turn' effects of cards in play, then activated effects (R13).
     """
     ip_now = rules[R_IP_EFFECTS_IMMEDIATE] != 0
+    destroyed_resolve = rules[R_DESTROYED_CARDS_RESOLVE] != 0
     step_bit = 1 << step
     for i in range(pl[p, P_N_PENDING]):
         s = ls[p, L_PENDING, i]
         c = sl[p, s, S_CARD]
         if (cards[c, C_RESOLVE_STEPS] & step_bit) == 0:
             continue
+        if not destroyed_resolve and (sl[p, s, S_FLAGS] & F_DESTROYED) != 0:
+            continue  # R50 switched off: a card destroyed before its step resolves nothing
         for e in range(MAX_EFFECTS):
             verb = eff(cards, c, e, E_VERB)
             if verb == V_NONE or eff(cards, c, e, E_TRIGGER) != TRIG_ON_RESOLVE:
@@ -1264,8 +1335,8 @@ def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             continue
         sl[p, s, S_FLAGS] &= ~F_AOA
         sl[p, s, S_FLAGS] |= F_FOUGHT  # deals no damage at step iii this turn (R17)
-        q = sl[p, s, S_AOA_SEAT]
-        s2 = sl[p, s, S_AOA_SLOT]
+        q = sl[p, s, S_TARGET_SEAT]
+        s2 = sl[p, s, S_TARGET_SLOT]
         if sl[q, s2, S_ZONE] != Z_PLAY or pl[q, P_ALIVE] == 0:
             continue
         mine = sl[p, s, S_DP]
@@ -1287,19 +1358,49 @@ def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             return
 
 
+@njit(**KERNEL)
+def declare_attack_targets(cards, w, pl, sl, ls, gm, p):
+    """R48 ``play_phase``, Amend. II §4: at the end of the Play Phase each of ``p``'s
+    Attacks in play that fights no Attack-on-Attack declares the card its damage will
+    strike at step iii, chosen as ``strike`` would choose it now."""
+    for i in range(pl[p, P_N_BOARD]):
+        s = ls[p, L_BOARD, i]
+        if sl[p, s, S_ZONE] != Z_PLAY or cards[sl[p, s, S_CARD], C_TYPE] != ATTACK \
+                or (sl[p, s, S_FLAGS] & F_AOA) != 0:
+            continue
+        q = pick_opponent(pl, w, gm, p, V_STRIKE)
+        sl[p, s, S_TARGET_SEAT] = q
+        sl[p, s, S_TARGET_SLOT] = -1 if q < 0 else \
+            choose_strike_target(cards, sl, ls, pl, q, sl[p, s, S_DP], False)
+
+
 @njit(**INLINED)
 def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """Step iii: each of the active player's Attacks in play deals its damage (R16), to a
     Defense while the target has one, else a UA (Amend. II, R18). A one-shot Attack is
     then discarded; an Attack that fought Attack-on-Attack deals none this turn (R17)."""
     one_shot_all = rules[R_ATTACK_LIFETIME] == LIFETIME_ONE_SHOT
+    declared = rules[R_ATTACK_TARGETS] == TARGETS_PLAY_PHASE
     for i in range(note_attacks(cards, pl, sl, ls, p)):
         s = ls[p, L_SCRATCH, i]
         c = sl[p, s, S_CARD]
         if sl[p, s, S_ZONE] != Z_PLAY:
             continue  # destroyed by an 'on destroy' chain earlier in this step
         fought = (sl[p, s, S_FLAGS] & F_FOUGHT) != 0
-        if not fought:
+        if not fought and declared:  # R48 play_phase: the target fixed in the Play Phase
+            q = sl[p, s, S_TARGET_SEAT]
+            s2 = sl[p, s, S_TARGET_SLOT]
+            if q >= 0 and s2 >= 0 and sl[p, s, S_DP] > 0 and pl[q, P_ALIVE] != 0 and \
+                    (sl[q, s2, S_ZONE] == Z_PLAY or sl[q, s2, S_ZONE] == Z_UA):
+                deal_damage(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s2,
+                            sl[p, s, S_DP], p, c)
+            # A target gone since the Play Phase takes nothing: the choice "may not be
+            # changed after declaration" (Amend. II §4), and damage never splits (§5).
+            if on_destroy_queued(pl, gm):
+                fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+            if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
+                return
+        elif not fought:
             q = pick_opponent(pl, w, gm, p, V_STRIKE)
             strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, sl[p, s, S_DP], False, c)
             if on_destroy_queued(pl, gm):
@@ -1393,7 +1494,7 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
         s = ls[p, L_PENDING, i]
         # Nothing is played after the Resolve Phase: this turn's marks end here. F_KICKED
         # stays: a paid kicker lasts while its card is in play (Art. IV §6).
-        sl[p, s, S_FLAGS] &= ~(F_PENDING | F_FOUGHT | F_AOA)
+        sl[p, s, S_FLAGS] &= ~(F_PENDING | F_FOUGHT | F_AOA | F_DESTROYED)
         sl[p, sl[p, s, S_NAME_SLOT], S_FLAGS] &= ~F_BILL_TURN
         if sl[p, s, S_ZONE] != Z_PLAY:
             continue
@@ -1410,15 +1511,20 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
 
 @njit(**INLINED)
 def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
-    """Art. VII §5 phase four: the nine steps, in order."""
+    """Art. VII §5 phase four: the nine steps, in order. ``G_STEP`` names the step in
+    progress (R47 reads it); it is 0 again when the phase ends."""
+    if any_on_destroy_waiting(pl, gm):
+        drop_waiting_on_destroy(pl, sl, ls, gm)  # left by a phase cut short (R47)
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
     emit(gm, tr, EV_RESOLVE_STEP, p, 2, 0, 0, 0, 0)
+    gm[G_STEP] = 2
     if pl[p, P_N_AOA] > 0:
         resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # ii
         if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
             return
     steps = note_effects(cards, pl, sl, ls, p)
     emit(gm, tr, EV_RESOLVE_STEP, p, 3, 0, 0, 0, 0)
+    gm[G_STEP] = STEP_DAMAGE
     attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # iii
     if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
@@ -1426,19 +1532,35 @@ def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_DAMAGE)
         if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
             return
+    if any_on_destroy_waiting(pl, gm):  # R47: lp and strike effects from step ii
+        fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, STEP_DAMAGE)
+        if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
+            return
     emit(gm, tr, EV_RESOLVE_STEP, p, 4, 0, 0, 0, 0)
+    gm[G_STEP] = STEP_HEAL
     if (steps >> STEP_HEAL) & 1 != 0:
         fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_HEAL)  # iv
         if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
             return
+    if any_on_destroy_waiting(pl, gm):  # R47: healing waits for step iv
+        fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, STEP_HEAL)
+        if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
+            return
+    gm[G_STEP] = 5
     petition_check(cards, rules, pl, gm, tr)  # v
     if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     emit(gm, tr, EV_RESOLVE_STEP, p, 6, 0, 0, 0, 0)
+    gm[G_STEP] = STEP_EFFECTS
     if (steps >> STEP_EFFECTS) & 1 != 0:
         fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, STEP_EFFECTS)  # vi
         if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
             return
+    if any_on_destroy_waiting(pl, gm):  # R47: every other effect at step vi
+        fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, STEP_EFFECTS)
+        if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
+            return
+    gm[G_STEP] = 0
     finish_pending(cards, pl, sl, ls, gm, tr, p)
     emit(gm, tr, EV_RESOLVE_STEP, p, 7, 0, 0, 0, 0)
     drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # vii
@@ -1489,6 +1611,7 @@ def end_phase(pl, sl, ls, p):
 @njit(**INLINED)
 def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     """One turn of five phases (Art. VII §5)."""
+    gm[G_STEP] = 0  # outside the Resolve Phase (a phase cut short may have left a step)
     pl[p, P_TURNS] += 1
     emit(gm, tr, EV_TURN, p, pl[p, P_LP], pl[p, P_N_HAND], pl[p, P_N_DRAW], pl[p, P_N_BOARD], 0)
     # Sideways cards return upright at the start of their controller's turn (Amend. V §3).
@@ -1509,6 +1632,8 @@ def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # III
     if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
+    if rules[R_ATTACK_TARGETS] == TARGETS_PLAY_PHASE:
+        declare_attack_targets(cards, w, pl, sl, ls, gm, p)  # R48, Amend. II §4
     resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # IV
     if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return

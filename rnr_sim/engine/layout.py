@@ -41,7 +41,8 @@ P_N_AOA_TARGETS = 23  # the player's Attacks in play listed in its scratch list 
 P_N_AOA = 24  # Attack-on-Attack declared this turn (Amend. I), fought at step ii
 P_N_DEFENSES = 25  # Defenses in the Play Area
 P_LIST_OVERFLOW = 26  # list writes refused because the list was full (an invariant break)
-N_PLAYER_FIELDS = 27
+P_N_OD_WAIT = 27  # destroyed cards whose 'on destroy' effects wait for their step (R47)
+N_PLAYER_FIELDS = 28
 
 # ---------------------------------------------------------------- number limits
 LP_MAX = 2_147_483_647  # LP is int32: gains stop here (R46), so no catalog can wrap it
@@ -55,8 +56,8 @@ S_DP = 2  # Defense/UA: DP left; Attack: damage it deals (Amend. I §3 survivor 
 S_FLAGS = 3
 S_BILL_PLAYS = 4  # on a Bill's name slot: times played this game (R28)
 S_NAME_SLOT = 5  # first slot holding the same card: Bill escalation is per name (Art. IV §7.4)
-S_AOA_SEAT = 6  # Attack-on-Attack target (Amend. I), declared in the Play Phase
-S_AOA_SLOT = 7
+S_TARGET_SEAT = 6  # an Attack's declared target: its Attack-on-Attack target (Amend. I), or
+S_TARGET_SLOT = 7  # with R48 (`attack_targets = "play_phase"`) the card its damage will strike
 N_SLOT_FIELDS = 8
 
 # ---------------------------------------------------------------- slot flags
@@ -70,6 +71,9 @@ F_ACT1 = 64
 F_AOA_TARGETED = 128  # an opposing AoA is already aimed at this Attack
 F_BILL_TURN = 256  # on a Bill's name slot: played this turn (Art. IV §7.1)
 F_FOUGHT = 512  # fought Attack-on-Attack this turn: no damage at step iii (R17)
+F_DESTROYED = 1024  # played this turn and destroyed before its effects resolved (R50)
+F_OD_WAIT0 = 2048  # 'on destroy' effect 0 waits for its Resolve step (R47 by step)
+F_OD_WAIT1 = 4096
 
 # ---------------------------------------------------------------- zones (Art. VI)
 Z_NONE = 0
@@ -93,7 +97,8 @@ L_ON_DESTROY = 4  # destroyed cards whose 'on destroy' effects wait to fire
 L_FIRE = 5  # the active player's cards in play holding effects, noted at Resolve step iii
 L_SCRATCH = 6  # a step's snapshot of slots to walk while the board changes; during an
 #               opponent's Play Phase, the player's Attacks in play (``note_threats``)
-N_LISTS = 7
+L_OD_WAIT = 7  # destroyed cards with 'on destroy' effects waiting for their step (R47)
+N_LISTS = 8
 
 # ---------------------------------------------------------------- game fields
 G_ACTIVE = 0
@@ -108,6 +113,7 @@ G_N_TRACE = 8
 G_DEBUG = 9
 G_VIOLATIONS = 10
 G_N_ALIVE = 11
+G_STEP = 12  # the Resolve step in progress (Art. VII §5, by its numeral); 0 outside it
 G_THREAT = 14  # damage of opposing Attacks in play, noted for the policy's valuations
 G_OPP_HAS_DEFENSE = 15
 N_GAME_FIELDS = 16
