@@ -40,6 +40,7 @@ import numpy as np
 
 from rnr_sim import runner
 from rnr_sim.errors import InputError
+from rnr_sim.progress import compile_clock
 
 DEFAULT_GAMES = 200_000  # engine games per timed call
 DEFAULT_PURE_GAMES = 200  # games played as plain Python
@@ -282,12 +283,13 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
 
     # Warm-up: load (or compile) the kernels and start the thread pool, untimed.
     compiling = driver.needs_compile()
-    log("Compiling the engine (first run only, about a minute)…" if compiling
-        else "Loading the engine…")
+    if not compiling:
+        log("Loading the engine…")
     warm = spread_inputs(plan, min(WARMUP_GAMES, plan.games_total))
     t0 = time.perf_counter()
-    for t in sorted({1, max(threads)}):
-        play(plan, warm, t)
+    with compile_clock(compiling, log=log):
+        for t in sorted({1, max(threads)}):
+            play(plan, warm, t)
     result["warmup"] = {"compiled": compiling, "seconds": round(time.perf_counter() - t0, 2)}
 
     engine = []

@@ -21,6 +21,7 @@ from rnr_sim import enums
 from rnr_sim.engine import layout
 from rnr_sim.engine import trace as ev
 from rnr_sim.errors import InputError
+from rnr_sim.progress import compile_clock
 
 STARTING_LP = 100  # Art. II §1 (the engine's starting LP)
 MIN_PLAYERS = 2
@@ -634,8 +635,7 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
                                                      allow_illegal)
     from rnr_sim.engine import driver
 
-    if log is not None and driver.needs_compile():
-        log("Compiling the engine (first run only, about a minute)…")
+    compiling = log is not None and driver.needs_compile()
     n = len(loaded)
     deck_cards = np.full((n, enums.MAX_SLOTS), -1, dtype=np.int32)
     deck_size = np.zeros(n, dtype=np.int32)
@@ -644,9 +644,10 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
         deck_size[q] = len(deck.card_ids)
     seat_policy = np.array([driver.policy_index(p) for p in policies], dtype=np.int32)
     first = game % n
-    trace, gm, pl = driver.trace_game(catalog.compile(), deck_cards, deck_size, seat_policy,
-                                      profile.compile(), seed, table_id=0, deal=game,
-                                      first_seat=first)
+    with compile_clock(compiling, log=log):
+        trace, gm, pl = driver.trace_game(catalog.compile(), deck_cards, deck_size,
+                                          seat_policy, profile.compile(), seed, table_id=0,
+                                          deal=game, first_seat=first)
     setup = GameSetup(
         decks=[deck.name for deck in loaded], policies=policies, seed=seed, deal=game,
         first_seat=first, rules_name=profile.name, rules_changed=profile.changed(),

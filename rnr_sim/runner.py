@@ -45,6 +45,7 @@ import polars as pl
 
 from rnr_sim import __version__, enums
 from rnr_sim.errors import InputError
+from rnr_sim.progress import compile_clock
 
 DEFAULT_SEED = 20251129
 DEFAULT_GAMES = 1000  # deals per table
@@ -727,12 +728,11 @@ def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, threads
     try:
         with stop:
             if todo:
-                if driver.needs_compile():
-                    log("Compiling the engine (first run only)…")
                 # One game, records discarded: the compile (or cache load) is timed apart.
                 t0 = time.perf_counter()
                 first = plan.chunk_range(todo[0])[0]
-                play(plan.chunk_inputs(first, first + 1))
+                with compile_clock(driver.needs_compile(), log=log):
+                    play(plan.chunk_inputs(first, first + 1))
                 compile_s = time.perf_counter() - t0
             if progress and todo:
                 from tqdm import tqdm

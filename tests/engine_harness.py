@@ -31,6 +31,7 @@ from rnr_sim.cards import Catalog, parse_catalog
 from rnr_sim.engine import batch, game, trace
 from rnr_sim.engine import layout as L
 from rnr_sim.engine import policies as P
+from rnr_sim.engine.records import game_records, new_records
 from rnr_sim.engine.rng import stream_seed
 from rnr_sim.rules import profile_from_mapping
 
@@ -635,20 +636,15 @@ def play_batch(cards, decks: list, seat_deck, seat_policy=None, policies=None, f
         deal = np.arange(n, dtype=np.int64)
     rules = rules_array(rules) if rules is None or isinstance(rules, Mapping) else rules
     dc, ds = deck_arrays(decks)
-    out_game = np.zeros((n, 4), dtype=np.int32)
-    out_seat = np.zeros((n, n_players, 6), dtype=np.int32)
-    out_mask = np.zeros((n, n_players, 3), dtype=np.uint64)
+    games, seats = new_records(n, n_players)
     batch.play_games_nb(_c(cards, np.int32), dc, ds, seat_deck,
                         _c(seat_policy, np.int32), _c(policies, np.float64),
                         _c(table_id, np.int64), _c(deal, np.int64), _c(first_seat, np.int32),
                         _c(rules, np.int64), np.uint64(seed), np.int64(1 if debug else 0),
-                        out_game, out_seat, out_mask)
-    names = ("lp", "uas_lost", "petitions", "scroll_pillars", "mulligan", "p2_right")
-    out = {"winner": out_game[:, 0], "path": out_game[:, 1], "turns": out_game[:, 2],
-           "violations": out_game[:, 3]}
-    out.update({k: out_seat[:, :, i] for i, k in enumerate(names)})
-    out.update({k: out_mask[:, :, i] for i, k in enumerate(("opening", "drawn", "played"))})
-    return out
+                        games, seats)
+    short = {"winner_seat": "winner", "final_lp": "lp", "opening_mask": "opening",
+             "drawn_mask": "drawn", "played_mask": "played"}
+    return {short.get(k, k): v for k, v in game_records(games, seats)._asdict().items()}
 
 
 def count_slots(masks: np.ndarray, slots: Iterable[int]) -> np.ndarray:

@@ -11,22 +11,16 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections import namedtuple
 from pathlib import Path
 
 import numpy as np
 
 from rnr_sim import enums
+from rnr_sim.engine.records import GameRecords, game_records, new_records  # noqa: F401 (the real types)
 from rnr_sim.errors import InputError
 
 POLICY_NAMES: tuple[str, ...] = ("balanced", "aggro", "mill", "breaker", "petition", "random")
 N_WEIGHTS = 4
-
-GameRecords = namedtuple(
-    "GameRecords",
-    "winner_seat path turns final_lp uas_lost petitions scroll_pillars mulligan p2_right "
-    "opening_mask drawn_mask played_mask",
-)
 
 #: Calls to ``play_games`` as (n_games, threads); tests read and reset it.
 CALLS: list[tuple[int, int | None]] = []
@@ -97,21 +91,21 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
     opening = drawn & more
     played = drawn & (more >> np.uint64(3))
     seat = np.arange(p)[None, :]
-    return GameRecords(
-        winner_seat=winner,
-        path=path,
-        turns=(10 + (key >> np.uint64(8)) % np.uint64(60)).astype(np.int32),
-        final_lp=np.where(seat == winner[:, None], 40, 0).astype(np.int32)
-        + (seat_key % np.uint64(30)).astype(np.int32),
-        uas_lost=((seat_key >> np.uint64(5)) % np.uint64(4)).astype(np.int8),
-        petitions=((seat_key >> np.uint64(9)) % np.uint64(4)).astype(np.int8),
-        scroll_pillars=((seat_key >> np.uint64(13)) % np.uint64(4)).astype(np.int8),
-        mulligan=((more >> np.uint64(17)) % np.uint64(5)) == 0,
-        p2_right=(seat == ((first_seat[:, None] + 1) % p)) & (((more >> np.uint64(21)) & np.uint64(1)) == 1),
-        opening_mask=opening,
-        drawn_mask=drawn,
-        played_mask=played,
-    )
+    games, seats = new_records(n, p)
+    games["winner_seat"] = winner
+    games["path"] = path
+    games["turns"] = 10 + (key >> np.uint64(8)) % np.uint64(60)
+    seats["final_lp"] = np.where(seat == winner[:, None], 40, 0) + (seat_key % np.uint64(30))
+    seats["uas_lost"] = (seat_key >> np.uint64(5)) % np.uint64(4)
+    seats["petitions"] = (seat_key >> np.uint64(9)) % np.uint64(4)
+    seats["scroll_pillars"] = (seat_key >> np.uint64(13)) % np.uint64(4)
+    seats["mulligan"] = ((more >> np.uint64(17)) % np.uint64(5)) == 0
+    seats["p2_right"] = (seat == ((first_seat[:, None] + 1) % p)) \
+        & (((more >> np.uint64(21)) & np.uint64(1)) == 1)
+    seats["opening_mask"] = opening
+    seats["drawn_mask"] = drawn
+    seats["played_mask"] = played
+    return game_records(games, seats)
 
 
 # ---------------------------------------------------------------------------- test helpers

@@ -39,6 +39,7 @@ from rnr_sim.engine.layout import (
     TRACE_WIDTH,
 )
 from rnr_sim.engine.policies import N_WEIGHTS, W_ROW
+from rnr_sim.engine.records import new_records
 from rnr_sim.enums import MAX_PLAYERS, MAX_SLOTS
 
 GAMES_PER_TASK = 256  # games per task; worker k of n plays tasks k, k + n, ...
@@ -93,7 +94,7 @@ def worker_state(n_workers: int):
 
 @njit(parallel=True, **BATCH)
 def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                      deal, first_seat, rules, seed, debug, out_game, out_seat, out_mask, gap,
+                      deal, first_seat, rules, seed, debug, game_rec, seat_rec, gap,
                       pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w, w_w, tr):
     """``prange`` over the workers (the first axis of the ``*_w`` state, over ``gap``):
     worker k plays tasks k, k + n, ... of ``GAMES_PER_TASK`` games. ``tr`` is the trace:
@@ -121,33 +122,34 @@ def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, poli
                 gm[G_DEBUG] = debug
                 play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, dc, ds, n_players,
                           first_seat[g], seed, table_id[g], deal[g])
-                out_game[g, 0] = gm[G_WINNER]
-                out_game[g, 1] = gm[G_PATH]
-                out_game[g, 2] = gm[G_TURN]
-                out_game[g, 3] = gm[G_VIOLATIONS]
+                rec = game_rec[g]
+                rec["winner_seat"] = gm[G_WINNER]
+                rec["path"] = gm[G_PATH]
+                rec["turns"] = gm[G_TURN]
+                rec["violations"] = gm[G_VIOLATIONS]
                 for q in range(n_players):
-                    out_seat[g, q, 0] = pl[q, P_LP]
-                    out_seat[g, q, 1] = pl[q, P_UAS_LOST]
-                    out_seat[g, q, 2] = pl[q, P_N_PETITIONS]
-                    out_seat[g, q, 3] = pl[q, P_N_SCROLL_PILLARS]
-                    out_seat[g, q, 4] = pl[q, P_MULLIGAN]
-                    out_seat[g, q, 5] = pl[q, P_P2_RIGHT]
-                    out_mask[g, q, 0] = masks[q, M_OPENING]
-                    out_mask[g, q, 1] = masks[q, M_DRAWN]
-                    out_mask[g, q, 2] = masks[q, M_PLAYED]
+                    seat = seat_rec[g, q]
+                    seat["final_lp"] = pl[q, P_LP]
+                    seat["uas_lost"] = pl[q, P_UAS_LOST]
+                    seat["petitions"] = pl[q, P_N_PETITIONS]
+                    seat["scroll_pillars"] = pl[q, P_N_SCROLL_PILLARS]
+                    seat["mulligan"] = pl[q, P_MULLIGAN] != 0
+                    seat["p2_right"] = pl[q, P_P2_RIGHT] != 0
+                    seat["opening_mask"] = masks[q, M_OPENING]
+                    seat["drawn_mask"] = masks[q, M_DRAWN]
+                    seat["played_mask"] = masks[q, M_PLAYED]
 
 
 def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                  deal, first_seat, rules, seed, debug, out_game, out_seat, out_mask):
+                  deal, first_seat, rules, seed, debug, game_rec, seat_rec):
     """Play ``n`` games on ``numba.get_num_threads()`` workers. Shapes:
-    ``seat_deck``/``seat_policy`` int32[n, P]; ``out_game`` int32[n, 4] (winner, path,
-    turns, invariant violations); ``out_seat`` int32[n, P, 6] (final LP, UAs lost,
-    Petitions, Scroll Pillars, mulligan, P2 right); ``out_mask`` uint64[n, P, 3] (opening,
-    drawn, played). Arrays C-contiguous, of the dtypes ``driver.play_games`` passes."""
+    ``seat_deck``/``seat_policy`` int32[n, P]; ``game_rec`` ``records.GAME_RECORD[n]``;
+    ``seat_rec`` ``records.SEAT_RECORD[n, P]`` (``records.new_records``). Arrays
+    C-contiguous, of the dtypes ``driver.play_games`` passes."""
     n_tasks = (seat_deck.shape[0] + GAMES_PER_TASK - 1) // GAMES_PER_TASK
     gap, state = worker_state(max(1, min(numba.get_num_threads(), n_tasks)))
     play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                      deal, first_seat, rules, seed, debug, out_game, out_seat, out_mask,
+                      deal, first_seat, rules, seed, debug, game_rec, seat_rec,
                       np.int64(gap), *state, np.zeros((0, TRACE_WIDTH), dtype=np.int32))
 
 
@@ -158,10 +160,9 @@ def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
     compiled."""
     gap, state = worker_state(1)
     tr = np.zeros((capacity, TRACE_WIDTH), dtype=np.int32)
-    n_players = seat_deck.shape[1]
+    game_rec, seat_rec = new_records(1, seat_deck.shape[1])
     play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                      deal, first_seat, rules, seed, np.int64(1), np.zeros((1, 4), np.int32),
-                      np.zeros((1, n_players, 6), np.int32),
-                      np.zeros((1, n_players, 3), np.uint64), np.int64(gap), *state, tr)
+                      deal, first_seat, rules, seed, np.int64(1), game_rec, seat_rec,
+                      np.int64(gap), *state, tr)
     pl, gm = state[0][0], state[3][0]
     return tr[: gm[G_N_TRACE]].copy(), gm.copy(), pl.copy()

@@ -9,20 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections import namedtuple
 from pathlib import Path
 
 import numba
 import numpy as np
 
 from rnr_sim.engine.policies import POLICY_NAMES, policy_index, policy_table  # noqa: F401
+from rnr_sim.engine.records import GameRecords, game_records, new_records  # noqa: F401
 from rnr_sim.enums import MAX_PLAYERS
-
-GameRecords = namedtuple(
-    "GameRecords",
-    "winner_seat path turns final_lp uas_lost petitions scroll_pillars mulligan p2_right "
-    "opening_mask drawn_mask played_mask violations",
-)
 
 
 def _c(a, dtype):
@@ -46,9 +40,7 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
     n, n_players = seat_deck.shape
     if not 2 <= n_players <= MAX_PLAYERS:
         raise ValueError(f"2 to {MAX_PLAYERS} players, not {n_players}")
-    out_game = np.zeros((n, 4), dtype=np.int32)
-    out_seat = np.zeros((n, n_players, 6), dtype=np.int32)
-    out_mask = np.zeros((n, n_players, 3), dtype=np.uint64)
+    game_rec, seat_rec = new_records(n, n_players)
     if threads is not None:
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
     if n:
@@ -67,23 +59,10 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
             _c(profile, dtype=np.int64),
             _as_uint64(seed),
             np.int64(1 if debug else 0),
-            out_game, out_seat, out_mask,
+            game_rec, seat_rec,
         )
-    return GameRecords(
-        winner_seat=out_game[:, 0].astype(np.int8),
-        path=out_game[:, 1].astype(np.int8),
-        turns=out_game[:, 2].astype(np.int32),
-        final_lp=out_seat[:, :, 0].copy(),
-        uas_lost=out_seat[:, :, 1].astype(np.int8),
-        petitions=out_seat[:, :, 2].astype(np.int8),
-        scroll_pillars=out_seat[:, :, 3].astype(np.int8),
-        mulligan=out_seat[:, :, 4].astype(bool),
-        p2_right=out_seat[:, :, 5].astype(bool),
-        opening_mask=out_mask[:, :, 0].copy(),
-        drawn_mask=out_mask[:, :, 1].copy(),
-        played_mask=out_mask[:, :, 2].copy(),
-        violations=out_game[:, 3].copy(),
-    )
+    return game_records(game_rec, seat_rec)
+
 
 
 def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_id=0, deal=0,
@@ -109,14 +88,14 @@ def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_i
 
 
 # ----------------------------------------------------------------------- compile cache
-ENGINE_SOURCES = ("game.py", "layout.py", "policies.py", "rng.py", "trace.py", "batch.py", "config.py")
-
-
 def _source_digest() -> str:
+    """A digest of every module the kernels are compiled from: all of ``engine/`` (no
+    hand-kept list to forget a new file in) and the constants they import."""
     h = hashlib.sha256()
     here = Path(__file__).parent
-    for name in ENGINE_SOURCES:
-        h.update((here / name).read_bytes())
+    for path in sorted(here.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
     for extra in ("enums.py", "rules.py"):
         h.update((here.parent / extra).read_bytes())
     return h.hexdigest()[:16]

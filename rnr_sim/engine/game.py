@@ -993,9 +993,9 @@ def card_value(cards, rules, w, pl, gm, p, c):
 def play_cost(cards, sl, p, s):
     """IP cost of playing slot ``s`` now: a Bill doubles each time its name was played (R28)."""
     c = sl[p, s, S_CARD]
-    cost = cards[c, C_COST]
+    cost = np.int64(cards[c, C_COST])  # int64 from here: the doubling needs the room
     if cards[c, C_TYPE] == BILL:
-        k = sl[p, sl[p, s, S_NAME_SLOT], S_BILL_PLAYS]
+        k = np.int64(sl[p, sl[p, s, S_NAME_SLOT], S_BILL_PLAYS])
         # R28: printed cost x 2^k (a 0-cost Bill stays free), saturating at COST_MAX (R46)
         if cost > 0 and k > 0:
             cost = COST_MAX if k >= 62 or cost > (COST_MAX >> k) else cost << k
