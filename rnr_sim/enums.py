@@ -61,24 +61,7 @@ V_REPAIR = 11  # restore N DP to one of your Defenses or UAs
 V_DESTROY_PETITION = 12  # destroy N of an opponent's Petitions
 V_RECOVER = 13  # N cards from your Discard Pile to hand
 V_TUTOR_PILLAR = 14  # a Pillar from your Draw Pile to hand, then shuffle
-N_VERBS = 15
-VERBS = (
-    "none",
-    "lp",
-    "strike",
-    "strike ua",
-    "heal",
-    "draw",
-    "force draw",
-    "mill",
-    "exile",
-    "discard",
-    "ip",
-    "repair",
-    "destroy petition",
-    "recover",
-    "tutor pillar",
-)
+V_IP_PER_PILLAR = 15  # gain N non-Pillar IP for each Pillar you have in play
 
 # ---------------------------------------------------------------- compiled catalog columns
 # The catalog compiles to one int32 table ``cards[n_cards, N_CARD_COLS]``.
@@ -113,18 +96,55 @@ CF_ON_DESTROY = 8  # holds an 'on destroy' effect
 CF_EACH_TURN_IP = 16  # holds an 'each turn: ip' effect (Independence Phase, R12)
 CF_VALUE_READS_PILLARS = 32  # a policy's value of it reads its player's Pillars or Petitions
 
+# ---------------------------------------------------------------- verb properties
 # The Resolve step (Art. VII §5 phase four, by its Roman numeral) at which an effect of
 # each verb fires (R13): damage and LP damage at iii, healing at iv, everything else at vi.
 STEP_DAMAGE = 3
 STEP_HEAL = 4
 STEP_EFFECTS = 6
-RESOLVE_STEP = (
-    STEP_EFFECTS,  # none
-    STEP_DAMAGE,  # lp
-    STEP_DAMAGE,  # strike
-    STEP_DAMAGE,  # strike ua
-    STEP_HEAL,  # heal
-) + (STEP_EFFECTS,) * 10  # draw .. tutor pillar
+# Which opponent an effect aims at, with 3-4 players (R37): the one it hurts most.
+AIM_SELF = 0  # acts on its controller
+AIM_LOWEST_LP = 1
+AIM_THINNEST_PILE = 2
+AIM_BIGGEST_HAND = 3
+AIM_MOST_PETITIONS = 4
+AIM_MOST_UAS_LOST = 5
+# What IP a verb gives (non-Pillar IP, spent first: Amend. VI).
+IP_NONE = 0
+IP_FLAT = 1  # N
+IP_PER_PILLAR = 2  # N for each Pillar its controller has in play
+#: One row per verb, in ``V_*`` order: the engine and the catalog ask a verb's properties,
+#: never its identity. Columns: name in the grammar; Resolve step; the IP it gives (``IP_*``:
+#: the Independence Phase fires it for 'each turn', R32 fires it at once when played);
+#: whom it aims at; whether its value to a policy reads its player's Pillars; a policy's
+#: default value per unit. A verb that behaves like an existing kind is one row here plus
+#: its arm in ``game.apply_effect`` and in ``game.effect_value`` (docs/engine.md).
+VERB_TABLE: tuple[tuple[str, int, int, int, int, float], ...] = (
+    ("none", STEP_EFFECTS, 0, AIM_SELF, 0, 0.0),
+    ("lp", STEP_DAMAGE, 0, AIM_LOWEST_LP, 0, 1.0),
+    ("strike", STEP_DAMAGE, 0, AIM_MOST_UAS_LOST, 0, 0.6),
+    ("strike ua", STEP_DAMAGE, 0, AIM_MOST_UAS_LOST, 0, 0.6),
+    ("heal", STEP_HEAL, 0, AIM_SELF, 0, 0.5),
+    ("draw", STEP_EFFECTS, 0, AIM_SELF, 0, 2.0),
+    ("force draw", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0.8),
+    ("mill", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0.6),
+    ("exile", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0.6),
+    ("discard", STEP_EFFECTS, 0, AIM_BIGGEST_HAND, 0, 1.0),
+    ("ip", STEP_EFFECTS, IP_FLAT, AIM_SELF, 0, 1.5),
+    ("repair", STEP_EFFECTS, 0, AIM_SELF, 0, 0.3),
+    ("destroy petition", STEP_EFFECTS, 0, AIM_MOST_PETITIONS, 0, 3.0),
+    ("recover", STEP_EFFECTS, 0, AIM_SELF, 0, 1.5),
+    ("tutor pillar", STEP_EFFECTS, 0, AIM_SELF, 1, 3.0),
+    ("ip per pillar", STEP_EFFECTS, IP_PER_PILLAR, AIM_SELF, 1, 1.5),
+)
+N_VERBS = len(VERB_TABLE)
+VERBS = tuple(row[0] for row in VERB_TABLE)
+RESOLVE_STEP = tuple(row[1] for row in VERB_TABLE)
+VERB_GIVES_IP = tuple(row[2] for row in VERB_TABLE)
+VERB_AIM = tuple(row[3] for row in VERB_TABLE)
+VERB_READS_PILLARS = tuple(row[4] for row in VERB_TABLE)
+VERB_VALUE = tuple(row[5] for row in VERB_TABLE)
+assert VERBS.index("ip per pillar") == V_IP_PER_PILLAR and VERBS.index("ip") == V_IP
 
 # ---------------------------------------------------------------- victory paths
 PATH_NONE = -1

@@ -112,12 +112,12 @@ def test_compile_derived_columns_restate_every_sample_card():
                     turn |= bit
                     if not kicker:
                         flags |= enums.CF_ACTIVATE
-                elif eff.verb == "ip":
+                elif eff.verb in ("ip", "ip per pillar"):
                     flags |= enums.CF_EACH_TURN_IP
                 else:
                     turn |= bit
         if card.type == "pillar" or "petition" in card.keywords or any(
-                e.verb == "tutor pillar" for e in card.effects):
+                e.verb in ("tutor pillar", "ip per pillar") for e in card.effects):
             flags |= enums.CF_VALUE_READS_PILLARS
         row = table[i]
         assert (row[enums.C_RESOLVE_STEPS], row[enums.C_TURN_STEPS], row[enums.C_FLAGS]) == (

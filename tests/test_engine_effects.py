@@ -103,6 +103,24 @@ def test_verb_ip():
     assert t.ip(0) == (0, 2)  # non-Pillar IP (Amend. VI), at once (R32)
 
 
+def test_verb_ip_per_pillar():
+    """N non-Pillar IP for each Pillar its controller has in play: at once when played
+    (R32), and in the Independence Phase as an 'each turn' effect."""
+    t = Table([verb_card("ip per pillar 2"),
+               verb_card("each turn: ip per pillar 1", name="Tithe")])
+    t.pillar(0, "Pillar", "Pillar", "Big Pillar")
+    (s,) = t.hand(0, "Do ip per pillar 2")
+    t.play_card(0, s)
+    assert t.ip(0) == (0, 6)  # 2 x 3 Pillars, non-Pillar IP (Amend. VI)
+    t.play_area(0, "Tithe")
+    t.independence_phase(0)
+    assert t.ip(0) == (5, 3)  # Pillars give 1 + 1 + 3; Tithe 1 x 3 Pillars
+    bare = Table([verb_card("ip per pillar 2")])
+    (s2,) = bare.hand(0, "Do ip per pillar 2")
+    bare.play_card(0, s2)
+    assert bare.ip(0) == (0, 0)  # no Pillar in play: nothing
+
+
 def test_verb_repair():
     t = Table([verb_card("repair 3")])
     wall = t.play_area(0, "Wall", dp=5)  # 5 of 10 missing

@@ -186,7 +186,7 @@ def test_an_activate_effect_on_a_pillar_is_refused_r34():
 def test_the_sample_catalog_still_loads():
     from rnr_sim.cards import load_catalog
 
-    assert len(load_catalog(None)) == 152
+    assert len(load_catalog(None)) == 153
 
 
 # ---------------------------------------------------------------------------- rules profile

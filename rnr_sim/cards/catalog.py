@@ -551,12 +551,12 @@ def derive_columns(row: np.ndarray) -> None:
             if trigger == enums.TRIG_ACTIVATE:
                 turn_steps |= step
                 flags |= 0 if kicker else enums.CF_ACTIVATE
-            elif verb == enums.V_IP:
+            elif enums.VERB_GIVES_IP[verb] != enums.IP_NONE:
                 flags |= enums.CF_EACH_TURN_IP
             else:
                 turn_steps |= step
     if row[enums.C_TYPE] == enums.PILLAR or (row[enums.C_KEYWORDS] & enums.KW_PETITION) or any(
-            row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_VERB] == enums.V_TUTOR_PILLAR
+            enums.VERB_READS_PILLARS[row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_VERB]]
             and row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_KICKER] == 0
             for e in range(enums.MAX_EFFECTS)):
         flags |= enums.CF_VALUE_READS_PILLARS  # see game.card_value

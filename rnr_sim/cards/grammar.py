@@ -17,6 +17,7 @@ from rnr_sim import enums
 CARD_VERBS: tuple[str, ...] = enums.VERBS[1:]
 #: Verbs that take no number; their amount is 1.
 VERBS_WITHOUT_AMOUNT = frozenset({"tutor pillar"})
+MAX_VERB_WORDS = max(len(v.split(" ")) for v in CARD_VERBS)
 #: Largest number a card may print; the compiled catalog is int32.
 MAX_NUMBER = 1_000_000
 
@@ -132,7 +133,7 @@ def _parse(text: str) -> tuple[str, int, str, int]:
             )
     words = body.split(" ") if body else []
     # Longest verb first, so "strike ua 5" is not read as "strike" with a stray "ua".
-    for n_words in (2, 1):
+    for n_words in range(MAX_VERB_WORDS, 0, -1):
         verb = " ".join(words[:n_words])
         if len(words) >= n_words and verb in CARD_VERBS:
             rest = words[n_words:]

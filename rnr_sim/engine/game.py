@@ -156,6 +156,10 @@ from rnr_sim.engine.trace import (
     EV_VICTORY,
 )
 from rnr_sim.enums import (
+    AIM_BIGGEST_HAND,
+    AIM_LOWEST_LP,
+    AIM_MOST_PETITIONS,
+    AIM_THINNEST_PILE,
     ATTACK,
     BILL,
     C_BRANCH,
@@ -184,6 +188,8 @@ from rnr_sim.enums import (
     E_VERB,
     EFF_STRIDE,
     FREEDOM,
+    IP_NONE,
+    IP_PER_PILLAR,
     KW_ONE_SHOT,
     KW_PETITION,
     KW_PROTECT,
@@ -213,7 +219,6 @@ from rnr_sim.enums import (
     V_EXILE,
     V_FORCE_DRAW,
     V_HEAL,
-    V_IP,
     V_LP,
     V_MILL,
     V_NONE,
@@ -222,6 +227,8 @@ from rnr_sim.enums import (
     V_STRIKE,
     V_STRIKE_UA,
     V_TUTOR_PILLAR,
+    VERB_AIM,
+    VERB_GIVES_IP,
 )
 from rnr_sim.rules import (
     DRAIN_EVERY_TURN,
@@ -459,6 +466,15 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
         list_push(pl, ls, p, L_HAND, P_N_HAND, s)
 
 
+# =============================================================================== verbs
+@njit(**KERNEL)
+def ip_amount(pl, p, verb, amount):
+    """The IP an effect of ``verb`` (one that gives IP) gives ``p`` now (``VERB_GIVES_IP``)."""
+    if VERB_GIVES_IP[verb] == IP_PER_PILLAR:
+        return amount * pl[p, P_N_PILLARS]
+    return amount
+
+
 # =============================================================================== targets
 @njit(**KERNEL)
 def next_opponent(pl, gm, p):
@@ -487,13 +503,14 @@ def pick_opponent(pl, w, gm, p, verb):
         q = (p + k) % n
         if pl[q, P_ALIVE] == 0:
             continue
-        if verb == V_LP:
+        aim = VERB_AIM[verb]
+        if aim == AIM_LOWEST_LP:
             key = -pl[q, P_LP]
-        elif verb == V_MILL or verb == V_EXILE or verb == V_FORCE_DRAW:
+        elif aim == AIM_THINNEST_PILE:
             key = -pl[q, P_N_DRAW]
-        elif verb == V_DISCARD:
+        elif aim == AIM_BIGGEST_HAND:
             key = pl[q, P_N_HAND]
-        elif verb == V_DESTROY_PETITION:
+        elif aim == AIM_MOST_PETITIONS:
             key = pl[q, P_N_PETITIONS]
         else:
             key = pl[q, P_UAS_LOST]
@@ -736,9 +753,10 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
         mill(cards, pl, sl, ls, gm, tr, q, amount, True, p, src_card)
     elif verb == V_DISCARD:
         discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, p, src_card)
-    elif verb == V_IP:
-        pl[p, P_IP_OTHER] += amount  # Amend. VI: non-Pillar IP, spent first
-        emit(gm, tr, EV_IP, p, amount, src_card, 0, 0, 0)
+    elif VERB_GIVES_IP[verb] != IP_NONE:
+        gained = ip_amount(pl, p, verb, amount)
+        pl[p, P_IP_OTHER] += gained  # Amend. VI: non-Pillar IP, spent first
+        emit(gm, tr, EV_IP, p, gained, src_card, 0, 0, 0)
     elif verb == V_REPAIR:
         repair(cards, pl, sl, ls, gm, tr, p, amount, src_card)
     elif verb == V_DESTROY_PETITION:
@@ -891,8 +909,8 @@ def effect_value(w, pl, gm, p, verb, amount):
         if q < 0 or pl[q, P_N_HAND] == 0:
             return 0.0
         return wv * min(amount, pl[q, P_N_HAND])
-    if verb == V_IP:
-        return wv * amount
+    if VERB_GIVES_IP[verb] != IP_NONE:
+        return wv * ip_amount(pl, p, verb, amount)
     if verb == V_REPAIR:
         return wv * amount if pl[p, P_UAS_LOST] < pl[p, P_N_UAS] else 0.0
     if verb == V_DESTROY_PETITION:
@@ -1170,7 +1188,7 @@ def activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, e):
     pl[p, P_SIDEWAYS] = 1
     emit(gm, tr, EV_ACTIVATE, p, c, e, k, 0, 0)
     verb = eff(cards, c, e, E_VERB)
-    if verb == V_IP and rules[R_IP_EFFECTS_IMMEDIATE] != 0:
+    if VERB_GIVES_IP[verb] != IP_NONE and rules[R_IP_EFFECTS_IMMEDIATE] != 0:
         apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
                      eff(cards, c, e, E_AMOUNT), c, -1)
     else:
@@ -1217,9 +1235,10 @@ def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa
     list_push(pl, ls, p, L_PENDING, P_N_PENDING, s)
     if rules[R_IP_EFFECTS_IMMEDIATE] != 0:  # R32: IP is a Play Phase resource
         for e in range(MAX_EFFECTS):
-            if eff(cards, c, e, E_VERB) == V_IP and eff(cards, c, e, E_TRIGGER) == TRIG_ON_RESOLVE \
+            verb = eff(cards, c, e, E_VERB)
+            if VERB_GIVES_IP[verb] != IP_NONE and eff(cards, c, e, E_TRIGGER) == TRIG_ON_RESOLVE \
                     and (eff(cards, c, e, E_KICKER) == 0 or kicked):
-                apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, V_IP,
+                apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
                              eff(cards, c, e, E_AMOUNT), c, -1)
 
 
@@ -1272,7 +1291,7 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
                 continue
             if eff(cards, c, e, E_KICKER) != 0 and (sl[p, s, S_FLAGS] & F_KICKED) == 0:
                 continue
-            if verb_step(verb) != step or (verb == V_IP and ip_now):
+            if verb_step(verb) != step or (VERB_GIVES_IP[verb] != IP_NONE and ip_now):
                 continue
             apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
                          eff(cards, c, e, E_AMOUNT), c, -1)
@@ -1294,7 +1313,7 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
                 continue
             trig = eff(cards, c, e, E_TRIGGER)
             fire = False
-            if trig == TRIG_EACH_TURN and verb != V_IP and (
+            if trig == TRIG_EACH_TURN and VERB_GIVES_IP[verb] == IP_NONE and (
                     eff(cards, c, e, E_KICKER) == 0 or (sl[p, s, S_FLAGS] & F_KICKED) != 0):
                 fire = True
             elif trig == TRIG_ACTIVATE and (sl[p, s, S_FLAGS] & (F_ACT0 << e)) != 0:
@@ -1587,12 +1606,14 @@ def independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         if (cards[c, C_FLAGS] & CF_EACH_TURN_IP) == 0:
             continue
         for e in range(MAX_EFFECTS):
-            if eff(cards, c, e, E_VERB) == V_IP and eff(cards, c, e, E_TRIGGER) == TRIG_EACH_TURN \
+            verb = eff(cards, c, e, E_VERB)
+            if VERB_GIVES_IP[verb] != IP_NONE and eff(cards, c, e, E_TRIGGER) == TRIG_EACH_TURN \
                     and (eff(cards, c, e, E_KICKER) == 0 or (sl[p, s, S_FLAGS] & F_KICKED) != 0):
+                gained = ip_amount(pl, p, verb, eff(cards, c, e, E_AMOUNT))
                 if cards[c, C_TYPE] == PILLAR:
-                    pillar_ip += eff(cards, c, e, E_AMOUNT)
+                    pillar_ip += gained
                 else:
-                    other_ip += eff(cards, c, e, E_AMOUNT)
+                    other_ip += gained
     pl[p, P_IP_PILLAR] = pillar_ip
     pl[p, P_IP_OTHER] = other_ip
     emit(gm, tr, EV_IP, p, pillar_ip + other_ip, -1, pillar_ip, other_ip, 0)

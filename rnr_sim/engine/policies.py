@@ -13,18 +13,14 @@ from rnr_sim.enums import (
     N_VERBS,
     V_DESTROY_PETITION,
     V_DISCARD,
-    V_DRAW,
     V_EXILE,
     V_FORCE_DRAW,
     V_HEAL,
-    V_IP,
     V_LP,
     V_MILL,
-    V_RECOVER,
-    V_REPAIR,
     V_STRIKE,
     V_STRIKE_UA,
-    V_TUTOR_PILLAR,
+    VERB_VALUE,
 )
 from rnr_sim.errors import InputError
 
@@ -56,11 +52,7 @@ W_ROW = N_WEIGHTS + MAX_SLOTS
 
 def _policy(**kw) -> np.ndarray:
     w = np.zeros(N_WEIGHTS, dtype=np.float64)
-    base = {
-        V_LP: 1.0, V_STRIKE: 0.6, V_STRIKE_UA: 0.6, V_HEAL: 0.5, V_DRAW: 2.0,
-        V_FORCE_DRAW: 0.8, V_MILL: 0.6, V_EXILE: 0.6, V_DISCARD: 1.0, V_IP: 1.5,
-        V_REPAIR: 0.3, V_DESTROY_PETITION: 3.0, V_RECOVER: 1.5, V_TUTOR_PILLAR: 3.0,
-    }
+    base = dict(enumerate(VERB_VALUE))  # each verb's default value per unit
     verbs = kw.pop("verbs", {})
     base.update(verbs)
     for v, x in base.items():
