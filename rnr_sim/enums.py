@@ -158,3 +158,36 @@ PATHS = ("life", "attack", "petition", "deck_out", "draw")
 # ---------------------------------------------------------------- sizes
 MAX_PLAYERS = 4
 MAX_SLOTS = 64  # deck slots per player; uint64 masks hold one bit per slot
+
+# ---------------------------------------------------------------- rules profile
+# Indices into the compiled profile array the kernels read (``rules.SWITCHES`` order, which
+# ``rules.py`` checks), and the compiled values of its choice switches.
+R_DECK_INCLUDES_UAS = 0
+R_MIN_PILLARS = 1
+R_MAX_FREEDOM = 2
+R_MAX_BILLS = 3
+R_MAX_COPIES_ATTACK_DEFENSE = 4
+R_MAX_RARES = 5
+R_P2_FREE_PILLAR = 6
+R_FIRST_PLAYER_DRAWS = 7
+R_PILLARS_PER_TURN = 8
+R_LP_CAP = 9
+R_TURN_LIMIT = 10
+R_ATTACK_LIFETIME = 11
+R_AOA = 12
+R_UA_DRAIN_TARGET = 13
+R_UA_DRAIN_WHEN = 14
+R_MULTIPLAYER = 15
+R_IP_EFFECTS_IMMEDIATE = 16
+R_TURN_LIMIT_SCALES = 17
+R_ON_DESTROY_TIMING = 18
+R_ATTACK_TARGETS = 19
+R_DESTROYED_CARDS_RESOLVE = 20
+P2_ANY, P2_ZERO_COST_ONLY, P2_OFF = 0, 1, 2
+LIFETIME_PERSISTENT, LIFETIME_ONE_SHOT = 0, 1
+DRAIN_CONTROLLER, DRAIN_OPPONENT = 0, 1
+DRAIN_OWN_TURN, DRAIN_EVERY_TURN = 0, 1
+MP_FIRST_VICTORY, MP_LAST_STANDING = 0, 1
+OD_AT_ONCE, OD_BY_STEP = 0, 1
+TARGETS_AT_DAMAGE, TARGETS_PLAY_PHASE = 0, 1
+N_RULES = R_DESTROYED_CARDS_RESOLVE + 1

@@ -582,7 +582,7 @@ def load_inputs(decks: Sequence[str | Path], cards: str | Path | None = None,
     """(catalog, decks, profile, policies) for a replay, checked (raises ``InputError``)."""
     from rnr_sim.cards import load_catalog
     from rnr_sim.decks import load_deck, validate_deck
-    from rnr_sim.engine.policies import policy_index
+    from rnr_sim.engine.driver import policy_index
     from rnr_sim.rules import load_profile
     from rnr_sim.runner import DEFAULT_POLICY
 

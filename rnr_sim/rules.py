@@ -16,6 +16,45 @@ from typing import Any
 
 import numpy as np
 
+from rnr_sim import enums
+from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices and values)
+    DRAIN_CONTROLLER,
+    DRAIN_EVERY_TURN,
+    DRAIN_OPPONENT,
+    DRAIN_OWN_TURN,
+    LIFETIME_ONE_SHOT,
+    LIFETIME_PERSISTENT,
+    MP_FIRST_VICTORY,
+    MP_LAST_STANDING,
+    OD_AT_ONCE,
+    OD_BY_STEP,
+    P2_ANY,
+    P2_OFF,
+    P2_ZERO_COST_ONLY,
+    R_AOA,
+    R_ATTACK_LIFETIME,
+    R_ATTACK_TARGETS,
+    R_DECK_INCLUDES_UAS,
+    R_DESTROYED_CARDS_RESOLVE,
+    R_FIRST_PLAYER_DRAWS,
+    R_IP_EFFECTS_IMMEDIATE,
+    R_LP_CAP,
+    R_MAX_BILLS,
+    R_MAX_COPIES_ATTACK_DEFENSE,
+    R_MAX_FREEDOM,
+    R_MAX_RARES,
+    R_MIN_PILLARS,
+    R_MULTIPLAYER,
+    R_ON_DESTROY_TIMING,
+    R_P2_FREE_PILLAR,
+    R_PILLARS_PER_TURN,
+    R_TURN_LIMIT,
+    R_TURN_LIMIT_SCALES,
+    R_UA_DRAIN_TARGET,
+    R_UA_DRAIN_WHEN,
+    TARGETS_AT_DAMAGE,
+    TARGETS_PLAY_PHASE,
+)
 from rnr_sim.errors import InputError, decode_text, read_input
 
 
@@ -96,39 +135,11 @@ SWITCHES: tuple[Switch, ...] = (
 )
 
 SWITCH_BY_NAME = {s.name: s for s in SWITCHES}
-# Indices into the compiled profile array (checked against SWITCHES below).
+# Indices into the compiled profile array and the compiled values of the choice switches
+# live in ``enums`` (the kernels read them without importing this module); checked here.
 N_RULES = len(SWITCHES)
-R_DECK_INCLUDES_UAS = 0
-R_MIN_PILLARS = 1
-R_MAX_FREEDOM = 2
-R_MAX_BILLS = 3
-R_MAX_COPIES_ATTACK_DEFENSE = 4
-R_MAX_RARES = 5
-R_P2_FREE_PILLAR = 6
-R_FIRST_PLAYER_DRAWS = 7
-R_PILLARS_PER_TURN = 8
-R_LP_CAP = 9
-R_TURN_LIMIT = 10
-R_ATTACK_LIFETIME = 11
-R_AOA = 12
-R_UA_DRAIN_TARGET = 13
-R_UA_DRAIN_WHEN = 14
-R_MULTIPLAYER = 15
-R_IP_EFFECTS_IMMEDIATE = 16
-R_TURN_LIMIT_SCALES = 17
-R_ON_DESTROY_TIMING = 18
-R_ATTACK_TARGETS = 19
-R_DESTROYED_CARDS_RESOLVE = 20
-assert all(globals()["R_" + s.name.upper()] == i for i, s in enumerate(SWITCHES))
-
-# Values of the choice switches, as compiled.
-P2_ANY, P2_ZERO_COST_ONLY, P2_OFF = 0, 1, 2
-LIFETIME_PERSISTENT, LIFETIME_ONE_SHOT = 0, 1
-DRAIN_CONTROLLER, DRAIN_OPPONENT = 0, 1
-DRAIN_OWN_TURN, DRAIN_EVERY_TURN = 0, 1
-MP_FIRST_VICTORY, MP_LAST_STANDING = 0, 1
-OD_AT_ONCE, OD_BY_STEP = 0, 1
-TARGETS_AT_DAMAGE, TARGETS_PLAY_PHASE = 0, 1
+assert all(getattr(enums, "R_" + s.name.upper()) == i for i, s in enumerate(SWITCHES))
+assert N_RULES == enums.N_RULES
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,11 @@ import pytest
 
 from rnr_sim.cards import Catalog, load_catalog
 from rnr_sim.decks import Deck, parse_deck
+from rnr_sim.engine import driver
+
+# Before any test module imports the kernels (``batch``, ``game``): drop numba cache entries
+# older than the engine's sources (numba #1833).
+driver.prepare_cache()
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TINY_CATALOG = FIXTURES / "tiny.toml"

@@ -23,9 +23,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-# First: the driver drops numba cache entries older than the engine's sources (numba
-# #1833), before ``batch`` and ``game`` load or compile their kernels on import.
-import rnr_sim.engine.driver  # noqa: F401
+# (tests/conftest.py has already dropped stale numba cache entries: driver.prepare_cache)
 from rnr_sim import enums
 from rnr_sim.cards import Catalog, parse_catalog
 from rnr_sim.engine import batch, game, trace

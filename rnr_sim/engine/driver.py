@@ -14,9 +14,22 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from rnr_sim.engine.policies import POLICY_NAMES, policy_index, policy_table  # noqa: F401
+from rnr_sim.engine.policies import POLICY_NAMES, policy_table  # noqa: F401
 from rnr_sim.engine.records import GameRecords, game_records, new_records  # noqa: F401
 from rnr_sim.enums import MAX_PLAYERS
+
+
+def policy_index(name: str) -> int:
+    """The row of ``policy_table()`` for a policy name; an unknown name is the user's error
+    and lists the valid ones (the kernels' modules know nothing of user errors)."""
+    from rnr_sim.errors import InputError
+
+    try:
+        return POLICY_NAMES.index(name)
+    except ValueError:
+        raise InputError(
+            f"unknown policy '{name}'; valid policies: {', '.join(POLICY_NAMES)}"
+        ) from None
 
 
 def _c(a, dtype):
@@ -44,6 +57,7 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
     if threads is not None:
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
     if n:
+        prepare_cache()
         from rnr_sim.engine.batch import play_games_nb  # compiles or loads the kernels
 
         play_games_nb(
@@ -68,6 +82,7 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
 def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_id=0, deal=0,
                first_seat=0, capacity=200_000):
     """One game with its event trace: (trace int32[k, 8], gm int64[], pl int32[4, F])."""
+    prepare_cache()
     from rnr_sim.engine.batch import trace_game_nb
 
     n_players = len(deck_size)
@@ -122,10 +137,18 @@ def needs_compile() -> bool:
     return not any(d.rglob("batch.play_games_kernel*.nbi"))
 
 
-def _drop_stale_cache() -> None:
-    """Numba's cache is keyed on each kernel's own file and misses edits to the constants
-    it imports (numba #1833); when any engine source changed since the cache was written,
-    drop the engine's entries and stamp the cache with the new sources' digest."""
+_CACHE_PREPARED = False
+
+
+def prepare_cache() -> None:
+    """Call before the kernels' modules (``batch``, ``game``) are first imported: numba's
+    cache is keyed on each kernel's own file and misses edits to the constants it imports
+    (numba #1833), so when any engine source changed since the cache was written, drop the
+    engine's entries and stamp the cache with the new sources' digest. Once per process."""
+    global _CACHE_PREPARED
+    if _CACHE_PREPARED:
+        return
+    _CACHE_PREPARED = True
     d = _cache_dir()
     if d is None:
         return
@@ -141,4 +164,3 @@ def _drop_stale_cache() -> None:
     stamp.write_text(digest)
 
 
-_drop_stale_cache()

@@ -22,7 +22,6 @@ from rnr_sim.enums import (
     V_STRIKE_UA,
     VERB_VALUE,
 )
-from rnr_sim.errors import InputError
 
 # Weight indices. W_VERB + verb: value of one unit of that verb's amount.
 W_VERB = 0
@@ -81,16 +80,6 @@ POLICIES: dict[str, np.ndarray] = {
     "random": _policy(random=1),
 }
 POLICY_NAMES: tuple[str, ...] = tuple(POLICIES)
-
-
-def policy_index(name: str) -> int:
-    """The row of ``policy_table()`` for a policy name; unknown names list the valid ones."""
-    try:
-        return POLICY_NAMES.index(name)
-    except ValueError:
-        raise InputError(
-            f"unknown policy '{name}'; valid policies: {', '.join(POLICY_NAMES)}"
-        ) from None
 
 
 def policy_table() -> np.ndarray:
