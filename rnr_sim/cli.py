@@ -18,7 +18,8 @@ from rnr_sim.errors import InputError
 #: Modules that add subcommands; each exposes ``register(app: typer.Typer) -> None``.
 COMMAND_MODULES = ["rnr_sim.commands.catalog", "rnr_sim.commands.run", "rnr_sim.commands.report"]
 COMMAND_MODULES += ["rnr_sim.commands.replay", "rnr_sim.commands.bench"]
-COMMAND_MODULES += ["rnr_sim.commands.compare", "rnr_sim.commands.check"]
+COMMAND_MODULES += ["rnr_sim.commands.compare", "rnr_sim.commands.policies",
+                    "rnr_sim.commands.check"]
 
 EXIT_BAD_INPUT = 2
 

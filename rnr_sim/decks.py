@@ -52,6 +52,21 @@ class Deck:
         return len(self.slots)
 
 
+def header_line(path: Path | None, key: str) -> int | None:
+    """The line number of a deck list's ``key:`` header (e.g. ``Policy:``), if any."""
+    if path is None:
+        return None
+    try:
+        lines = Path(path).read_text(encoding="utf-8-sig", errors="replace").splitlines()
+    except OSError:
+        return None
+    for n, line in enumerate(lines, start=1):
+        m = _HEADER_LINE.fullmatch(line.strip())
+        if m is not None and m.group(1).strip().lower() == key:
+            return n
+    return None
+
+
 @dataclass(frozen=True)
 class Violation:
     """One broken law of deck construction. ``rule`` cites the article (``Art. V §5``);

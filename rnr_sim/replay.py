@@ -582,9 +582,8 @@ def load_inputs(decks: Sequence[str | Path], cards: str | Path | None = None,
     """(catalog, decks, profile, policies) for a replay, checked (raises ``InputError``)."""
     from rnr_sim.cards import load_catalog
     from rnr_sim.decks import load_deck, validate_deck
-    from rnr_sim.engine.driver import policy_index
+    from rnr_sim.pilots import resolve_policies
     from rnr_sim.rules import load_profile
-    from rnr_sim.runner import DEFAULT_POLICY
 
     if len(decks) < MIN_PLAYERS:
         raise InputError(f"replay needs {MIN_PLAYERS} to {enums.MAX_PLAYERS} deck lists, one "
@@ -605,13 +604,7 @@ def load_inputs(decks: Sequence[str | Path], cards: str | Path | None = None,
             if errors:
                 raise InputError(f"deck '{deck.name}' ({deck.path}) is illegal: {errors[0]}; "
                                  "see `rnr-sim validate`, or pass --allow-illegal")
-    policies = [policy or deck.policy or DEFAULT_POLICY for deck in loaded]
-    for deck, name in zip(loaded, policies, strict=True):
-        try:
-            policy_index(name)
-        except InputError as e:
-            where = "--policy" if policy else f"deck '{deck.name}' ({deck.path})"
-            raise InputError(f"{where}: {e}") from None
+    policies = resolve_policies(loaded, policy)  # built-in names or policy files
     return catalog, loaded, profile, policies
 
 
@@ -642,14 +635,18 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
     for q, deck in enumerate(loaded):
         deck_cards[q, : len(deck.card_ids)] = deck.card_ids
         deck_size[q] = len(deck.card_ids)
-    seat_policy = np.array([driver.policy_index(p) for p in policies], dtype=np.int32)
+    from rnr_sim.pilots import policy_rows
+
+    names, table, index = policy_rows(policies)
+    seat_policy = np.array([index[p] for p in policies], dtype=np.int32)
     first = game % n
     with compile_clock(compiling, log=log):
         trace, gm, pl = driver.trace_game(catalog.compile(), deck_cards, deck_size,
                                           seat_policy, profile.compile(), seed, table_id=0,
-                                          deal=game, first_seat=first)
+                                          deal=game, first_seat=first, policies=table)
     setup = GameSetup(
-        decks=[deck.name for deck in loaded], policies=policies, seed=seed, deal=game,
+        decks=[deck.name for deck in loaded], policies=[names[index[p]] for p in policies],
+        seed=seed, deal=game,
         first_seat=first, rules_name=profile.name, rules_changed=profile.changed(),
         rules_values=dict(profile.values),
         deck_cards=[list(map(int, deck.card_ids)) for deck in loaded],

@@ -45,6 +45,7 @@ import polars as pl
 
 from rnr_sim import __version__, enums
 from rnr_sim.errors import InputError
+from rnr_sim.pilots import policy_rows, resolve_policies
 from rnr_sim.progress import compile_clock
 
 DEFAULT_SEED = 20251129
@@ -162,7 +163,7 @@ class RunPlan:
     catalog: Any
     decks: list  # list[rnr_sim.decks.Deck]
     profile: Any  # rnr_sim.rules.RulesProfile
-    policies: list[str]  # per deck
+    policies: list[str]  # per deck: a built-in name, or a policy file's absolute path
     players: int
     games: int  # deals per table
     seed: int
@@ -177,6 +178,9 @@ class RunPlan:
     deck_size: np.ndarray | None = field(default=None, repr=False)
     deck_policy: np.ndarray | None = field(default=None, repr=False)
     rules: np.ndarray | None = field(default=None, repr=False)
+    # The policy table the engine reads: the built-ins' rows, then each policy file's.
+    policy_table: np.ndarray | None = field(default=None, repr=False)
+    policy_names: list[str] = field(default_factory=list)
 
     @property
     def deck_names(self) -> list[str]:
@@ -202,8 +206,8 @@ class RunPlan:
         for i, deck in enumerate(self.decks):
             self.deck_cards[i, : len(deck.card_ids)] = deck.card_ids
             self.deck_size[i] = len(deck.card_ids)
-        self.deck_policy = np.array([driver.policy_index(p) for p in self.policies],
-                                    dtype=np.int32)
+        self.policy_names, self.policy_table, index = policy_rows(self.policies)
+        self.deck_policy = np.array([index[p] for p in self.policies], dtype=np.int32)
         self.rules = np.ascontiguousarray(self.profile.compile(), dtype=np.int64)
 
     def chunk_inputs(self, start: int, stop: int) -> dict[str, np.ndarray]:
@@ -300,7 +304,7 @@ def plan_run(options: RunOptions) -> RunPlan:
     decks = _load_decks(paths, catalog)
     if not options.allow_illegal:
         _check_legal(decks, catalog, profile)
-    policies = [options.policy or d.policy or DEFAULT_POLICY for d in decks]
+    policies = resolve_policies(decks, options.policy)
     tables = make_tables(len(decks), players, options.mirrors, vs_index)
     if len(tables) == 0:
         raise InputError(
@@ -311,22 +315,7 @@ def plan_run(options: RunOptions) -> RunPlan:
                    players=players, games=games, seed=seed, tables=tables,
                    chunk_size=chunk_size, mirrors=options.mirrors, vs=vs_index,
                    allow_illegal=options.allow_illegal)
-    driver = _driver()
-    if options.policy is not None:
-        try:
-            driver.policy_index(options.policy)
-        except InputError as e:
-            raise InputError(f"--policy: {e}") from None
-    _check_policies(plan, driver)
     return plan
-
-
-def _check_policies(plan: RunPlan, driver) -> None:
-    for deck, policy in zip(plan.decks, plan.policies, strict=True):
-        try:
-            driver.policy_index(policy)
-        except InputError as e:
-            raise InputError(f"deck '{deck.name}' ({deck.path}): {e}") from None
 
 
 # ---------------------------------------------------------------------------- the manifest
@@ -337,9 +326,10 @@ def _now() -> str:
 
 
 def _policy_weights(plan: RunPlan, driver) -> dict[str, list[float]]:
-    table = driver.policy_table()
-    return {p: [float(x) for x in table[driver.policy_index(p)]]
-            for p in sorted(set(plan.policies))}
+    """The weights of every policy the run's decks use, by name."""
+    names, table, index = policy_rows(plan.policies)
+    return {names[index[p]]: [float(x) for x in table[index[p]]]
+            for p in sorted(set(plan.policies), key=lambda r: names[index[r]])}
 
 
 def new_manifest(plan: RunPlan, driver, command: str | None) -> dict[str, Any]:
@@ -644,7 +634,11 @@ def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
         raise InputError(f"{where}: the manifest's tables or games do not match its decks; "
                          "was it edited? Start a new run")
     driver = _driver()
-    _check_policies(plan, driver)
+    for deck, ref in zip(decks, plan.policies, strict=True):
+        try:
+            policy_rows([ref])
+        except InputError as e:
+            raise InputError(f"{where}: deck '{deck.name}': {e}") from None
     if _policy_weights(plan, driver) != manifest["policies"]:
         raise InputError(f"{where}: the engine's policy weights changed since the run "
                          "started; start a new run")
@@ -689,13 +683,13 @@ def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, threads
     games_done = sum(b - a for a, b in map(plan.chunk_range, complete))
     todo = [c for c in range(plan.n_chunks) if c not in done_before]
     plan.compile(driver)
-    policy_names = list(driver.POLICY_NAMES)
+    policy_names = plan.policy_names
 
     def play(inputs: dict[str, np.ndarray]):
         return driver.play_games(
             plan.cards, plan.deck_cards, plan.deck_size, inputs["seat_deck"],
             inputs["seat_policy"], inputs["table_id"], inputs["deal"], inputs["first_seat"],
-            plan.rules, plan.seed, threads=threads,
+            plan.rules, plan.seed, threads=threads, policies=plan.policy_table,
         )
 
     def save() -> None:

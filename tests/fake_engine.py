@@ -53,7 +53,7 @@ def needs_compile() -> bool:
 
 
 def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, deal,
-               first_seat, profile, seed, threads=None):
+               first_seat, profile, seed, threads=None, policies=None):
     """Fake records for ``n = len(table_id)`` games of ``P = seat_deck.shape[1]`` seats."""
     global COMPILED
     COMPILED = True

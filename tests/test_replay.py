@@ -341,7 +341,8 @@ def test_replay_bad_deck_and_policy_are_one_line_errors(tmp_path, write):
     result = invoke("replay", *paths, "--policy", "greedy")
     assert result.exit_code == 2
     assert result.stderr.strip() == ("--policy: unknown policy 'greedy'; valid policies: "
-                                     "balanced, aggro, mill, breaker, petition, random")
+                                     "balanced, aggro, mill, breaker, petition, random, "
+                                     "or a policy file ending in .toml")
     result = invoke("replay", *paths, "--game", "-1")
     assert result.exit_code == 2 and "--game" in result.stderr
 

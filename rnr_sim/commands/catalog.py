@@ -12,6 +12,7 @@ from rnr_sim.cards import load_catalog
 from rnr_sim.commands.options import CardsOption, RulesOption
 from rnr_sim.decks import is_legal, load_deck, validate_deck
 from rnr_sim.errors import InputError
+from rnr_sim.pilots import resolve_policies
 from rnr_sim.rules import SWITCHES, load_profile
 
 EXIT_ILLEGAL = 1
@@ -123,6 +124,7 @@ def validate_command(
     for path in decks:
         try:
             deck = load_deck(path, catalog)
+            resolve_policies([deck], None)  # its Policy: header names a pilot that exists
         except InputError as e:
             typer.echo(str(e), err=True)
             n_unreadable += 1

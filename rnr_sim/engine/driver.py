@@ -42,18 +42,23 @@ def _as_uint64(seed: int) -> np.uint64:
 
 
 def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, deal, first_seat,
-               profile, seed, threads=None, debug=False) -> GameRecords:
+               profile, seed, threads=None, debug=False, policies=None) -> GameRecords:
     """Play games in parallel; see the module docstring for the determinism contract.
 
     cards int32[n_cards, N_CARD_COLS]; deck_cards int32[n_decks, MAX_SLOTS] (-1 padded);
     deck_size int32[n_decks]; seat_deck, seat_policy int32[n, P]; table_id, deal int64[n];
-    first_seat int32[n]; profile int64[N_RULES]; seed: an int in uint64 range.
+    first_seat int32[n]; profile int64[N_RULES]; seed: an int in uint64 range; policies
+    float64[k, N_WEIGHTS], the rows ``seat_policy`` indexes (default: the built-ins,
+    ``policy_table()``).
     """
     seat_deck = _c(seat_deck, dtype=np.int32)
     n, n_players = seat_deck.shape
     if not 2 <= n_players <= MAX_PLAYERS:
         raise ValueError(f"2 to {MAX_PLAYERS} players, not {n_players}")
     game_rec, seat_rec = new_records(n, n_players)
+    policies = policy_table() if policies is None else _c(policies, dtype=np.float64)
+    if n and not 0 <= int(np.min(seat_policy)) <= int(np.max(seat_policy)) < len(policies):
+        raise ValueError(f"seat_policy indexes rows 0..{len(policies) - 1} of the policy table")
     if threads is not None:
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
     if n:
@@ -66,7 +71,7 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
             _c(deck_size, dtype=np.int32),
             seat_deck,
             _c(seat_policy, dtype=np.int32),
-            policy_table(),
+            policies,
             _c(table_id, dtype=np.int64),
             _c(deal, dtype=np.int64),
             _c(first_seat, dtype=np.int32),
@@ -80,7 +85,7 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
 
 
 def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_id=0, deal=0,
-               first_seat=0, capacity=200_000):
+               first_seat=0, capacity=200_000, policies=None):
     """One game with its event trace: (trace int32[k, 8], gm int64[], pl int32[4, F])."""
     prepare_cache()
     from rnr_sim.engine.batch import trace_game_nb
@@ -92,7 +97,7 @@ def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_i
         _c(deck_size, dtype=np.int32),
         np.arange(n_players, dtype=np.int32).reshape(1, n_players),
         np.asarray(seat_policy, dtype=np.int32).reshape(1, n_players),
-        policy_table(),
+        policy_table() if policies is None else _c(policies, dtype=np.float64),
         np.array([table_id], dtype=np.int64),
         np.array([deal], dtype=np.int64),
         np.array([first_seat], dtype=np.int32),

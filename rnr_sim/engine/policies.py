@@ -18,9 +18,11 @@ from rnr_sim.enums import (
     V_HEAL,
     V_LP,
     V_MILL,
+    V_NONE,
     V_STRIKE,
     V_STRIKE_UA,
     VERB_VALUE,
+    VERBS,
 )
 
 # Weight indices. W_VERB + verb: value of one unit of that verb's amount.
@@ -47,6 +49,44 @@ N_WEIGHTS = N_VERBS + 16
 # follow leave it unchanged (NaN: not noted yet).
 W_VALUE0 = N_WEIGHTS  # + slot
 W_ROW = N_WEIGHTS + MAX_SLOTS
+
+
+#: Every weight a policy file may set: name -> (index, lowest, highest, meaning). Verb
+#: values are ``verb:NAME`` (per unit of the verb's amount). Ranges are what the decision
+#: code reads sensibly; a file outside them is refused.
+WEIGHT_SPECS: dict[str, tuple[int, float, float, str]] = {
+    "pillar": (W_PILLAR, 0.0, 100.0, "value of a Pillar's IP while below the Pillar target"),
+    "scroll_pillar": (W_SCROLL_PILLAR, 0.0, 100.0,
+                      "extra for a Scroll Pillar while fewer than 3 are in play (Art. III §3)"),
+    "attack": (W_ATTACK, 0.0, 100.0, "value per point of Attack damage"),
+    "defense": (W_DEFENSE, 0.0, 100.0,
+                "value per DP of a Defense, scaled up by the threat of opposing Attacks"),
+    "petition": (W_PETITION, 0.0, 100.0, "value of a Petition while fewer than 3 are in play"),
+    "aoa": (W_AOA, 0.0, 100.0, "value per point of opposing Attack damage removed by "
+            "Attack-on-Attack"),
+    "each_turn": (W_EACH_TURN, 0.0, 100.0,
+                  "an 'each turn' effect is worth this many one-off uses"),
+    "stop": (W_STOP, -1e9, 1e9, "play only actions scoring above this (1e9: never play)"),
+    "mulligan_min": (W_MULLIGAN_MIN, 0.0, 7.0, "keep an opening hand with at least this many "
+                     "Pillars ..."),
+    "mulligan_max": (W_MULLIGAN_MAX, 0.0, 7.0, "... and at most this many"),
+    "random": (W_RANDOM, 0.0, 1.0, "1: choose uniformly among legal actions (0 or 1)"),
+    "p2_right": (W_P2_RIGHT, 0.0, 1.0, "1: take the Player 2 free Pillar when one is in hand "
+                 "(0 or 1)"),
+    "cost": (W_COST, 0.0, 100.0, "penalty per IP spent"),
+    "pillar_target": (W_PILLAR_TARGET, 0.0, 60.0, "Pillars wanted in play"),
+    "kicker": (W_KICKER, 0.0, 100.0, "multiplier on a Freedom kicker's value"),
+    "ua_attack": (W_UA_ATTACK, 0.0, 100.0,
+                  "multiplier on Attack value while the opponent has no Defense"),
+}
+for _v, _name in enumerate(VERBS):
+    if _v != V_NONE:
+        WEIGHT_SPECS[f"verb:{_name}"] = (W_VERB + _v, -100.0, 100.0,
+                                         f"value per unit of '{_name}'")
+#: Weights that take whole numbers, or only 0 and 1.
+WHOLE_WEIGHTS = frozenset({"mulligan_min", "mulligan_max", "pillar_target"})
+FLAG_WEIGHTS = frozenset({"random", "p2_right"})
+assert sorted(i for i, *_ in WEIGHT_SPECS.values()) == list(range(1, N_WEIGHTS))  # 0: no verb
 
 
 def _policy(**kw) -> np.ndarray:

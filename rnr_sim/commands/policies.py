@@ -1,0 +1,67 @@
+"""The ``policies`` subcommand: the built-in pilots, their weights, and what each weight means."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def _weights_help() -> str:
+    from rnr_sim.pilots import describe_weights
+
+    rows = "\n".join(f"{k:<24} {span:<16} {meaning}" for k, span, meaning in describe_weights())
+    return (
+        "List the built-in heuristic pilots and their weights, or check and show a policy "
+        "file.\n\nA policy file is TOML: a [policy] table (name, base = a built-in to start "
+        "from, default balanced) and a [weights] table setting any of these weights "
+        "(name, range, meaning):\n\n\b\n" + rows + "\n\nA policy file can be given wherever a "
+        "built-in name is accepted: a deck's 'Policy:' header (a path relative to the deck "
+        "list) and --policy."
+    )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``policies`` to the app."""
+    app.command(
+        "policies",
+        short_help="List the built-in pilots and their weights.",
+        help=_weights_help(),
+        epilog="Example: rnr-sim policies --show policies/tempo.toml",
+    )(policies_command)
+
+
+def policies_command(
+    show: Annotated[Path | None, typer.Option(
+        "--show", metavar="POLICY.toml", show_default=False,
+        help="Check a policy file and show its weights beside its base's.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    from rnr_sim.engine.policies import POLICY_NAMES, WEIGHT_SPECS
+    from rnr_sim.pilots import builtin, load_policy
+
+    if show is not None:
+        pilot = load_policy(str(show)) if str(show).lower().endswith(".toml") else \
+            builtin(str(show))
+        pilots = [pilot]
+    else:
+        pilots = [builtin(n) for n in POLICY_NAMES]
+    names = list(WEIGHT_SPECS)
+    if as_json:
+        typer.echo(json.dumps({p.name: {"source": p.source, "weights": {
+            k: float(p.weights[WEIGHT_SPECS[k][0]]) for k in names}} for p in pilots},
+            indent=2))
+        return
+    header = ["weight", *[p.name for p in pilots]]
+    rows = [[k, *[f"{p.weights[WEIGHT_SPECS[k][0]]:g}" for p in pilots]] for k in names]
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    typer.echo("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
+    typer.echo("  ".join("-" * w for w in widths))
+    for r in rows:
+        typer.echo("  ".join([r[0].ljust(widths[0])]
+                             + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]))
+    if show is None:
+        typer.echo("\n(rnr-sim policies --help explains each weight; a policy file sets any "
+                   "of them over a built-in base)")
