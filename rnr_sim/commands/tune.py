@@ -1,0 +1,103 @@
+"""The ``tune`` subcommand: fit a deck's pilot to its field (``rnr_sim.tune``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rnr_sim.commands.options import CardsOption, RulesOption, ThreadsOption
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``tune`` to the app."""
+    app.command(
+        "tune",
+        short_help="Fit a deck's pilot to its field (CMA-ES), checked on fresh deals.",
+        help="Tune DECK's heuristic pilot against the --vs decks: CMA-ES (the cma package) "
+        "over the policy weights, every candidate scored on the same deals (common random "
+        "numbers), then the best one and the start policy replay deals of a seed the search "
+        "never saw. The tuned policy is kept only if its held-out paired gain's 95% interval "
+        "lies above zero; otherwise the start is returned and the tool says so. Prints the "
+        "gain, the games spent and the weights that moved; --out writes the policy file "
+        "(usable as a deck's Policy: header or --policy). The same --seed gives the same "
+        "result on any thread count. Cost: about --budget games plus the check (a 2-core "
+        "machine plays some 50,000 sample games a second).",
+        epilog="Example: rnr-sim tune decks/scroll_assembly.txt --vs decks/bison_stampede.txt "
+        "--vs decks/eagle_blockade.txt --budget 200000 --out policies/scroll.toml",
+    )(tune_command)
+
+
+def tune_command(
+    deck: Annotated[Path, typer.Argument(metavar="DECK", show_default=False,
+                                         help="The deck whose pilot is tuned.")],
+    vs: Annotated[list[Path], typer.Option("--vs", metavar="DECK", show_default=False,
+                                           help="A deck of the field (repeat).")],
+    budget: Annotated[int, typer.Option("--budget", metavar="GAMES",
+                                        help="Games the search may play.")] = 400_000,
+    holdout: Annotated[int | None, typer.Option(
+        "--holdout", metavar="DEALS", show_default=False,
+        help="Deals per field deck for the held-out check. Default: a quarter of the "
+        "budget's games, at least 200 deals.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the search and check.")] = 1,
+    policy: Annotated[str | None, typer.Option(
+        "--policy", metavar="P", show_default=False,
+        help="Start policy (built-in or file). Default: the deck's own.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", metavar="POLICY.toml", show_default=False,
+        help="Write the resulting policy file here (refuses to overwrite).")] = None,
+    cards: CardsOption = None,
+    rules: RulesOption = None,
+    threads: ThreadsOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    from tqdm import tqdm
+
+    from rnr_sim.errors import InputError
+    from rnr_sim.tune import policy_toml, tune
+
+    if out is not None and out.exists():
+        raise InputError(f"--out {out}: already exists; choose a new file name")
+    if out is not None and not out.parent.is_dir():
+        raise InputError(f"--out {out}: no such folder {out.parent}")
+    bar = tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
+               dynamic_ncols=True, desc="rnr-sim tune", disable=as_json)
+    try:
+        result = tune(deck, vs, budget=budget, seed=seed, cards=cards, rules=rules,
+                      policy=policy, threads=threads, holdout_deals=holdout,
+                      progress=bar.update)
+    finally:
+        bar.close()
+    from rnr_sim.engine.policies import POLICIES
+
+    base = result.start_name if result.start_name in POLICIES else "balanced"
+    if out is not None:
+        out.write_text(policy_toml(result, base))
+    if as_json:
+        data = result.to_json()
+        data["out"] = None if out is None else str(out)
+        typer.echo(json.dumps(data, indent=2))
+        return
+    gain = (f"{100 * result.gain:+.1f} pp [{100 * result.gain_lo:+.1f}, "
+            f"{100 * result.gain_hi:+.1f}]")
+    typer.echo(f"Tuned {result.deck} (start: {result.start_name}) against "
+               f"{len(vs)} deck{'s' if len(vs) != 1 else ''}: {result.generations} "
+               f"generations, {result.games_search:,} search games + "
+               f"{result.games_holdout:,} held-out games in {result.seconds:.0f} s.")
+    typer.echo(f"Held out ({result.holdout_deals} deals, a seed the search never saw): start "
+               f"{100 * result.start_share:.1f}%, tuned {100 * result.tuned_share:.1f}%, "
+               f"paired gain {gain}.")
+    if result.kept:
+        typer.echo("Kept: the tuned pilot wins more on the held-out deals.")
+    else:
+        typer.echo("Not kept: the gain's interval reaches 0 on the held-out deals, so the "
+                   "start policy is returned (the search's best may be luck of its deals).")
+    if result.moved:
+        typer.echo("Weights the search moved (start -> tuned):")
+        for key, (a, b) in result.moved.items():
+            typer.echo(f"  {key:<24} {a:g} -> {b:.3g}")
+    if out is not None:
+        typer.echo(f"Wrote {out} ({'tuned' if result.kept else 'the start policy'}).")

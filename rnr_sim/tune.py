@@ -1,0 +1,255 @@
+"""``rnr-sim tune``: fit a deck's pilot to its field with CMA-ES, and keep the result only
+if it wins on deals it was not chosen on.
+
+The search: CMA-ES (the ``cma`` package) over the policy's weights, each candidate scored by
+the tuned deck's win share (a draw counts half) against every deck of the field, both seat
+orders, on the same deals for every candidate of the run (common random numbers: the search
+compares pilots, not luck). The weights move in a scaled space: a weight ``w0`` of the start
+policy becomes ``clip(w0 + scale * x, range)``, ``scale = max(|w0|, 1) / 2`` (whole-number
+weights rounded); the 0/1 switches (``random``, ``p2_right``) stay as they are.
+
+The check: the best candidate seen and the start policy then play a fresh set of deals (a
+seed the search never used), and the gain is the paired difference of their win shares,
+averaged per deal with a 95% interval over deals (the deal is the unit). The tuned policy is
+kept only when that interval lies above zero; otherwise the start is returned, and the
+result says so.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rnr_sim.engine.policies import FLAG_WEIGHTS, WEIGHT_SPECS, WHOLE_WEIGHTS
+from rnr_sim.errors import InputError
+
+Z95 = 1.959963984540054
+#: Weights the search moves: every one but the 0/1 switches.
+TUNED = tuple(k for k in WEIGHT_SPECS if k not in FLAG_WEIGHTS)
+DEFAULT_BUDGET = 400_000
+SEARCH_SEED_OFFSET = 0
+HOLDOUT_SEED_OFFSET = 1_000_003
+
+
+@dataclass
+class TuneResult:
+    """What ``tune`` found: the policy to use (``weights``), whether it is the tuned one or
+    the start (``kept``), the held-out paired gain with its interval, and the costs."""
+
+    deck: str
+    start_name: str
+    weights: np.ndarray
+    start_weights: np.ndarray
+    kept: bool
+    gain: float
+    gain_lo: float
+    gain_hi: float
+    holdout_deals: int
+    start_share: float
+    tuned_share: float
+    search_share: float
+    games_search: int
+    games_holdout: int
+    generations: int
+    seconds: float
+    seed: int
+    moved: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "deck": self.deck, "start": self.start_name, "kept": self.kept,
+            "holdout": {"gain": self.gain, "gain_lo": self.gain_lo, "gain_hi": self.gain_hi,
+                        "deals": self.holdout_deals, "start_share": self.start_share,
+                        "tuned_share": self.tuned_share},
+            "search_best_share": self.search_share,
+            "games": {"search": self.games_search, "holdout": self.games_holdout,
+                      "total": self.games_search + self.games_holdout},
+            "generations": self.generations, "seconds": round(self.seconds, 1),
+            "seed": self.seed,
+            "moved": {k: {"from": a, "to": b} for k, (a, b) in self.moved.items()},
+            "weights": {k: float(self.weights[WEIGHT_SPECS[k][0]]) for k in WEIGHT_SPECS},
+        }
+
+
+def _decode(x: np.ndarray, start: np.ndarray) -> np.ndarray:
+    """The weight vector of search point ``x`` (one coordinate per ``TUNED`` weight)."""
+    w = start.copy()
+    for xi, key in zip(x, TUNED, strict=True):
+        i, lo, hi, _ = WEIGHT_SPECS[key]
+        w0 = start[i]
+        v = w0 + max(abs(w0), 1.0) / 2.0 * float(xi)
+        if key in WHOLE_WEIGHTS:
+            v = round(v)
+        w[i] = min(max(v, lo), hi)
+    i_min, i_max = WEIGHT_SPECS["mulligan_min"][0], WEIGHT_SPECS["mulligan_max"][0]
+    if w[i_min] > w[i_max]:
+        w[i_min] = w[i_max]
+    return w
+
+
+@dataclass
+class Field:
+    """The games of one tuning run: the tuned deck (deck 0) against each field deck, both
+    seat orders, ``deals`` deals a table; the engine inputs for any set of candidates."""
+
+    plan: Any  # runner.RunPlan of [tuned deck, *field]
+    n_field: int
+    rows_fixed: np.ndarray  # the field decks' policy rows
+
+    def inputs(self, deals: int, n_candidates: int) -> dict[str, np.ndarray]:
+        """Every game of ``n_candidates`` candidates: candidate-major, then table, deal, seat
+        order. Candidate k's policy is row k of the table; the field's rows follow."""
+        t = np.arange(self.n_field, dtype=np.int64)
+        d = np.arange(deals, dtype=np.int64)
+        r = np.arange(2, dtype=np.int64)
+        tt, dd, rr = (a.ravel() for a in np.meshgrid(t, d, r, indexing="ij"))
+        per = len(tt)
+        table = np.tile(tt, n_candidates)
+        deal = np.tile(dd, n_candidates)
+        first = np.tile(rr, n_candidates).astype(np.int32)
+        cand = np.repeat(np.arange(n_candidates, dtype=np.int32), per)
+        seat_deck = np.stack([np.zeros_like(table), table + 1], axis=1).astype(np.int32)
+        field_row = (n_candidates + self.plan.deck_policy[table + 1]).astype(np.int32)
+        seat_policy = np.stack([cand, field_row], axis=1).astype(np.int32)
+        return {"seat_deck": np.ascontiguousarray(seat_deck),
+                "seat_policy": np.ascontiguousarray(seat_policy), "table_id": table,
+                "deal": deal, "first_seat": first, "candidate": cand}
+
+    def play(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
+             threads: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """(share float64[k], per-deal shares float64[k, n_field * deals]) of each
+        candidate: the tuned deck's win share, a draw counting half."""
+        inputs = self.inputs(deals, len(candidates))
+        table = np.vstack([np.stack(candidates), self.rows_fixed])
+        p = self.plan
+        rec = driver.play_games(p.cards, p.deck_cards, p.deck_size, inputs["seat_deck"],
+                                inputs["seat_policy"], inputs["table_id"], inputs["deal"],
+                                inputs["first_seat"], p.rules, seed, threads=threads,
+                                policies=table)
+        winner = np.asarray(rec.winner_seat, dtype=np.int64)
+        score = np.where(winner == 0, 1.0, np.where(winner < 0, 0.5, 0.0))
+        k = len(candidates)
+        per_deal = score.reshape(k, self.n_field * deals, 2).mean(axis=2)
+        return per_deal.mean(axis=1), per_deal
+
+
+def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFAULT_BUDGET,
+         seed: int = 1, cards: str | Path | None = None, rules: str | Path | None = None,
+         policy: str | None = None, threads: int | None = None,
+         holdout_deals: int | None = None, log: Callable[[str], None] = lambda m: None,
+         progress: Callable[[int], None] | None = None) -> TuneResult:
+    """Tune ``deck``'s pilot against ``field_decks`` within ``budget`` games of search (the
+    held-out check plays ``holdout_deals`` more deals per table, both seat orders, for the
+    start and the tuned pilot). Raises ``InputError`` for bad input."""
+    import cma
+
+    from rnr_sim import runner
+    from rnr_sim.pilots import load_policy
+
+    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1000:
+        raise InputError(f"--budget must be a whole number of games, at least 1000, not "
+                         f"{budget!r}")
+    if not field_decks:
+        raise InputError("tune needs a field: give --vs DECK at least once")
+    paths = [Path(deck), *[Path(p) for p in field_decks]]
+    if len({p.resolve() for p in paths}) != len(paths):
+        raise InputError("the tuned deck and the field must be distinct deck lists")
+    options = runner.RunOptions(decks=paths, games=1, seed=seed, cards=cards, rules=rules,
+                                threads=threads)
+    plan = runner.plan_run(options)
+    if policy is not None:  # the start policy of the tuned deck only
+        plan.policies[0] = runner.resolve_policies([plan.decks[0]], policy)[0]
+    driver = runner._driver()
+    plan.compile(driver)
+    start_ref = plan.policies[0]
+    start_pilot = load_policy(start_ref)
+    start = start_pilot.weights.copy()
+    n_field = len(paths) - 1
+    fixed = np.ascontiguousarray(plan.policy_table)
+    fld = Field(plan=plan, n_field=n_field, rows_fixed=fixed)
+
+    dim = len(TUNED)
+    popsize = 4 + int(3 * math.log(dim))
+    # Deals per table for one candidate: enough games per evaluation to see a few pp.
+    deals = max(8, min(200, budget // (popsize * n_field * 2 * 12)))
+    per_gen = popsize * n_field * deals * 2
+    generations = max(1, budget // per_gen)
+    # The check plays about a quarter of the budget again: two pilots, every field deck.
+    holdout = holdout_deals if holdout_deals is not None else \
+        max(200, budget // (4 * 2 * n_field * 2))
+    es = cma.CMAEvolutionStrategy(np.zeros(dim), 0.5, {
+        "seed": seed % (2**31 - 1) + 1, "popsize": popsize, "verbose": -9,
+        "bounds": [-6.0, 6.0], "maxiter": generations, "tolfun": 0, "tolx": 0,
+        "tolfunhist": 0, "tolstagnation": 10**9})
+    t0 = time.perf_counter()
+    best_share, best_w = -1.0, start
+    games_search = 0
+    search_seed = seed + SEARCH_SEED_OFFSET
+    for g in range(generations):
+        xs = es.ask()
+        cands = [_decode(np.asarray(x), start) for x in xs]
+        shares, _ = fld.play(driver, cands, deals, search_seed, threads)
+        games_search += per_gen
+        es.tell(xs, [-float(s) for s in shares])  # cma minimises
+        k = int(np.argmax(shares))
+        if shares[k] > best_share:
+            best_share, best_w = float(shares[k]), cands[k]
+        log(f"generation {g + 1}/{generations}: best {100 * shares.max():.1f}%, "
+            f"mean {100 * shares.mean():.1f}%")
+        if progress is not None:
+            progress(per_gen)
+    # The held-out check, on deals of a seed the search never saw.
+    shares, per_deal = fld.play(driver, [start, best_w], holdout, seed + HOLDOUT_SEED_OFFSET,
+                                threads)
+    if progress is not None:
+        progress(2 * n_field * holdout * 2)
+    diff = per_deal[1] - per_deal[0]
+    gain = float(diff.mean())
+    se = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else float("inf")
+    lo, hi = gain - Z95 * se, gain + Z95 * se
+    kept = lo > 0
+    weights = best_w if kept else start
+    moved = {}
+    for key, (i, *_rest) in WEIGHT_SPECS.items():
+        if not math.isclose(best_w[i], start[i], rel_tol=1e-9, abs_tol=1e-12):
+            moved[key] = (float(start[i]), float(best_w[i]))
+    return TuneResult(
+        deck=plan.decks[0].name, start_name=start_pilot.name, weights=weights,
+        start_weights=start, kept=kept, gain=gain, gain_lo=lo, gain_hi=hi,
+        holdout_deals=len(diff), start_share=float(shares[0]), tuned_share=float(shares[1]),
+        search_share=best_share, games_search=games_search,
+        games_holdout=2 * n_field * holdout * 2, generations=generations,
+        seconds=time.perf_counter() - t0, seed=seed, moved=moved)
+
+
+def policy_toml(result: TuneResult, base: str) -> str:
+    """The tuned policy as a policy file: ``base`` (a built-in) and every weight that
+    differs from it, with the measurement in comments."""
+    from rnr_sim.engine.policies import POLICIES
+    from rnr_sim.patches import toml_string
+
+    ref = POLICIES[base]
+    lines = [
+        f"# Tuned by rnr-sim tune for {result.deck} (seed {result.seed}): held-out gain "
+        f"{100 * result.gain:+.1f} pp [{100 * result.gain_lo:+.1f}, {100 * result.gain_hi:+.1f}]"
+        f" over {result.holdout_deals} deals; {result.games_search + result.games_holdout:,}"
+        " games.",
+        "[policy]",
+        f"name = {toml_string(result.deck + ' (tuned)')}",
+        f"base = {toml_string(base)}",
+        "",
+        "[weights]",
+    ]
+    for key, (i, *_r) in WEIGHT_SPECS.items():
+        if result.weights[i] != ref[i]:
+            value = result.weights[i]
+            text = f"{int(value)}" if key in WHOLE_WEIGHTS else repr(float(value))
+            name = key if key.replace("_", "").isalnum() else toml_string(key)
+            lines.append(f"{name} = {text}")
+    return "\n".join(lines) + "\n"
