@@ -1,4 +1,4 @@
-"""``rnr-sim bench``: how fast the engine and the whole tool play games (DESIGN.md targets).
+"""``rnr-sim bench``: how fast the engine and the whole tool play games (design targets (docs/design.md)).
 
 Three measurements, all on two-player games of the sample decks (every pair of
 ``decks/*.txt``, each deck with its ``Policy:`` header, every deal in both seat orders --
@@ -52,7 +52,7 @@ DEFAULT_REPEAT = 3  # timed runs per measurement; the fastest counts
 WARMUP_GAMES = 512
 PAIRED_ENGINE_GAMES = 20_000  # the one-thread engine run paired with each plain-Python run
 PURE_TIMEOUT_S = 900
-#: DESIGN.md, "Performance targets".
+#: docs/design.md, "Performance targets".
 TARGET_GAMES_PER_S = 150_000  # two players, 2 threads, warm cache
 TARGET_THREADS = 2
 TARGET_SPEEDUP = 200  # over NUMBA_DISABLE_JIT=1
@@ -448,7 +448,7 @@ def format_bench(r: dict[str, Any]) -> str:
     def verdict(met: bool | None) -> str:
         return "not measured" if met is None else ("met" if met else "not met")
 
-    lines.append(f"DESIGN.md targets: >= {_n(t['engine_games_per_s'])} games/s on "
+    lines.append(f"design targets (docs/design.md): >= {_n(t['engine_games_per_s'])} games/s on "
                  f"{t['engine_threads']} threads: {verdict(t['engine_met'])}; >= "
                  f"{t['speedup']}x plain Python on 1 thread: {verdict(t['speedup_met'])}")
     load = m.get("load_average_before")

@@ -2,7 +2,7 @@
 
 Each module of ``COMMAND_MODULES`` exposes ``register(app)`` and adds its subcommands;
 they are imported in order, none skipped. Bad input (``InputError``) never shows a
-traceback: its message goes to stderr and the exit code is 2 (DESIGN.md, "CLI").
+traceback: its message goes to stderr and the exit code is 2 (docs/design.md, "CLI").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Deck lists: the text format (DESIGN.md, "Deck lists") and the Laws of Deck Construction.
+"""Deck lists: the text format (docs/design.md, "Deck lists") and the Laws of Deck Construction.
 
 A deck list is plain text, one ``COUNT Card Name`` per line (``4x Card Name`` also
 reads), ``#`` comments, blank lines, and optional ``Name:`` and ``Policy:`` headers. UAs
@@ -70,7 +70,7 @@ def header_line(path: Path | None, key: str) -> int | None:
 @dataclass(frozen=True)
 class Violation:
     """One broken law of deck construction. ``rule`` cites the article (``Art. V §5``);
-    ``ruling`` the RULINGS.md id it is read under, if any; a ``warning`` is advisory."""
+    ``ruling`` the docs/rulings.md id it is read under, if any; a ``warning`` is advisory."""
 
     rule: str
     message: str

@@ -1,6 +1,6 @@
 """The rules profile: every switch of the rulings, its default, allowed values and source.
 
-The default profile is ``constitution`` (RULINGS.md). A designer's variant is a small TOML
+The default profile is ``constitution`` (docs/rulings.md). A designer's variant is a small TOML
 file setting any subset of the switches, at the top level or under ``[rules]``. The
 profile compiles to a small int64 array the engine reads (indices ``R_*`` below), and
 serialises in full into every run's manifest.

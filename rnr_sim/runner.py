@@ -1,4 +1,4 @@
-"""Runs of games: tables of play, seeds, chunks, progress, and the run dir (DESIGN.md).
+"""Runs of games: tables of play, seeds, chunks, progress, and the run dir (docs/design.md).
 
 A run plays every *table* (a tuple of P deck indices, one per seat) for ``games`` deals,
 each deal in every cyclic rotation of the first seat, so seat advantage cancels inside

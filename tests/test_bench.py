@@ -1,6 +1,6 @@
 """``rnr-sim bench`` (issue 3 item 4, issue 4 item 6): the fields exist and are positive.
 
-No speed assertions: the bench reports, the targets live in DESIGN.md.
+No speed assertions: the bench reports, the targets live in docs/design.md.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_bench_table_names_each_measurement():
     assert "engine (warm)" in out and "games/CPU-s" in out
     assert "plain Python: skipped" in out
     assert "results identical on every thread count: yes" in out
-    assert "DESIGN.md targets" in out
+    assert "design targets (docs/design.md)" in out
 
 
 @pytest.mark.parametrize("args, message", [

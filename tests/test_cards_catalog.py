@@ -1,4 +1,4 @@
-"""The card catalog contract (DESIGN.md, "Cards"): loading, and every error naming file,
+"""The card catalog contract (docs/design.md, "Cards"): loading, and every error naming file,
 card and field, all problems of a file reported together."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The effect grammar `[trigger:] verb [target] N` (DESIGN.md): every verb with every trigger."""
+"""The effect grammar `[trigger:] verb [target] N` (docs/design.md): every verb with every trigger."""
 
 from __future__ import annotations
 

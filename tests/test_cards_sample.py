@@ -22,7 +22,7 @@ def sample():
 
 
 def test_sample_catalog_uses_every_verb_and_trigger(sample):
-    """DESIGN.md: each verb of the grammar needs a sample card."""
+    """docs/design.md: each verb of the grammar needs a sample card."""
     effects = [e for card in sample.cards for e in card.all_effects()]
     assert {e.verb for e in effects} == set(CARD_VERBS)
     assert {e.trigger for e in effects} == {"on_resolve", "each_turn", "activate", "on_destroy"}

@@ -1,10 +1,11 @@
-"""The CLI contract (DESIGN.md, "CLI"): cards, validate, rules; exit codes 0/1/2; bad input
+"""The CLI contract (docs/design.md, "CLI"): cards, validate, rules; exit codes 0/1/2; bad input
 is a message on stderr, never a traceback."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import LEGAL_DECK, TINY_CATALOG
@@ -123,7 +124,9 @@ def test_cli_cards_table_shows_parsed_effects():
     result = invoke("cards", *CARDS)
     assert result.exit_code == 0
     out = result.stdout
-    assert out.splitlines()[0] == f"Tiny Test Set v1 ({TINY_CATALOG}): 27 of 27 cards"
+    shown = TINY_CATALOG.resolve().relative_to(Path.cwd()) \
+        if TINY_CATALOG.resolve().is_relative_to(Path.cwd()) else TINY_CATALOG
+    assert out.splitlines()[0] == f"Tiny Test Set v1 ({shown}): 27 of 27 cards"
     assert "kicker +2 IP: force draw 2" in out
     assert "activate 1: heal 2" in out
     assert "dp 20, drain 2" in out

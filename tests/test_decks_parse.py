@@ -1,4 +1,4 @@
-"""Deck lists (DESIGN.md, "Deck lists"): the text format, names resolved in the catalog."""
+"""Deck lists (docs/design.md, "Deck lists"): the text format, names resolved in the catalog."""
 
 from __future__ import annotations
 

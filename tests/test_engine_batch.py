@@ -1,7 +1,7 @@
 """Whole games of the sample decks: the state invariants hold after every turn (a
 debug-mode run counts the broken ones, ``check_invariants``), every game ends the way a
 game may end, and the records depend only on the inputs and the seed: not on the thread
-count, nor on how the games are split into calls (STYLE.md)."""
+count, nor on how the games are split into calls (docs/engine.md, "Determinism")."""
 
 from __future__ import annotations
 

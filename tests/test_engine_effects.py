@@ -1,4 +1,4 @@
-"""The effect grammar (DESIGN.md): every verb, every trigger and every keyword, each on a
+"""The effect grammar (docs/design.md): every verb, every trigger and every keyword, each on a
 card played or placed in a position built with ``engine_harness``."""
 
 from __future__ import annotations

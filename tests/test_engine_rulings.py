@@ -1,4 +1,4 @@
-"""The rulings (RULINGS.md R1-R30, docs/rulings.md R31-R43) the Articles and Amendments
+"""The rulings (docs/rulings.md R1-R51) the Articles and Amendments
 tests do not already pin down, each on a position built with ``engine_harness``.
 docs/rules-coverage.md maps every ruling to its tests."""
 

@@ -1,4 +1,4 @@
-"""The rules profile (RULINGS.md): switches, defaults, variant files."""
+"""The rules profile (docs/rulings.md): switches, defaults, variant files."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Head-to-head win rates (seat-balanced) and the metagame's Nash equilibrium.
 
 Pair counts come from one of two equivalent routes. A table of the run is a fixed set of
-decks, each deal played in every seat order (DESIGN.md "run"), so who met whom is a
+decks, each deal played in every seat order (docs/design.md, "CLI"), so who met whom is a
 property of the table: ``pair_counts_by_table`` aggregates seat rows per (table, deck,
 seat order) -- a few hundred rows -- and pairs them through the table's composition.
 ``pair_counts_by_game`` pairs every seat with every opposing seat game by game, and is

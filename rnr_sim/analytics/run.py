@@ -1,4 +1,4 @@
-"""Open a run dir (DESIGN.md "Run dir") as lazy polars frames plus its manifest."""
+"""Open a run dir (docs/design.md "Run dir") as lazy polars frames plus its manifest."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The effect grammar: one string per effect, ``[trigger:] verb [target] N`` (DESIGN.md).
+"""The effect grammar: one string per effect, ``[trigger:] verb [target] N`` (docs/design.md).
 
 Triggers: none (once, when the card resolves), ``each turn:``, ``activate K:`` (pay K IP in
 the Play Phase and turn the card sideways, Art. VII §6) and ``on destroy:``. Verbs are the

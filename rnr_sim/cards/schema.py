@@ -1,6 +1,6 @@
 """The card record and the card TOML contract: which fields each Order of card may carry.
 
-One ``Card`` is one ``[[cards]]`` table of a catalog (DESIGN.md, "Cards"). Stats absent from
+One ``Card`` is one ``[[cards]]`` table of a catalog (docs/design.md, "Cards"). Stats absent from
 the table are 0. The tables below are the whole contract the catalog loader checks.
 """
 

@@ -1,4 +1,4 @@
-"""The ``bench`` subcommand: engine and end-to-end throughput (DESIGN.md targets)."""
+"""The ``bench`` subcommand: engine and end-to-end throughput (design targets (docs/design.md))."""
 
 from __future__ import annotations
 

@@ -19,6 +19,16 @@ EXIT_ILLEGAL = 1
 EXIT_BAD_INPUT = 2
 
 
+def _shown_path(path) -> str:
+    """A file's path as a user reads it: relative to the working folder when inside it."""
+    if path is None:
+        return "built in"
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``cards``, ``validate`` and ``rules`` to the app."""
     app.command(
@@ -66,7 +76,7 @@ def cards_command(
         if type_filter in (None, c.type) and branch_filter in (None, c.branch)
     ]
     version = f" v{catalog.version}" if catalog.version else ""
-    typer.echo(f"{catalog.name}{version} ({catalog.path}): "
+    typer.echo(f"{catalog.name}{version} ({_shown_path(catalog.path)}): "
                f"{len(shown)} of {len(catalog)} cards")
     if not shown:
         return
@@ -166,7 +176,7 @@ def rules_command(rules: RulesOption = None) -> None:
     for line in format_table(header, rows):
         typer.echo(line)
     typer.echo("* = not the default. Set switches in a TOML file and pass --rules PATH "
-               "(rulings: RULINGS.md).")
+               "(rulings: docs/rulings.md).")
 
 
 def toml_value(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""Compile flags of the engine's kernels, in one place (STYLE.md: flags in one place).
+"""Compile flags of the engine's kernels, in one place (one place for every flag: docs/engine.md).
 
 ``_nrt=False``: the game kernels never allocate, so they run without numba's reference
 counting of array arguments; measured with perf, those atomic increments and decrements

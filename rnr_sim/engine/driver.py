@@ -2,7 +2,7 @@
 
 A game's result depends only on (inputs, seed, table_id, deal, first_seat): each game seeds
 its own streams, and every game writes only its own output rows, so results are identical
-for any thread count and any batch or chunk composition (STYLE.md).
+for any thread count and any batch or chunk composition (docs/engine.md, "Determinism").
 """
 
 from __future__ import annotations

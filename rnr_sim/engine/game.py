@@ -719,7 +719,7 @@ def tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p, src_card):
 @njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, int64, int64)", **KERNEL)
 def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amount, src_card,
                  target):
-    """Resolve one effect controlled by ``p`` (DESIGN.md effect grammar).
+    """Resolve one effect controlled by ``p`` (docs/design.md effect grammar).
 
     ``target``: the opponent it is aimed at, or -1 to let ``p``'s policy pick one.
     """
