@@ -87,7 +87,7 @@ def tune_command(
                f"{len(vs)} deck{'s' if len(vs) != 1 else ''}: {result.generations} "
                f"generations, {result.games_search:,} search games + "
                f"{result.games_holdout:,} held-out games in {result.seconds:.0f} s.")
-    typer.echo(f"Held out ({result.holdout_deals} deals, a seed the search never saw): start "
+    typer.echo(f"Held out ({result.holdout_deals:,} deals, a seed the search never saw): start "
                f"{100 * result.start_share:.1f}%, tuned {100 * result.tuned_share:.1f}%, "
                f"paired gain {gain}.")
     if result.kept:
