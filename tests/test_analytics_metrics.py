@@ -16,12 +16,12 @@ from rnr_sim.analytics import findings as fnd
 from rnr_sim.analytics import matchups as mu
 from rnr_sim.analytics.branches import main_branches
 from rnr_sim.analytics.cards import card_counts, card_masks, card_metrics
-from rnr_sim.analytics.decks import deck_summary
+from rnr_sim.analytics.decks import deck_summary, with_units
 from rnr_sim.analytics.length import length_summary
 from rnr_sim.analytics.lp import lp_bands
 from rnr_sim.analytics.paths import overall_path_counts, path_counts, path_shares
 from rnr_sim.analytics.seats import game_flags, seat_advantage
-from rnr_sim.analytics.stats import diff_p_value, wilson
+from rnr_sim.analytics.stats import two_sided_p, wilson
 from rnr_sim.errors import InputError
 
 
@@ -78,28 +78,57 @@ def test_load_run_bad_input_is_one_line(tiny, tmp_path, breakage):
         assert "opening_mask" in str(e.value)
 
 
-def test_only_complete_chunks_are_read(tiny, tmp_path):
+def test_a_part_the_manifest_does_not_record_is_an_error(tiny, tmp_path):
+    """A chunk written but not recorded complete is an extra part: the report refuses the
+    run dir (naming the part) rather than silently read or skip it."""
     import shutil
 
     target = shutil.copytree(tiny, tmp_path / "run")
-    for table in ("games", "seats"):  # a chunk written but not yet recorded complete
+    for table in ("games", "seats"):
         shutil.copy(target / table / "part-00000.parquet", target / table / "part-00001.parquet")
-    assert load_run(target).games.select(pl.len()).collect().item() == TINY["games"]
+    with pytest.raises(InputError) as e:
+        load_run(target)
+    assert "part-00001.parquet" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_duplicate_part_marked_complete_must_match_games_done(tiny, tmp_path):
+    """Recording the copied part as complete without updating games_done: the parts hold
+    twice the games the manifest says, an error naming games_done."""
+    import shutil
+
+    target = shutil.copytree(tiny, tmp_path / "run")
+    for table in ("games", "seats"):
+        shutil.copy(target / table / "part-00000.parquet", target / table / "part-00001.parquet")
     manifest = json.loads((target / "manifest.json").read_text())
     manifest["chunks"]["complete"] = [0, 1]
     (target / "manifest.json").write_text(json.dumps(manifest))
-    assert load_run(target).games.select(pl.len()).collect().item() == 2 * TINY["games"]
+    with pytest.raises(InputError) as e:
+        load_run(target)
+    assert "games_done" in str(e.value) and "\n" not in str(e.value)
+    assert f"{2 * TINY['games']:,}" in str(e.value)
 
 
 # ---------------------------------------------------------------- decks
-def test_deck_summary(m):
+# Alpha against the field: table 0 only (table 1 is the mirror), per deal (y wins of n):
+# 2/2, 1/2, 1/2, 1/2 -> R = 5/8; z = y - R n = .75, -.25, -.25, -.25 (mean 0),
+# var = 4/3 * 0.75 / 8² = 1/64, against R(1-R)/8 = 15/512: deff = 8/15, n_eff = 15.
+ALPHA_FIELD_DEFF = 8 / 15
+
+
+def test_deck_summary_against_the_field_by_deal(m):
     a = row(m.decks, deck="Alpha")
-    assert (a["games"], a["wins"], a["draws"]) == (12, 7, 1)
-    assert a["win_rate"] == pytest.approx(7 / 12)
-    assert (a["win_rate_lo"], a["win_rate_hi"]) == pytest.approx(wilson(7, 12))
-    assert {p: a[f"wins_{p}"] for p in TINY["alpha_paths"]} == TINY["alpha_paths"]
-    assert a["share_life"] == pytest.approx(5 / 7)
-    assert (a["turns_q1"], a["turns_median"], a["turns_q3"]) == TINY["alpha_turns"]
+    assert (a["games"], a["wins"], a["draws"]) == (8, 5, 1)  # the mirror table left out
+    assert (a["mirror_games"], a["mirror_wins"]) == (4, 2)
+    assert a["win_rate"] == pytest.approx(5 / 8)
+    assert a["win_rate_deff"] == pytest.approx(ALPHA_FIELD_DEFF)
+    n_eff = 8 / ALPHA_FIELD_DEFF
+    assert (a["win_rate_lo"], a["win_rate_hi"]) == pytest.approx(wilson(5 / 8 * n_eff, n_eff))
+    assert a["win_rate_deals"] == 4
+    assert {p: a[f"wins_{p}"] for p in TINY["alpha_paths"]} == {
+        "life": 3, "attack": 1, "petition": 0, "deck_out": 1}
+    assert a["share_life"] == pytest.approx(3 / 5)
+    # turns of games 0-7: 18 20 24 30 36 40 50 200
+    assert (a["turns_q1"], a["turns_median"], a["turns_q3"]) == (23.0, 33.0, 42.5)
     assert a["main_branch"] == "bison"
     b = row(m.decks, deck="Beta")
     assert (b["games"], b["wins"], b["share_petition"]) == (8, 2, 1.0)
@@ -110,7 +139,7 @@ def test_deck_summary(m):
 
 def test_deck_summary_is_a_lazy_pipeline(tiny):
     run = load_run(tiny)
-    out = deck_summary(seat_games(run.games, run.seats), run.decks)
+    out = deck_summary(with_units(seat_games(run.games, run.seats), run.games), run.decks)
     assert isinstance(out, pl.LazyFrame)
     assert out.collect().height == 3
 
@@ -121,7 +150,8 @@ def test_matchup_matrix(m):
     assert (ab["games"], ab["wins"], ab["draws"]) == (8, 5, 1)
     assert ab["win_rate_first"] == 0.75 and ab["win_rate_second"] == 0.5
     assert ab["win_rate"] == pytest.approx(TINY["ab_win_rate"])
-    assert (ab["win_rate_lo"], ab["win_rate_hi"]) == pytest.approx(wilson(5, 8))
+    n_eff = 8 / ALPHA_FIELD_DEFF  # the same deals as Alpha's games against the field
+    assert (ab["win_rate_lo"], ab["win_rate_hi"]) == pytest.approx(wilson(5 / 8 * n_eff, n_eff))
     assert row(m.matchups, row="Beta", col="Alpha")["win_rate"] == pytest.approx(0.25)
     aa = row(m.matchups, row="Alpha", col="Alpha")
     assert aa["mirror"] and aa["games"] == 2 and aa["win_rate"] is None
@@ -223,7 +253,14 @@ def test_seat_advantage(m):
     assert (s["all", "declined"]["first_wins"], s["all", "declined"]["games"]) == (
         TINY["p2_declined"])
     r = s["all", "any"]
-    assert (r["first_win_rate_lo"], r["first_win_rate_hi"]) == pytest.approx(wilson(6, 10))
+    # first-seat wins per deal: table 0: 1, 2, 0, 1 of 2; table 1: 2 of 2. R = .6;
+    # z = y - 1.2: table 0 -.2 .8 -1.2 -.2, centred on its mean -.2: SS = 2, x 4/3;
+    # table 1 (one deal, not centred) .64. var = (8/3 + .64) / 100; srs = .24 / 10.
+    deff = (8 / 3 + 0.64) / 100 / 0.024
+    assert r["first_win_rate_deff"] == pytest.approx(deff)
+    n_eff = 10 / deff
+    assert (r["first_win_rate_lo"], r["first_win_rate_hi"]) == pytest.approx(
+        wilson(0.6 * n_eff, n_eff))
     assert r["fair"] == 0.5
 
 
@@ -248,8 +285,9 @@ def test_main_branch_ties_go_to_the_earlier_branch():
 
 
 def test_branch_summary_and_matrix(m):
-    b = row(m.branch_summary, branch="bison")
-    assert (b["games"], b["wins"], b["deck_names"]) == (12, 7, "Alpha")
+    b = row(m.branch_summary, branch="bison")  # the Alpha mirror is a same-branch game
+    assert (b["games"], b["wins"], b["deck_names"]) == (8, 5, "Alpha")
+    assert b["same_branch_games"] == 4
     assert row(m.branch_summary, branch="eagle")["win_rate"] is None
     bs = row(m.branch_matchups, row="bison", col="scroll")
     assert bs["win_rate"] == pytest.approx(0.625) and bs["games"] == 8
@@ -272,7 +310,8 @@ def test_card_metrics_by_hand(m):
     assert v["gih_wr"] == pytest.approx(0.6) and v["gns_wr"] == pytest.approx(4 / 7)
     assert v["iwd"] == pytest.approx(0.6 - 4 / 7)
     assert v["play_rate"] == pytest.approx(3 / 12)
-    assert v["iwd_p"] == pytest.approx(diff_p_value(3, 5, 4, 7))
+    # iwd_p: the per-deal test (tests/test_card_adjusted.py checks it against a naive twin)
+    assert v["iwd_p"] == pytest.approx(two_sided_p(v["iwd"] / v["iwd_se"]))
     assert (v["oh_wr_lo"], v["oh_wr_hi"]) == pytest.approx(wilson(3, 3))
     bp = row(m.cards, card="Bison Pillar")  # slot 0 opening + slot 1 drawn = OH, not GD
     for k in ("oh", "gd", "gih", "gns"):
@@ -383,7 +422,7 @@ def test_finding_score_is_distance_to_nearest_end():
 
 def test_top_findings_one_per_kind_best_first():
     cands = [
-        fnd.Finding("deck", "A", 0.60, 0.58, 0.62, 0.5, 100),  # 8
+        fnd.Finding("deck", "A", 0.60, 0.58, 0.62, 0.5, 1000),  # 8
         fnd.Finding("deck", "B", 0.70, 0.52, 0.88, 0.5, 10),   # 2
         fnd.Finding("path", "life", 0.40, 0.39, 0.41, 0.25, 900),  # 14
         fnd.Finding("card", "X", 0.05, 0.01, 0.09, 0.0, 500),  # 1

@@ -18,7 +18,7 @@ from fake_engine import REAL_ENGINE, REPO, engine_driver
 
 from rnr_sim import cli, runner
 from rnr_sim.compare import CompareOptions, compare_runs, run_compare
-from rnr_sim.compare.paired import Estimate
+from rnr_sim.compare.paired import FEW_DEALS, Combination, Estimate, score_interval
 from rnr_sim.compare.runs import chow_robbins_need, deck_half_widths
 from rnr_sim.errors import InputError
 
@@ -84,6 +84,7 @@ def test_paired_interval_from_per_unit_differences():
     n, m = 400, 6
     base = rng.binomial(m, 0.5, n).astype(float)
     var = np.clip(base + rng.integers(-1, 2, n), 0, m).astype(float)
+    assert (var != base).sum() >= FEW_DEALS  # many deals differ: the normal interval
     denom = np.full(n, float(m))
     row = Estimate("deck", "X", "win_rate", base, denom, var, denom).row(1.959963984540054)
     d = (var - base) / m
@@ -93,19 +94,124 @@ def test_paired_interval_from_per_unit_differences():
     unpaired = math.sqrt((np.var(base / m, ddof=1) + np.var(var / m, ddof=1)) / n)
     assert row["se_unpaired"] == pytest.approx(unpaired)
     assert row["vrf"] == pytest.approx(unpaired ** 2 / row["se"] ** 2)
+    assert row["interval"] == "normal" and row["deals_differ"] == (var != base).sum()
     same = Estimate("deck", "X", "win_rate", base, denom, base, denom).row(1.96)
     assert same["change"] == 0 and same["se"] == 0 and same["p"] == 1.0
+    assert same["deals_differ"] == 0 and same["interval"] == "score"
+
+
+def test_no_differing_deal_gives_a_score_width_not_an_empty_interval():
+    # nothing moved in n deals: the change is 0, but a change that moves one deal in a
+    # few hundred is as likely; the interval is the Wilson bound at zero, one game wide
+    n, g, z = 500, 4.0, 1.959963984540054
+    base = np.random.default_rng(2).binomial(4, 0.5, n).astype(float)
+    denom = np.full(n, g)
+    row = Estimate("deck", "X", "win_rate", base, denom, base, denom).row(z)
+    bound = z * z / (n + z * z) / g
+    assert row["change"] == 0 and row["p"] == 1.0
+    assert row["lo"] == pytest.approx(-bound, rel=1e-6)
+    assert row["hi"] == pytest.approx(bound, rel=1e-6)
+
+
+def test_score_interval_inverts_mcnemar():
+    u = np.zeros(300)
+    u[:7], u[7:9] = 1.0, -1.0  # 7 deals up, 2 down
+    lo, hi, p = score_interval(u, 1.0)
+    assert lo < 5 / 300 < hi and lo > -0.01
+    from rnr_sim.analytics.stats import two_sided_p
+
+    assert p == pytest.approx(two_sided_p(5 / 3))  # (b - c) / sqrt(b + c)
+    # the ends are where Tango's statistic crosses -/+1.96 (checked by the definition)
+    from rnr_sim.compare.paired import _tango_stat
+
+    assert _tango_stat(7, 2, 300, lo) == pytest.approx(1.959963984540054, abs=1e-6)
+    assert _tango_stat(7, 2, 300, hi) == pytest.approx(-1.959963984540054, abs=1e-6)
+
+
+@pytest.mark.parametrize("p_differ", [0.002, 0.01])
+def test_few_differing_deals_keep_their_coverage(p_differ):
+    """Deals differ with probability p_differ (a game flips, up 3 times in 4): over many
+    replicates the intervals cover the true change about 95% of the time, where the
+    normal approximation covers far less (the issue measured 60-77%)."""
+    rng = np.random.default_rng(11)
+    n, g, reps = 500, 4, 1500
+    truth = p_differ * (0.75 - 0.25) / g
+    covered = normal = 0
+    for _ in range(reps):
+        base = rng.binomial(g, 0.5, n).astype(float)
+        flip = np.where(rng.random(n) < p_differ, np.where(rng.random(n) < 0.75, 1.0, -1.0),
+                        0.0)
+        denom = np.full(n, float(g))
+        row = Estimate("deck", "X", "win_rate", base, denom, base + flip, denom).row(
+            1.959963984540054)
+        covered += row["lo"] <= truth <= row["hi"]
+        d = flip / g
+        se = d.std(ddof=1) / math.sqrt(n)
+        normal += d.mean() - 1.96 * se <= truth <= d.mean() + 1.96 * se
+    # 1,500 replicates: a coverage's standard error is about 0.6 points
+    tol = 3 * math.sqrt(0.95 * 0.05 / reps)
+    assert covered / reps >= 0.95 - tol  # (with one differing deal it is conservative)
+    if p_differ == 0.002:  # about one differing deal per replicate
+        assert normal / reps < 0.80
+
+
+def test_a_ratio_with_few_differing_deals_keeps_its_coverage():
+    """A card-like ratio (wins over the games it was seen, a count that varies by deal and
+    that the change can move): the score interval on the discordant parts covers the true
+    change about 95% of the time."""
+    from rnr_sim.compare.paired import discordant_parts
+
+    rng = np.random.default_rng(7)
+
+    def play(n: int, p_differ: float):
+        seen = rng.binomial(4, 0.3, n).astype(float)
+        wins = rng.binomial(seen.astype(int), 0.5).astype(float)
+        differ = rng.random(n) < p_differ
+        half = rng.random(n) < 0.5
+        wins_v, seen_v = wins.copy(), seen.copy()
+        flip = differ & half & (wins < seen)  # a seen game now won
+        wins_v[flip] += 1
+        more = differ & ~half  # the card now seen in one more game, won 7 times in 10
+        seen_v[more] += 1
+        wins_v[more] += rng.random(int(more.sum())) < 0.7
+        return wins, seen, wins_v, seen_v
+
+    a, b, av, bv = play(2_000_000, 0.05)
+    truth = av.sum() / bv.sum() - a.sum() / b.sum()
+    u = discordant_parts(a, b, av, bv)
+    assert u.mean() == pytest.approx(truth) and (u[(a == av) & (b == bv)] == 0).all()
+    reps, covered = 1500, 0
+    for _ in range(reps):
+        row = Estimate("card", "X", "gih_wr", *play(500, 0.05)).row(1.959963984540054)
+        assert row["interval"] == "score"  # about 25 differing deals of 500
+        covered += row["lo"] <= truth <= row["hi"]
+    tol = 3 * math.sqrt(0.95 * 0.05 / reps)
+    assert 0.95 - tol <= covered / reps <= 0.95 + tol
 
 
 def test_chow_robbins_need_solves_the_rule():
     for s2 in (0.0, 0.01, 0.2):
-        n = chow_robbins_need(s2, 0.01)
-        assert n == pytest.approx((1.959963984540054 / 0.01) ** 2 * (s2 + 1 / n))
+        for scale in (1.0, 0.02):
+            n = chow_robbins_need(s2, 0.01, scale=scale)
+            assert n == pytest.approx((1.959963984540054 / 0.01) ** 2 * (s2 + scale / n))
     wins_b = np.array([[1, 0, 1, 1], [0, 0, 1, 0]], dtype=float)
     wins_v = np.array([[1, 1, 1, 1], [0, 0, 1, 0]], dtype=float)
-    s2, half = deck_half_widths(wins_b, wins_v, np.array([2.0, 2.0]), 4)
+    s2, half, scale = deck_half_widths(wins_b, wins_v, np.array([2.0, 2.0]), 4)
     assert s2[1] == 0 and half[1] == 0
     assert half[0] == pytest.approx(1.959963984540054 * np.std([0, 0.5, 0, 0], ddof=1) / 2)
+    assert scale[0] == pytest.approx(np.var([0.5, 0, 0.5, 0.5], ddof=1))
+
+
+def test_the_stopping_rule_reads_the_same_in_any_unit():
+    # the same metric in points (x100) and as a rate: the fixed term scales with it
+    s2, v, h = 0.004, 0.03, 0.01
+    rate = chow_robbins_need(s2, h, scale=v)
+    points = chow_robbins_need(s2 * 100**2, h * 100, scale=v * 100**2)
+    assert points == pytest.approx(rate)
+    # with the old unscaled term (1/n) the rule asked for more deals than the target needs
+    target = (1.959963984540054 / h) ** 2 * s2
+    assert chow_robbins_need(s2, h, scale=1.0) > 1.3 * target
+    assert chow_robbins_need(s2, h, scale=v) < 1.05 * target
 
 
 # ---------------------------------------------------------------------------- the runs
@@ -119,8 +225,15 @@ def test_an_empty_patch_changes_nothing_at_all(empty):
     assert set(c["kind"]) == {"deck", "path", "seat", "matchup", "card"}
     tested = c.filter(pl.col("change").is_not_null())
     assert (tested["change"] == 0).all()
-    assert (tested["lo"] == 0).all() and (tested["hi"] == 0).all()
+    assert (tested["deals_differ"] == 0).all() and (tested["interval"] == "score").all()
+    # no deal differs: each interval is the score bound at zero, symmetric and narrow
+    assert np.allclose(tested["lo"].to_numpy(), -tested["hi"].to_numpy(), atol=1e-12)
+    assert (tested["hi"] > 0).all()
+    z2 = 1.959963984540054 ** 2
+    one_game = 100 / tested["n_baseline"].to_numpy()  # a game's weight in the ratio
+    assert np.allclose(tested["hi"].to_numpy(), z2 / (100 + z2) * one_game, rtol=1e-6)
     assert not c["significant"].any()
+    assert paired.patched == {}
     assert paired.variance_reduction()["median"] is None
     gb, sb = tables_of(result.baseline_dir)
     gv, sv = tables_of(result.variant_dir)
@@ -161,6 +274,69 @@ def test_a_stronger_attack_raises_its_decks_win_rate(strong):
     assert sig["kind"][0] == "deck"
     decks = sig.filter(pl.col("kind") == "deck")["change"].abs().to_list()
     assert decks == sorted(decks, reverse=True)
+
+
+@needs_engine
+def test_the_patched_card_comes_first_and_the_others_are_labelled_moved(strong):
+    result, paired = strong
+    assert paired.patched == {"Minuteman Volley": ["cost", "damage"]} or \
+        set(paired.patched["Minuteman Volley"]) >= {"cost", "damage"}
+    cards = paired.of("card")
+    roles = dict(zip(cards["subject"], cards["role"], strict=False))
+    assert roles["Minuteman Volley"] == "patched"
+    assert {r for c, r in roles.items() if c != "Minuteman Volley"} == {"moved"}
+    # ranked: the patched card's rows before every moved card's
+    kinds = cards["role"].to_list()
+    assert kinds == sorted(kinds, key=lambda r: r != "patched")
+    assert (paired.changes.filter(pl.col("kind") != "card")["role"] == "").all()
+    from rnr_sim.compare import format_compare
+
+    text = format_compare(result, paired)
+    assert "Unpatched cards:" in text and "Minuteman Volley (" in text
+    sig = text[text.index("Significant changes"):text.index("Deck win rates:")]
+    moved = cards.filter(pl.col("significant") & (pl.col("role") == "moved"))["subject"]
+    for card in moved.unique().to_list():
+        assert f"card  {card}" not in sig  # moved cards are not listed as changes
+
+
+def test_a_one_term_combination_is_the_plain_ratio():
+    """``Combination`` with one term of weight 1 is the ratio itself: same change,
+    interval and p-value (normal and score branches), so the deck-pool expectation and
+    the gap are paired exactly as every other metric."""
+    rng = np.random.default_rng(3)
+    for p_differ in (1.0, 0.05):
+        denom = rng.integers(2, 6, 400).astype(float)
+        base = rng.binomial(denom.astype(int), 0.4).astype(float)
+        var = np.where(rng.random(400) < p_differ,
+                       rng.binomial(denom.astype(int), 0.45), base).astype(float)
+        plain = Estimate("path", "all games", "share_life", base, denom, var, denom).row(1.96)
+        comb = Combination("path", "all games", "expected_life", base, denom, var, denom,
+                           terms=[(1.0, base, denom, var, denom)]).row(1.96)
+        for k in ("baseline", "variant", "change", "lo", "hi", "p", "deals_differ"):
+            assert comb[k] == pytest.approx(plain[k], rel=1e-12, abs=1e-15), (p_differ, k)
+        assert comb["interval"] == plain["interval"]
+
+
+@needs_engine
+def test_path_changes_are_judged_against_the_deck_pool_expectation(strong):
+    """Each run's expected share and gap in ``compare`` are the report's
+    (``paths.path_expectation``) on that run, and the gap's change is the share's change
+    minus the expectation's."""
+    from rnr_sim.analytics import compute_metrics, load_run
+
+    result, paired = strong
+    rows = {r["metric"]: r for r in paired.changes.filter(
+        (pl.col("kind") == "path") & (pl.col("subject") == "all games")).iter_rows(named=True)}
+    for run_dir, side in ((result.baseline_dir, "baseline"), (result.variant_dir, "variant")):
+        exp = compute_metrics(load_run(run_dir)).paths_expected
+        for e in exp.iter_rows(named=True):
+            assert rows[f"expected_{e['path']}"][side] == pytest.approx(e["expected"], abs=1e-12)
+            assert rows[f"gap_{e['path']}"][side] == pytest.approx(e["gap"], abs=1e-12)
+    for p in ("life", "attack", "petition", "deck_out"):
+        share, expected, gap = rows[f"share_{p}"], rows[f"expected_{p}"], rows[f"gap_{p}"]
+        assert gap["change"] == pytest.approx(share["change"] - expected["change"], abs=1e-12)
+        assert gap["lo"] < gap["change"] < gap["hi"]
+        assert expected["lo"] < expected["change"] < expected["hi"]
 
 
 @needs_engine
@@ -299,8 +475,57 @@ def test_cli_json_report_and_summary(engine, capsys, files, tmp_path):
     assert html.count("<img") == 3 and "data:image/png;base64," in html
     assert "http://" not in html and "https://" not in html
     assert "Minuteman Volley" in html and (report / "changes.csv").exists()
+    assert html.index("<h3>Patched cards</h3>") < html.index("<h3>Other cards, moved by")
+    assert "moved by the change to Minuteman Volley (" in html
     code, stdout, _ = run_cli(capsys, *DECKS, "--patch", files["strong"], "--games", 20,
                               "--out", tmp_path / "cmp2", "--no-report")
     assert code == 0
     assert "Significant changes" in stdout and "Deck win rates:" in stdout
     assert "variance reduction" in stdout
+
+
+def test_a_broken_run_dir_does_not_pair(empty, tmp_path):
+    import shutil
+
+    result, _ = empty
+    broken = shutil.copytree(result.variant_dir, tmp_path / "variant")
+    part = sorted((broken / "seats").glob("*.parquet"))[0]
+    part.unlink()
+    with pytest.raises(InputError, match=part.name):
+        compare_runs(result.baseline_dir, broken)
+
+
+def test_what_changed_keeps_a_patch_name_on_one_line():
+    """A patch name (or path, or switch value) with a newline or control character is
+    shown as an escaped TOML string: it cannot break the line or fake another one."""
+    from types import SimpleNamespace
+
+    from rnr_sim.compare.text import what_changed
+    from rnr_sim.patches import toml_string
+
+    name = 'Volley +2\nChange: rules x.toml: "fake"\x1b[2J'
+    result = SimpleNamespace(
+        patch_path="volley.toml", patch_name=name, patch_lines=["Minuteman Volley: damage 3 -> 5"],
+        rules_b_path="b.toml", rules_changes={"ua_drain_target": ("controller", 'opp"\n')})
+    lines = what_changed(result)
+    assert len(lines) == 2 and all("\n" not in x and "\x1b" not in x for x in lines)
+    assert lines[0] == f"patch volley.toml ({toml_string(name)}): Minuteman Volley: damage 3 -> 5"
+    assert lines[1] == 'rules b.toml: ua_drain_target: "controller" -> "opp\\"\\n"'
+    plain = SimpleNamespace(patch_path="volley.toml", patch_name="Volley +2", patch_lines=[],
+                            rules_b_path=None, rules_changes={})
+    assert what_changed(plain) == ["patch volley.toml (Volley +2): (an empty patch: no card "
+                                   "changes)"]
+
+
+def test_compare_does_not_import_the_report_or_the_cli():
+    """``rnr_sim.compare`` stands on its own: the report imports it, not the other way
+    round, and it writes TOML with ``rnr_sim.patches``, not the CLI's helpers."""
+    import subprocess
+    import sys
+
+    code = ("import sys, rnr_sim.compare, rnr_sim.compare.text; "
+            "print(sorted(m for m in sys.modules if m.startswith(('rnr_sim.report', "
+            "'rnr_sim.commands', 'rnr_sim.cli'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

@@ -23,6 +23,7 @@ from fake_engine import (
 from typer.testing import CliRunner
 
 from rnr_sim import enums, runner
+from rnr_sim.analytics.stats import wilson
 from rnr_sim.errors import InputError
 
 pytestmark = [pytest.mark.skipif(not SAMPLE_CATALOG.exists(),
@@ -350,11 +351,9 @@ def test_summary_is_computed_from_the_written_tables(tmp_path, decks):
     assert summary["wins"].sum() == (games["winner_seat"] >= 0).sum()
     for r in summary.iter_rows(named=True):
         n, w = r["games"], r["wins"]
-        p, z = w / n, runner.Z95
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        assert r["ci_low"] == pytest.approx(centre - half)
-        assert r["ci_high"] == pytest.approx(centre + half)
+        # The deal is the unit: a Wilson interval on the effective sample n / deff.
+        n_eff = n / r["deff"]
+        assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(w / n * n_eff, n_eff))
         assert r["ci_low"] <= r["win_rate"] <= r["ci_high"]
         if w:
             assert sum(r[p] for p in runner.WIN_PATHS) == pytest.approx(1.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rnr_sim.analytics.stats import with_rate
+from rnr_sim.analytics.stats import ratio_by_deal
 from rnr_sim.enums import BRANCHES
 
 
@@ -72,17 +72,37 @@ def with_branch(seat_games: pl.LazyFrame, branches: pl.LazyFrame | pl.DataFrame)
 
 
 def branch_summary(seat_games_b: pl.LazyFrame, branches: pl.LazyFrame) -> pl.LazyFrame:
-    """One row per main branch that some deck has: ``decks`` (how many), ``deck_names``
-    (comma-separated), ``games`` (seat rows), ``wins``, ``draws``, ``win_rate = wins /
-    games`` with its 95% Wilson interval. Branches whose decks played nothing have 0 games."""
+    """One row per main branch that some deck has, its win rate against other branches.
+
+    ``decks`` (how many), ``deck_names`` (comma-separated); over the branch's seat rows in
+    games where no other seat plays a deck of the same main branch: ``games``, ``wins``,
+    ``draws``, ``win_rate = wins / games`` with its 95% interval ``win_rate_lo``/``_hi``
+    and design effect ``win_rate_deff`` (``stats.ratio_by_deal``: the deal as the unit;
+    the rows need ``table_id`` and ``deal``). ``same_branch_games``: the seat rows left
+    out -- a game between two decks of one branch gives that branch exactly one win per
+    game (less draws) by construction, which would pull its rate toward 1 / players.
+    Branches whose decks played nothing have 0 games."""
     members = branches.group_by(pl.col("main_branch").alias("branch")).agg(
         pl.len().alias("decks"), pl.col("deck").sort().str.join(", ").alias("deck_names")
     )
-    agg = seat_games_b.group_by("branch").agg(
+    rows = seat_games_b.with_columns(
+        (pl.len().over("game_id", "branch") > 1).alias("_same_branch"))
+    field = rows.filter(~pl.col("_same_branch"))
+    agg = field.group_by("branch").agg(
         pl.len().alias("games"), pl.col("won").sum().alias("wins"), pl.col("draw").sum().alias("draws")
     )
-    out = members.join(agg, on="branch", how="full", coalesce=True).with_columns(
-        pl.col("deck_names").fill_null(""),
-        *[pl.col(c).fill_null(0).cast(pl.Int64) for c in ("decks", "games", "wins", "draws")],
+    same = rows.filter(pl.col("_same_branch")).group_by("branch").agg(
+        pl.len().alias("same_branch_games"))
+    counts = ("decks", "games", "wins", "draws", "same_branch_games")
+    wr = ratio_by_deal(field, "won", pl.lit(1), by=["branch"], name="win_rate").select(
+        "branch", "win_rate", "win_rate_lo", "win_rate_hi", "win_rate_deff")
+    out = (
+        members.join(agg, on="branch", how="full", coalesce=True)
+        .join(same, on="branch", how="left")
+        .with_columns(
+            pl.col("deck_names").fill_null(""),
+            *[pl.col(c).fill_null(0).cast(pl.Int64) for c in counts],
+        )
+        .join(wr, on="branch", how="left")
     )
-    return with_rate(out, "win_rate", "wins", "games").sort("branch")
+    return out.sort("branch")

@@ -8,6 +8,11 @@ several slots; its *card mask* in a deck is the OR of its slots' bits, so for on
 - drawn later (GD): GIH and not OH
 - never seen (GNS): not GIH
 - played: ``played_mask & card_mask != 0``
+
+The headline card metric is ``iwd_adjusted`` (``adjusted_iwd``): IWD compared inside each
+deck, between games of the same length and the same turn order, so that a card is not
+credited with its deck's strength or blamed for the length of the games it shows up in.
+The raw 17lands rates stay beside it as secondary columns.
 """
 
 from __future__ import annotations
@@ -22,8 +27,11 @@ from rnr_sim.analytics.stats import (
     benjamini_hochberg,
     diff_interval,
     diff_p_value,
+    ratio_from_moments,
+    two_sided_p,
     with_rate,
 )
+from rnr_sim.analytics.units import table_se
 
 COUNT_COLUMNS = (
     "held", "held_wins", "oh", "oh_wins", "gih", "gih_wins", "played", "played_wins",
@@ -131,16 +139,31 @@ def _derive(counts: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def card_metrics(counts: pl.DataFrame, by: tuple[str, ...] = ("card",), q: float = 0.05) -> pl.DataFrame:
+def card_metrics(
+    counts: pl.DataFrame,
+    by: tuple[str, ...] = ("card",),
+    q: float = 0.05,
+    adjusted: pl.DataFrame | None = None,
+    intervals: pl.DataFrame | None = None,
+) -> pl.DataFrame:
     """Rates per card (counts summed over the decks that hold it), or per ``by`` columns.
 
     For each of OH, GD, GIH, GNS, played: the win rate ``<x>_wr = <x>_wins / <x>`` and
     its 95% Wilson interval (``_lo``/``_hi``); ``play_rate = played / held`` likewise.
-    ``iwd = gih_wr - gns_wr`` (improvement when drawn) with a normal-approximation
-    95% interval ``iwd_lo``/``iwd_hi`` (Agresti-Caffo Wald, ``stats.diff_interval``) and ``iwd_p``, the two-sided p-value of the
-    pooled two-proportion z-test of iwd = 0. ``flag`` is ``over``/``under`` where iwd
-    differs from 0 after Benjamini-Hochberg at false-discovery rate ``q`` over every card
-    with a p-value, else the empty string. Rates are null where their count is 0.
+    ``iwd = gih_wr - gns_wr`` (improvement when drawn, raw: pooled over decks and game
+    lengths) with a normal-approximation 95% interval ``iwd_lo``/``iwd_hi`` (Agresti-Caffo
+    Wald, ``stats.diff_interval``) and ``iwd_p``, the two-sided p-value of the pooled
+    two-proportion z-test of iwd = 0. These are the secondary, 17lands-style columns.
+
+    ``adjusted`` (from ``adjusted_iwd``, keyed by ``by``) adds the headline
+    ``iwd_adjusted`` columns; then ``flag`` is ``over``/``under`` where ``iwd_adjusted``
+    differs from 0 after Benjamini-Hochberg at false-discovery rate ``q`` over every row
+    with an adjusted p-value, else the empty string, and rows are sorted by
+    ``iwd_adjusted``. Without ``adjusted`` (counts only), ``flag`` tests the raw ``iwd``
+    the same way. ``intervals`` (from ``card_deal_intervals``, keyed by ``by``) replaces
+    the Wilson and Agresti-Caffo intervals (which count games as independent) by
+    intervals with the deal as the unit, and ``iwd_p`` by the per-deal test. Rates are
+    null where their count is 0.
     """
     summed = [*COUNT_COLUMNS, "gd", "gd_wins", "gns", "gns_wins"]
     agg = counts.group_by(list(by)).agg(
@@ -158,14 +181,503 @@ def card_metrics(counts: pl.DataFrame, by: tuple[str, ...] = ("card",), q: float
         lo.append(None if math.isnan(a) else a)
         hi.append(None if math.isnan(b) else b)
         pv.append(None if math.isnan(p) else p)
-    p_arr = np.array([np.nan if p is None else p for p in pv], dtype=np.float64)
-    significant = benjamini_hochberg(p_arr, q)
-    iwd = out["iwd"].fill_null(0.0).to_numpy()
-    flags = np.where(significant & (iwd > 0), "over", np.where(significant & (iwd < 0), "under", ""))
     out = out.with_columns(
         pl.Series("iwd_lo", lo, dtype=pl.Float64),
         pl.Series("iwd_hi", hi, dtype=pl.Float64),
         pl.Series("iwd_p", pv, dtype=pl.Float64),
-        pl.Series("flag", flags.tolist(), dtype=pl.String),
     )
-    return out.sort(["iwd", *by], descending=[True] + [False] * len(by), nulls_last=True)
+    if intervals is not None:
+        swap = [c for c in intervals.columns if c not in by]
+        order = out.columns + [c for c in swap if c not in out.columns]
+        out = out.drop([c for c in swap if c in out.columns]).join(
+            intervals.select(*by, *swap), on=list(by), how="left").select(order)
+    key, p_col = "iwd", "iwd_p"
+    if adjusted is not None:
+        cols = [c for c in ADJUSTED_COLUMNS if c in adjusted.columns]
+        out = out.join(adjusted.select(*by, *cols), on=list(by), how="left")
+        key, p_col = "iwd_adjusted", "iwd_adjusted_p"
+    p_arr = out[p_col].fill_null(np.nan).to_numpy().astype(np.float64)
+    significant = benjamini_hochberg(p_arr, q)
+    eff = out[key].fill_null(0.0).to_numpy()
+    flags = np.where(significant & (eff > 0), "over", np.where(significant & (eff < 0), "under", ""))
+    out = out.with_columns(pl.Series("flag", flags.tolist(), dtype=pl.String))
+    order = [key, "iwd"] if key != "iwd" else ["iwd"]
+    return out.sort([*order, *by], descending=[True] * len(order) + [False] * len(by),
+                    nulls_last=True)
+
+
+# ---------------------------------------------------------------- the adjusted IWD
+#: A turn band holds at least this many of a (deck, players, turn order) group's seat rows:
+#: exact turn counts where the data are dense, neighbouring turns merged in the sparse tails.
+MIN_BAND_ROWS = 20
+ADJUSTED_COLUMNS = (
+    "iwd_adjusted", "iwd_adjusted_lo", "iwd_adjusted_hi", "iwd_adjusted_se", "iwd_adjusted_p",
+    "adjusted_deals", "turn_gap",
+)
+
+
+def seat_units(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.DataFrame:
+    """One row per seat, what the adjusted IWD needs, sorted by ``unit``.
+
+    ``deck``, ``won``, ``seen`` (uint64: ``opening_mask | drawn_mask``), ``opening``
+    (``opening_mask``), ``played`` (``played_mask``), ``turns``,
+    ``n_players``, ``order`` (the seat's place in the turn order, 0 = moved first:
+    ``(seat - first_seat) mod n_players``), ``table_id`` and ``unit``, a dense index of the deal
+    ``(table_id, deal)``: the unit of independence (every seat order of a deal shares
+    its shuffles).
+    """
+    g = games.select("game_id", "table_id", "deal", "n_players", "first_seat", "turns")
+    return (
+        seats.select("game_id", "seat", "deck", "won", "opening_mask", "drawn_mask",
+                     "played_mask")
+        .join(g, on="game_id", how="inner")
+        .with_columns(
+            ((pl.col("seat").cast(pl.Int32) - pl.col("first_seat").cast(pl.Int32))
+             % pl.col("n_players").cast(pl.Int32)).alias("order"),
+            (pl.struct("table_id", "deal").rank("dense").cast(pl.Int64) - 1).alias("unit"),
+            (pl.col("opening_mask") | pl.col("drawn_mask")).alias("seen"),
+            pl.col("opening_mask").alias("opening"), pl.col("played_mask").alias("played"),
+        )
+        .select("deck", "won", "seen", "opening", "played", "turns", "n_players", "order",
+                "table_id", "unit", "game_id")
+        .sort("unit", "game_id")
+        .drop("game_id")
+        .collect()
+    )
+
+
+def turn_bands(turns: np.ndarray, min_rows: int = MIN_BAND_ROWS) -> np.ndarray:
+    """Band index (0, 1, ...) of each value of ``turns``: consecutive turn counts, from the
+    shortest, are merged until a band holds ``min_rows`` rows; a short remainder at the
+    long end joins the last band. Dense turn counts are bands of their own."""
+    vals, inv, cnt = np.unique(turns, return_inverse=True, return_counts=True)
+    band = np.empty(len(vals), dtype=np.int64)
+    b, acc = 0, 0
+    for i, c in enumerate(cnt):
+        band[i] = b
+        acc += int(c)
+        if acc >= min_rows:
+            b, acc = b + 1, 0
+    if acc and b > 0:
+        band[band == b] = b - 1
+    return band[inv]
+
+
+def _strata(part: pl.DataFrame, min_rows: int) -> tuple[np.ndarray, int]:
+    """Stratum of each of one deck's rows: (players, turn order, turn band)."""
+    st = np.zeros(part.height, dtype=np.int64)
+    nxt = 0
+    indexed = part.select("n_players", "order", "turns").with_row_index("i")
+    for _, sub in indexed.group_by("n_players", "order", maintain_order=True):
+        b = turn_bands(sub["turns"].to_numpy(), min_rows)
+        st[sub["i"].to_numpy()] = nxt + b
+        nxt += int(b.max()) + 1
+    return st, nxt
+
+
+def _mh_parts(x: np.ndarray, y: np.ndarray, st: np.ndarray, ns: np.ndarray, ms: np.ndarray,
+              starts: np.ndarray) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """Mantel-Haenszel numerator U, denominator V and their per-deal linearisations.
+
+    Per stratum s with ``n1`` seen rows (``a`` won), ``n0`` not seen (``c`` won),
+    ``N = n1 + n0``: ``U = Σ (a·n0 - c·n1) / N`` and ``V = Σ n1·n0 / N``. The derivative
+    of U and V with respect to every row's counts (a row adds 1 to ``n1`` or ``n0`` and
+    ``y`` to ``a`` or ``c``) gives, per row, ``dU = (y - m/N)·n0/N`` if seen, else
+    ``-(y - m/N)·n1/N`` (``m = a + c``), and ``dV = (n0/N)²`` if seen, else ``(n1/N)²``;
+    their sums over each deal (rows sorted by deal; ``starts`` = first row of each) are
+    returned. ``Σ dU = U`` and ``Σ dV = V``.
+    """
+    s = len(ns)
+    n1 = np.bincount(st, weights=x, minlength=s)
+    a = np.bincount(st, weights=x * y, minlength=s)
+    n0, c = ns - n1, ms - a
+    big_n = np.maximum(ns, 1.0)
+    u = float(((a * n0 - c * n1) / big_n).sum())
+    v = float((n1 * n0 / big_n).sum())
+    w1, w0 = (n0 / big_n)[st], (n1 / big_n)[st]
+    resid = y - (ms / big_n)[st]
+    du = np.where(x > 0, resid * w1, -resid * w0)
+    dv = np.where(x > 0, w1 * w1, w0 * w0)
+    return u, v, _segment_sum(du, starts), _segment_sum(dv, starts)
+
+
+def _interval_row(u: float, v: float, zu: np.ndarray, zv: np.ndarray,
+                  tables: np.ndarray) -> dict[str, float | None]:
+    """``U/V`` with its delta-method standard error from per-deal sums ``zu``, ``zv`` of
+    deals in ``tables`` (``units.table_se``: tables are strata of the design)."""
+    out: dict[str, float | None] = dict.fromkeys(ADJUSTED_COLUMNS[:5])
+    if v <= 0 or len(zu) < 2:
+        return out
+    est = u / v
+    se = table_se((zu - est * zv) / v, tables)
+    out.update(iwd_adjusted=est, iwd_adjusted_lo=max(-1.0, est - Z95 * se),
+               iwd_adjusted_hi=min(1.0, est + Z95 * se), iwd_adjusted_se=se,
+               iwd_adjusted_p=two_sided_p(est / se) if se > 0 else (1.0 if est == 0 else 0.0))
+    return out
+
+
+def adjusted_iwd(
+    units: pl.DataFrame, masks: pl.DataFrame, min_rows: int = MIN_BAND_ROWS
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """IWD within each deck at equal game length: per card, and per (deck, card).
+
+    Definition. The seat rows of each deck that holds the card are split into strata of
+    equal (players, turn order, game-length band) -- ``turn_bands`` of ``turns``: exact
+    turn counts where dense, merged in the tails so that each band holds ``min_rows``
+    rows. In stratum s, ``p1`` is the win rate of the rows where the card was seen
+    (opening hand or drawn: GIH), ``p0`` where it was not (GNS), on ``n1`` and ``n0``
+    rows. The Mantel-Haenszel risk difference
+
+        ``iwd_adjusted = Σ_s w_s (p1_s - p0_s) / Σ_s w_s``,  ``w_s = n1_s n0_s / (n1_s + n0_s)``
+
+    is taken over the strata of one deck (``cards_by_deck``), or over the strata of every
+    deck that holds the card (the per-card row: the decks combined with MH weights, so a
+    deck's strength never enters the comparison). A stratum in which the card was always
+    or never seen has weight 0.
+
+    Interval. The estimate is a ratio ``U / V`` of sums over rows; it is linearised per
+    row (``_mh_parts``, the stratum sizes varying too) and the linearisations summed per
+    deal ``(table_id, deal)``, the independent unit: with ``z_k = (dU_k - iwd_adjusted ·
+    dV_k) / V``, ``se² = Σ_h D_h/(D_h-1) Σ_{k in h} (z_k - mean_h z)²`` over the tables h
+    (``units.table_se``; each table plays a fixed number D_h of deals). ``iwd_adjusted_lo``/``_hi``
+    is ``iwd_adjusted ± 1.96 se`` (clipped to [-1, 1]) and ``iwd_adjusted_p`` the
+    two-sided normal p-value of ``iwd_adjusted / se``. ``adjusted_deals`` counts the deals;
+    ``turn_gap`` is the mean game length (turns) when seen minus when not seen, the
+    confounder the adjustment removes. Nulls where no stratum has both kinds of rows.
+
+    What it says: whether games in which the deck saw the card were won more often than
+    games of the same deck, the same length and the same turn order in which it did not.
+    What it cannot say: game length is itself an outcome of play, so a card whose effect
+    is to shorten or lengthen games has that part of its effect held fixed.
+    Returns (per card, per deck and card), sorted by card (then deck).
+    """
+    card_acc: dict[str, list] = {}  # card -> [U, V, [unit ids], [zu], [zv], turn sums]
+    deck_rows: list[dict] = []
+    for (deck,), cards in masks.partition_by("deck", as_dict=True, maintain_order=True).items():
+        part = units.filter(pl.col("deck") == deck)
+        if part.height == 0:
+            continue
+        st, n_strata = _strata(part, min_rows)
+        y = part["won"].cast(pl.Float64).to_numpy()
+        seen = part["seen"].to_numpy()
+        turns = part["turns"].cast(pl.Float64).to_numpy()
+        unit = part["unit"].to_numpy()
+        starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
+        deal_ids = unit[starts]
+        deal_tables = part["table_id"].to_numpy()[starts]
+        ns = np.bincount(st, minlength=n_strata).astype(np.float64)
+        ms = np.bincount(st, weights=y, minlength=n_strata)
+        for card, m in cards.select("card", "mask").iter_rows():
+            x = ((seen & np.uint64(m)) != 0).astype(np.float64)
+            u, v, zu, zv = _mh_parts(x, y, st, ns, ms, starts)
+            n1 = float(x.sum())
+            gap = (float((x * turns).sum()) / n1 - float(((1 - x) * turns).sum()) / (len(x) - n1)
+                   if 0 < n1 < len(x) else None)
+            deck_rows.append({"deck": deck, "card": card,
+                              **_interval_row(u, v, zu, zv, deal_tables),
+                              "adjusted_deals": len(starts), "turn_gap": gap})
+            acc = card_acc.setdefault(card, [0.0, 0.0, [], [], [], 0.0, 0.0, 0.0, 0.0])
+            acc[0] += u
+            acc[1] += v
+            acc[2].append(deal_ids)
+            acc[3].append(zu)
+            acc[4].append(zv)
+            acc[5] += float((x * turns).sum())
+            acc[6] += n1
+            acc[7] += float(((1 - x) * turns).sum())
+            acc[8] += len(x) - n1
+    card_rows = []
+    n_units = int(units["unit"].max() or 0) + 1 if units.height else 0
+    unit_table = np.zeros(n_units, dtype=np.int64)
+    if units.height:
+        unit_table[units["unit"].to_numpy()] = units["table_id"].to_numpy()
+    for card, (u, v, ids, zus, zvs, t1, n1, t0, n0) in card_acc.items():
+        ids_all = np.concatenate(ids)
+        touched = np.bincount(ids_all, minlength=n_units) > 0
+        zu = np.bincount(ids_all, weights=np.concatenate(zus), minlength=n_units)[touched]
+        zv = np.bincount(ids_all, weights=np.concatenate(zvs), minlength=n_units)[touched]
+        card_rows.append({"card": card,
+                          **_interval_row(u, v, zu, zv, unit_table[touched]),
+                          "adjusted_deals": len(zu),
+                          "turn_gap": t1 / n1 - t0 / n0 if n1 > 0 and n0 > 0 else None})
+    schema = {c: pl.Float64 for c in ADJUSTED_COLUMNS} | {"adjusted_deals": pl.Int64}
+    by_card = pl.DataFrame(card_rows, schema={"card": pl.String, **schema})
+    by_deck = pl.DataFrame(deck_rows, schema={"deck": pl.String, "card": pl.String, **schema})
+    return by_card.sort("card"), by_deck.sort("deck", "card")
+
+
+# ---------------------------------------------------------------- per-deal intervals of the raw rates
+#: The raw rates with per-deal intervals: (name, wins sum, games sum) of per-deal sums.
+DEAL_RATES = (
+    ("oh_wr", "oh_wins", "oh"), ("gd_wr", "gd_wins", "gd"), ("gih_wr", "gih_wins", "gih"),
+    ("gns_wr", "gns_wins", "gns"), ("played_wr", "played_wins", "played"),
+    ("play_rate", "played", "held"),
+)
+_SUMS = ("held", "held_wins", "oh", "oh_wins", "gih", "gih_wins", "played", "played_wins")
+
+
+def _segment_sum(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sums of ``x`` (1-D or 2-D) over the row blocks that begin at ``starts``: a reshape
+    when every block has the same size (a deck's deals usually do), else ``reduceat``."""
+    sizes = np.diff(np.r_[starts, len(x)])
+    if len(sizes) and (sizes == sizes[0]).all() and sizes[0] > 0:
+        return x.reshape(len(starts), int(sizes[0]), *x.shape[1:]).sum(axis=1)
+    return np.add.reduceat(x, starts, axis=0)
+
+
+def _indicators(masks_col: np.ndarray, slot_masks: np.ndarray) -> np.ndarray:
+    """float32[rows, cards]: 1 where the row's uint64 mask holds any slot of the card."""
+    m = slot_masks.astype(np.uint64)[None, :]
+    return ((masks_col.astype(np.uint64)[:, None] & m) != 0).astype(np.float32)
+
+
+def _deal_sums(won: np.ndarray, opening: np.ndarray, seen: np.ndarray, played: np.ndarray,
+               masks: np.ndarray, starts: np.ndarray) -> dict[str, np.ndarray]:
+    """Per-deal sums of ``_SUMS`` over one deck's rows (sorted by deal; ``starts`` = each
+    deal's first row), for all its cards at once: float32[deals, cards] each (small whole
+    numbers, exact)."""
+    won = won.astype(np.float32)
+    w = won[:, None]
+    k = masks.shape[0]
+    held = _segment_sum(np.ones_like(won), starts)[:, None].repeat(k, axis=1)
+    held_wins = _segment_sum(won, starts)[:, None].repeat(k, axis=1)
+    out = {"held": held, "held_wins": held_wins}
+    for name, col in (("oh", opening), ("gih", seen), ("played", played)):
+        x = _indicators(col, masks)
+        out[name] = _segment_sum(x, starts)
+        out[f"{name}_wins"] = _segment_sum(x * w, starts)
+    return out
+
+
+def _weights(col: str) -> np.ndarray:
+    """The count ``col`` (a ``_SUMS`` name, or ``gd``, ``gns`` and their wins) as a linear
+    combination of the ``_SUMS`` vector."""
+    idx = {k: i for i, k in enumerate(_SUMS)}
+    w = np.zeros(len(_SUMS))
+    derived = {"gd": ("gih", "oh"), "gd_wins": ("gih_wins", "oh_wins"),
+               "gns": ("held", "gih"), "gns_wins": ("held_wins", "gih_wins")}
+    if col in derived:
+        plus, minus = derived[col]
+        w[idx[plus]], w[idx[minus]] = 1.0, -1.0
+    else:
+        w[idx[col]] = 1.0
+    return w
+
+
+def _table_moments(sums: dict[str, np.ndarray], tstarts: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Per table block: first moments ``S`` [tables, cards, 8] and second moments ``M``
+    [tables, cards, 8, 8] of the per-deal ``_SUMS`` vectors (``sums``: [deals, cards]
+    each, whole numbers, so float32 products and sums stay exact up to 2^24 per table)."""
+    x = [sums[k] for k in _SUMS]
+    n_t, n_k = len(tstarts), x[0].shape[1]
+    s_ = np.empty((n_t, n_k, len(_SUMS)))
+    m_ = np.empty((n_t, n_k, len(_SUMS), len(_SUMS)))
+    for i in range(len(_SUMS)):
+        s_[:, :, i] = _segment_sum(x[i], tstarts)
+        for j in range(i, len(_SUMS)):
+            m_[:, :, i, j] = m_[:, :, j, i] = _segment_sum(x[i] * x[j], tstarts)
+    return s_, m_
+
+
+def _rate_moments(s: np.ndarray, m: np.ndarray, d: np.ndarray, tids: np.ndarray,
+                  first_key: int) -> dict[str, np.ndarray]:
+    """The moments ``stats.ratio_from_moments`` reads, per (key, rate, table), from the
+    first and second moments ``s`` [tables, keys, 8], ``m`` [tables, keys, 8, 8]."""
+    n_t, n_k = s.shape[0], s.shape[1]
+    cols: dict[str, list[np.ndarray]] = {c: [] for c in ("key", "rate", "table_id", "d", "sy",
+                                                        "sn", "syy", "snn", "syn")}
+    for r, (_name, y_col, n_col) in enumerate(DEAL_RATES):
+        wy, wn = _weights(y_col), _weights(n_col)
+        cols["sy"].append((s @ wy).ravel())
+        cols["sn"].append((s @ wn).ravel())
+        cols["syy"].append(np.einsum("tkij,i,j->tk", m, wy, wy).ravel())
+        cols["snn"].append(np.einsum("tkij,i,j->tk", m, wn, wn).ravel())
+        cols["syn"].append(np.einsum("tkij,i,j->tk", m, wy, wn).ravel())
+        cols["key"].append(np.tile(np.arange(first_key, first_key + n_k), n_t))
+        cols["rate"].append(np.full(n_t * n_k, r))
+        cols["table_id"].append(np.repeat(tids, n_k))
+        cols["d"].append(np.repeat(d, n_k))
+    return {c: np.concatenate(v) for c, v in cols.items()}
+
+
+def _raw_iwd(key: dict, s: np.ndarray, m: np.ndarray, d: np.ndarray) -> dict:
+    """Raw IWD = GIH WR - GNS WR with its per-deal (delta-method) standard error, from one
+    key's per-table moments ``s`` [tables, 8] and ``m`` [tables, 8, 8] over ``d`` deals.
+
+    The linearisation ``z = (gih_wins - r1 gih) / G - (gns_wins - r0 gns) / N`` is linear
+    in the ``_SUMS`` vector (``z = c · x``), so its table-centred sum of squares is
+    ``c' M c - (c · S)² / D`` per table (times D/(D-1), tables with one deal uncentred).
+    """
+    out = {**key, "iwd_lo": None, "iwd_hi": None, "iwd_se": None, "iwd_p": None}
+    tot = s.sum(axis=0)
+    w_g, w_gw = _weights("gih"), _weights("gih_wins")
+    w_n, w_nw = _weights("gns"), _weights("gns_wins")
+    big_g, big_n = float(tot @ w_g), float(tot @ w_n)
+    if big_g <= 0 or big_n <= 0 or d.sum() < 2:
+        return out
+    r1, r0 = float(tot @ w_gw) / big_g, float(tot @ w_nw) / big_n
+    c = (w_gw - r1 * w_g) / big_g - (w_nw - r0 * w_n) / big_n
+    sq = np.einsum("tij,i,j->t", m, c, c)
+    lin = s @ c
+    many = d >= 2
+    var = np.where(many, d / np.where(many, d - 1.0, 1.0) * (sq - lin * lin / np.maximum(d, 1)),
+                   sq).sum()
+    se = math.sqrt(max(float(var), 0.0))
+    # never narrower than one deal's worth of a unit swing on either side (as for rates)
+    se = max(se, math.sqrt(1.0 / big_g**2 + 1.0 / big_n**2))
+    iwd = r1 - r0
+    out.update(iwd_lo=max(-1.0, iwd - Z95 * se), iwd_hi=min(1.0, iwd + Z95 * se), iwd_se=se,
+               iwd_p=two_sided_p(iwd / se))
+    return out
+
+
+def _block(ref: tuple) -> np.ndarray:
+    """float32[deals, 8]: one card's per-deal ``_SUMS`` vectors over one table's deals."""
+    sums, j, lo, hi = ref
+    return np.stack([sums[k][lo:hi, j] for k in _SUMS], axis=1)
+
+
+def card_deal_intervals(units: pl.DataFrame, masks: pl.DataFrame
+                        ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """95% intervals of the raw card rates with the deal as the unit: per card (decks
+    pooled) and per (deck, card).
+
+    For each rate of ``DEAL_RATES`` (OH, GD, GIH, GNS, played WR, play rate), the counts
+    are summed per deal ``(table_id, deal)`` (both seat orders of a deal share the
+    shuffles, so they are one unit) and handed to ``stats.ratio_from_moments``: the
+    delta-method variance over deals, tables as strata, and a Wilson interval on the
+    effective number of games; columns ``<rate>_lo``, ``_hi``, ``_se``, ``_deff``. Raw IWD
+    (``gih_wr - gns_wr``): ``iwd_lo``/``iwd_hi`` = iwd ± 1.96 se from the per-deal
+    linearisation of the difference, ``iwd_se`` and ``iwd_p`` (two-sided normal).
+
+    Per table, only the first and second moments of the per-deal count vectors are
+    needed; for a card several decks hold, they add up over the decks, plus the cross
+    products of two holders' counts in the tables where they meet.
+    """
+    n_units = int(units["unit"].max() or 0) + 1 if units.height else 0
+    unit_table = np.zeros(n_units, dtype=np.int64)
+    if units.height:
+        unit_table[units["unit"].to_numpy()] = units["table_id"].to_numpy()
+    deck_moments: list[dict[str, np.ndarray]] = []
+    deck_keys: list[dict] = []
+    deck_iwd: list[dict] = []
+    # card -> table -> [d, S (8), M (8x8), [per-deal base blocks of the holders]]
+    pooled: dict[str, dict[int, list]] = {}
+    for (deck,), cards in masks.partition_by("deck", as_dict=True, maintain_order=True).items():
+        part = units.filter(pl.col("deck") == deck)
+        if part.height == 0:
+            continue
+        unit = part["unit"].to_numpy()
+        starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
+        tables = unit_table[unit[starts]]
+        tstarts = np.flatnonzero(np.r_[True, tables[1:] != tables[:-1]])
+        tids = tables[tstarts]
+        d = np.diff(np.r_[tstarts, len(tables)]).astype(np.float64)
+        names = cards["card"].to_list()
+        sums = _deal_sums(part["won"].cast(pl.Float64).to_numpy(), part["opening"].to_numpy(),
+                          part["seen"].to_numpy(), part["played"].to_numpy(),
+                          cards["mask"].to_numpy(), starts)
+        s_t, m_t = _table_moments(sums, tstarts)
+        deck_moments.append(_rate_moments(s_t, m_t, d, tids, len(deck_keys)))
+        for j, card in enumerate(names):
+            key = {"deck": deck, "card": card}
+            deck_keys.append(key)
+            deck_iwd.append(_raw_iwd(key, s_t[:, j], m_t[:, j], d))
+            acc = pooled.setdefault(card, {})
+            ends = np.r_[tstarts[1:], len(tables)]
+            for i, t in enumerate(tids.tolist()):
+                block = (sums, j, tstarts[i], ends[i])  # stacked only if another deck comes
+                cur = acc.get(t)
+                if cur is None:
+                    acc[t] = [d[i], s_t[i, j].copy(), m_t[i, j].copy(), [block]]
+                else:  # another deck holding the card at this table: add it and the cross terms
+                    mine = _block(block)
+                    for other in cur[3]:
+                        cross = (_block(other).T @ mine).astype(np.float64)
+                        cur[2] += cross + cross.T
+                    cur[1] += s_t[i, j]
+                    cur[2] += m_t[i, j]
+                    cur[3].append(block)
+    card_moments: list[dict[str, np.ndarray]] = []
+    card_keys: list[dict] = []
+    card_iwd: list[dict] = []
+    for card, by_table in pooled.items():
+        tids = np.array(sorted(by_table), dtype=np.int64)
+        d = np.array([by_table[t][0] for t in tids.tolist()])
+        s_c = np.stack([by_table[t][1] for t in tids.tolist()])
+        m_c = np.stack([by_table[t][2] for t in tids.tolist()])
+        card_moments.append(_rate_moments(s_c[:, None], m_c[:, None], d, tids,
+                                          len(card_keys)))
+        card_keys.append({"card": card})
+        card_iwd.append(_raw_iwd({"card": card}, s_c, m_c, d))
+
+    def assemble(moments: list[dict[str, np.ndarray]], keys: list[dict], iwd: list[dict],
+                 by: list[str]) -> pl.DataFrame:
+        key_schema = {k: pl.String for k in by}
+        iwd_schema = key_schema | {c: pl.Float64 for c in ("iwd_lo", "iwd_hi", "iwd_se",
+                                                           "iwd_p")}
+        out = pl.DataFrame(iwd, schema=iwd_schema)
+        if not moments:
+            return out
+        names = pl.DataFrame(keys, schema={k: pl.String for k in by}).with_row_index("key")
+        mom = pl.DataFrame({c: np.concatenate([m[c] for m in moments]) for c in moments[0]})
+        mom = mom.with_columns(pl.col("key").cast(pl.UInt32)).join(names, on="key")
+        for r_idx, (name, _, _) in enumerate(DEAL_RATES):
+            r = ratio_from_moments(mom.filter(pl.col("rate") == r_idx).lazy(), by,
+                                   name).collect()
+            out = out.join(r.select(*by, f"{name}_lo", f"{name}_hi", f"{name}_se",
+                                    f"{name}_deff"), on=by, how="left")
+        return out
+
+    return (assemble(card_moments, card_keys, card_iwd, ["card"]),
+            assemble(deck_moments, deck_keys, deck_iwd, ["deck", "card"]))
+
+
+# ---------------------------------------------------------------- the residual-bias baseline
+def plain_cards(catalog: pl.DataFrame | pl.LazyFrame) -> list[str]:
+    """The plainest cards of a catalog: common Pillars with no effect and no keyword,
+    Scroll Pillars excepted (they count towards Petition Victory, Art. III). Drawing one
+    only adds 1 IP, so their ``iwd_adjusted`` measures what the method does to a card of
+    almost no effect."""
+    c = catalog.lazy().collect()
+    empty = []
+    for col in ("effects", "keywords"):
+        if col not in c.columns:
+            continue
+        if isinstance(c.schema[col], pl.List):
+            empty.append(pl.col(col).list.len().fill_null(0) == 0)
+        else:
+            empty.append(pl.col(col).cast(pl.String).fill_null("").str.strip_chars() == "")
+    cond = (pl.col("type") == "pillar") & (pl.col("branch") != "scroll")
+    if "rarity" in c.columns:
+        cond = cond & (pl.col("rarity") == "common")
+    for e in empty:
+        cond = cond & e
+    return sorted(c.filter(cond)["name"].to_list())
+
+
+def plain_card_baseline(cards_by_deck: pl.DataFrame, catalog: pl.DataFrame | pl.LazyFrame
+                        ) -> pl.DataFrame:
+    """How the card metrics behave on the plainest cards (``plain_cards``), per deck.
+
+    Over the (deck, plain card) pairs with an ``iwd_adjusted``: ``pairs``, ``cards``;
+    ``adj_mean``, ``adj_median``, ``adj_sd``, ``adj_min``, ``adj_max`` of
+    ``iwd_adjusted``; ``adj_cover`` the share of their 95% intervals that hold 0; and
+    ``raw_mean``, ``raw_min``, ``raw_max`` of the raw ``iwd`` on the same pairs. A card
+    that does nothing should have an adjusted IWD near 0: what these show beyond the
+    intervals is the method's residual bias. One row; nulls if there is no such pair.
+    """
+    names = plain_cards(catalog)
+    d = cards_by_deck.filter(pl.col("card").is_in(names) & pl.col("iwd_adjusted").is_not_null())
+    a = pl.col("iwd_adjusted")
+    return d.select(
+        pl.len().cast(pl.Int64).alias("pairs"),
+        pl.col("card").n_unique().cast(pl.Int64).alias("cards"),
+        a.mean().alias("adj_mean"), a.median().alias("adj_median"), a.std().alias("adj_sd"),
+        a.min().alias("adj_min"), a.max().alias("adj_max"),
+        ((pl.col("iwd_adjusted_lo") <= 0) & (pl.col("iwd_adjusted_hi") >= 0)).mean()
+        .alias("adj_cover"),
+        pl.col("iwd").mean().alias("raw_mean"), pl.col("iwd").min().alias("raw_min"),
+        pl.col("iwd").max().alias("raw_max"),
+    )

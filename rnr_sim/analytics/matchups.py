@@ -13,7 +13,15 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from rnr_sim.analytics.stats import exploitability, nash_equilibrium, rate, wilson_hi, wilson_lo
+from rnr_sim.analytics.nash import nash_bootstrap
+from rnr_sim.analytics.stats import (
+    exploitability,
+    nash_equilibrium,
+    rate,
+    ratio_by_deal,
+    wilson_hi,
+    wilson_lo,
+)
 
 PAIR_COUNTS = ("games", "n", "wins", "draws", "n_first", "wins_first")
 
@@ -28,9 +36,10 @@ def table_games(games: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def key_counts_by_table(seat_games: pl.LazyFrame, key: str = "deck") -> pl.LazyFrame:
-    """Seat rows per (``table_id``, ``row`` = the seat's ``key``, ``is_first``):
-    ``n`` rows, ``wins``, ``draws``."""
-    return seat_games.group_by("table_id", pl.col(key).alias("row"), "is_first").agg(
+    """Seat rows per (``table_id``, ``deal`` when the rows have it, ``row`` = the seat's
+    ``key``, ``is_first``): ``n`` rows, ``wins``, ``draws``."""
+    deal = ["deal"] if "deal" in seat_games.collect_schema().names() else []
+    return seat_games.group_by("table_id", *deal, pl.col(key).alias("row"), "is_first").agg(
         pl.len().cast(pl.Int64).alias("n"),
         pl.col("won").sum().cast(pl.Int64).alias("wins"),
         pl.col("draw").sum().cast(pl.Int64).alias("draws"),
@@ -90,23 +99,64 @@ def pair_counts_by_table(counts: pl.LazyFrame, composition: pl.LazyFrame) -> pl.
     return per_table.group_by("row", "col").agg([pl.col(c).sum() for c in PAIR_COUNTS])
 
 
+def pair_counts_by_deal(counts: pl.LazyFrame, composition: pl.LazyFrame) -> pl.LazyFrame:
+    """As ``pair_counts_by_table``, one row per (``table_id``, ``deal``, ``row``, ``col``):
+    ``n``, ``wins`` (``counts`` from ``key_counts_by_table`` over rows with ``deal``)."""
+    comp = composition.select("table_id", "row", "seats")
+    cols = composition.select("table_id", pl.col("row").alias("col"))
+    return (
+        counts.join(comp, on=["table_id", "row"], how="inner")
+        .join(cols, on="table_id", how="inner")
+        .filter((pl.col("row") != pl.col("col")) | (pl.col("seats") >= 2))
+        .group_by("table_id", "deal", "row", "col")
+        .agg(pl.col("n").sum(), pl.col("wins").sum())
+    )
+
+
+def matchup_intervals(pairs: pl.LazyFrame) -> pl.LazyFrame:
+    """Per (``row``, ``col``): the 95% interval of the pooled ``Σ wins / Σ n`` with the
+    deal as the unit (``stats.ratio_by_deal``): ``win_rate_lo``, ``win_rate_hi``,
+    ``win_rate_deff``. ``pairs``: rows with ``table_id``, ``deal``, ``row``, ``col``,
+    ``wins`` and ``n`` (``pair_counts_by_deal``; or ``matchup_pairs`` with ``n = 1``)."""
+    return ratio_by_deal(pairs, "wins", "n", by=["row", "col"], name="win_rate").select(
+        pl.col("row").cast(pl.String), pl.col("col").cast(pl.String),
+        "win_rate_lo", "win_rate_hi", "win_rate_deff")
+
+
+def deal_intervals(seat_games: pl.LazyFrame, tables: pl.LazyFrame, key: str = "deck"
+                   ) -> pl.LazyFrame:
+    """``matchup_intervals`` for ``key`` from seat rows with ``table_id`` and ``deal``:
+    through the table compositions when they are fixed, else game by game."""
+    counts = key_counts_by_table(seat_games, key).collect()
+    comp = table_composition(counts.lazy(), tables).collect()
+    if fixed_tables(comp):
+        pairs = pair_counts_by_deal(counts.lazy(), comp.lazy())
+    else:
+        pairs = matchup_pairs(seat_games, key).with_columns(
+            pl.col("won").cast(pl.Int64).alias("wins"), pl.lit(1, pl.Int64).alias("n"))
+    return matchup_intervals(pairs).collect().lazy()
+
+
 def matchup_pairs(seat_games: pl.LazyFrame, key: str = "deck") -> pl.LazyFrame:
     """Every (seat, opposing seat) pair of every game, as the row seat sees it.
 
-    Columns: ``game_id``, ``seat``, ``opp_seat``, ``row`` (the seat's ``key``), ``col``
+    Columns: ``game_id`` (with ``table_id``, ``deal`` when the rows have them), ``seat``,
+    ``opp_seat``, ``row`` (the seat's ``key``), ``col``
     (the opposing seat's ``key``), ``won`` (the row seat won), ``draw``, ``is_first`` (the
     row seat moved first). In games of 3-4 players an opposing key met at several seats
     counts once per row seat.
     """
+    unit = [c for c in ("table_id", "deal") if c in seat_games.collect_schema().names()]
     left = seat_games.select(
-        "game_id", "seat", pl.col(key).alias("row"), "won", "draw", "is_first", "n_players"
+        "game_id", *unit, "seat", pl.col(key).alias("row"), "won", "draw", "is_first",
+        "n_players"
     )
     right = seat_games.select("game_id", pl.col("seat").alias("opp_seat"), pl.col(key).alias("col"))
     pairs = left.join(right, on="game_id", how="inner").filter(pl.col("seat") != pl.col("opp_seat"))
     two = pairs.filter(pl.col("n_players") <= 2)
     many = pairs.filter(pl.col("n_players") > 2).unique(["game_id", "seat", "col"])
     return pl.concat([two, many]).select(
-        "game_id", "seat", "opp_seat", "row", "col", "won", "draw", "is_first"
+        "game_id", *unit, "seat", "opp_seat", "row", "col", "won", "draw", "is_first"
     )
 
 
@@ -122,16 +172,22 @@ def pair_counts_by_game(seat_games: pl.LazyFrame, key: str = "deck") -> pl.LazyF
     )
 
 
-def matchup_matrix(pair_counts: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+def matchup_matrix(pair_counts: pl.LazyFrame, keys: list[str],
+                   intervals: pl.LazyFrame | None = None, players: int = 2) -> pl.LazyFrame:
     """The win-rate matrix in long form: one row per (row key, column key) of ``keys``².
 
     Over the games where ``row`` met ``col``: ``games`` (distinct games), ``n`` (row-seat
     observations; = games for two players off the diagonal), ``wins``, ``draws``,
     ``wins_first``/``n_first`` (row seat moved first) and ``wins_second``/``n_second``.
-    ``win_rate`` is seat-balanced: the mean of ``wins_first/n_first`` and
-    ``wins_second/n_second`` (the pooled rate if only one seat order was played);
-    ``win_rate_lo``/``win_rate_hi`` is the 95% Wilson interval of the pooled ``wins / n``
-    (the same centre when, as the runner guarantees, both seat orders are played equally).
+    ``win_rate`` is seat-balanced: each of the ``players`` places in the turn order
+    weighs the same, ``wins_first/n_first / P + wins_second/n_second · (P-1)/P`` (for two
+    players the mean of the two; "second" is every seat after the first), the pooled rate
+    if only one seat order was played. When every deal is played in every rotation (as
+    the runner does) it equals the pooled ``wins / n``;
+    ``win_rate_lo``/``win_rate_hi`` is the 95% interval of the pooled ``wins / n`` (the
+    same centre when, as the runner guarantees, both seat orders are played equally) from
+    ``intervals`` (``matchup_intervals``: the deal as the unit, with ``win_rate_deff``);
+    without them (a hand-built table of counts) the Wilson interval over independent games.
     ``mirror`` marks the diagonal, whose rate is null: both sides are the same key.
     Cells never played have ``games = 0`` and null rates.
     """
@@ -154,15 +210,23 @@ def matchup_matrix(pair_counts: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     )
     balanced = (
         pl.when(pl.col("win_rate_first").is_not_null() & pl.col("win_rate_second").is_not_null())
-        .then((pl.col("win_rate_first") + pl.col("win_rate_second")) / 2.0)
+        .then(pl.col("win_rate_first") / players
+              + pl.col("win_rate_second") * (players - 1.0) / players)
         .otherwise(rate("wins", "n"))
     )
     off = ~pl.col("mirror")
+    if intervals is None:
+        lo, hi, deff = wilson_lo("wins", "n"), wilson_hi("wins", "n"), pl.lit(None, pl.Float64)
+    else:
+        out = out.join(intervals, on=["row", "col"], how="left")
+        lo, hi, deff = pl.col("win_rate_lo"), pl.col("win_rate_hi"), pl.col("win_rate_deff")
     return out.with_columns(
         pl.when(off).then(balanced).otherwise(None).alias("win_rate"),
-        pl.when(off).then(wilson_lo("wins", "n")).otherwise(None).alias("win_rate_lo"),
-        pl.when(off).then(wilson_hi("wins", "n")).otherwise(None).alias("win_rate_hi"),
-    )
+        pl.when(off).then(lo).otherwise(None).alias("win_rate_lo"),
+        pl.when(off).then(hi).otherwise(None).alias("win_rate_hi"),
+        pl.when(off).then(deff).otherwise(None).alias("win_rate_deff"),
+    ).select(pl.exclude("win_rate_lo", "win_rate_hi", "win_rate_deff"), "win_rate_lo",
+             "win_rate_hi", "win_rate_deff")
 
 
 def payoff_matrix(matrix: pl.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -185,7 +249,12 @@ def payoff_matrix(matrix: pl.DataFrame, keys: list[str]) -> tuple[np.ndarray, np
     return payoff, played
 
 
-def metagame_nash(matrix: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+def metagame_nash(
+    matrix: pl.DataFrame,
+    keys: list[str],
+    deals: pl.DataFrame | None = None,
+    players: int = 2,
+) -> pl.DataFrame:
     """The Nash equilibrium of the metagame and each deck's standing against it.
 
     The game: both players pick a deck from ``keys``; the payoff is ``payoff_matrix``
@@ -195,11 +264,18 @@ def metagame_nash(matrix: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     ``expected_win_rate = 0.5 + Σ_j share_j · payoff[deck, j]`` (its win rate against the
     mix; 0.5 for every deck in the support, at most 0.5 for the rest), ``in_support``,
     ``opponents`` (decks it met), and the mix's ``exploitability`` (≈ 0: what the best
-    deck gains against the mix).
+    deck gains against the mix). With ``deals`` (``nash.matchup_deals``), the bootstrap
+    over deals (``nash.nash_bootstrap``) adds ``share_lo``/``share_hi`` (95% percentile
+    interval), ``support_freq`` (share of resamples with the deck in the mix) and
+    ``replicates``; else those are null.
+
+    Only for two players: with 3-4 players a deck's result depends on the whole table,
+    so the pairwise matrix is not a two-player zero-sum game and no Nash mix is computed
+    (every share null, ``in_support`` false).
     """
     payoff, played = payoff_matrix(matrix, keys)
     met = played.sum(axis=1)
-    active = [i for i in range(len(keys)) if met[i] > 0]
+    active = [i for i in range(len(keys)) if met[i] > 0] if players <= 2 else []
     share = np.full(len(keys), np.nan)
     expected = np.full(len(keys), np.nan)
     gap = np.nan
@@ -209,7 +285,7 @@ def metagame_nash(matrix: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
         share[active] = x
         expected[active] = 0.5 + sub @ x
         gap = exploitability(sub, x)
-    return pl.DataFrame(
+    out = pl.DataFrame(
         {
             "deck": keys,
             "share": [None if np.isnan(s) else float(s) for s in share],
@@ -226,5 +302,13 @@ def metagame_nash(matrix: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
             "opponents": pl.Int64,
             "exploitability": pl.Float64,
         },
-    ).sort(["share", "expected_win_rate", "deck"], descending=[True, True, False],
-           nulls_last=True)
+    )
+    boot_schema = {"share_lo": pl.Float64, "share_hi": pl.Float64,
+                   "support_freq": pl.Float64, "replicates": pl.Int64}
+    if deals is not None and active:
+        boot = nash_bootstrap(deals, [keys[i] for i in active])
+        out = out.join(boot, on="deck", how="left")
+    else:
+        out = out.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in boot_schema.items()])
+    return out.sort(["share", "expected_win_rate", "deck"], descending=[True, True, False],
+                    nulls_last=True)

@@ -9,11 +9,32 @@ import polars as pl
 from rnr_sim.analytics import findings as fnd
 from rnr_sim.analytics import matchups as mu
 from rnr_sim.analytics.branches import branch_summary, deck_cards, main_branches, with_branch
-from rnr_sim.analytics.cards import card_counts, card_masks, card_metrics
-from rnr_sim.analytics.decks import deck_summary
+from rnr_sim.analytics.cards import (
+    adjusted_iwd,
+    card_counts,
+    card_deal_intervals,
+    card_masks,
+    card_metrics,
+    seat_units,
+)
+from rnr_sim.analytics.decks import (
+    deck_summary,
+    path_shares_by_deal,
+    with_path_intervals,
+    with_units,
+)
 from rnr_sim.analytics.length import length_histogram, length_summary
 from rnr_sim.analytics.lp import lp_bands
-from rnr_sim.analytics.paths import overall_path_counts, path_counts, path_shares
+from rnr_sim.analytics.nash import matchup_deals
+from rnr_sim.analytics.paths import (
+    deal_path_counts,
+    main_path_win_rates,
+    main_paths,
+    overall_path_counts,
+    path_counts,
+    path_expectation,
+    path_shares,
+)
 from rnr_sim.analytics.run import Run, seat_games
 from rnr_sim.analytics.seats import game_flags, game_flags_by_table, seat_advantage
 
@@ -42,8 +63,13 @@ class Metrics:
     length: pl.DataFrame
     length_hist: pl.DataFrame
     lp: pl.DataFrame | None
-    candidates: list[fnd.Finding]
+    candidates: list[fnd.Finding]  # every candidate, judged (fnd.judge)
     findings: list[fnd.Finding]
+    # paths against the deck-pool expectation (paths.path_expectation) and decks grouped
+    # by their main path (paths.main_path_win_rates); deck -> main path
+    paths_expected: pl.DataFrame | None = None
+    paths_by_main_path: pl.DataFrame | None = None
+    deck_main_paths: pl.DataFrame | None = None
 
     @property
     def fair(self) -> float:
@@ -73,7 +99,8 @@ def compute_metrics(run: Run) -> Metrics:
     """Compute every metric of ``run`` (materialized first, so each table is read once)."""
     run = run.materialize()
     branches = main_branches(run.decks, run.cards).collect()
-    sg = with_branch(seat_games(run.games, run.seats), branches).collect().lazy()
+    sg = with_units(with_branch(seat_games(run.games, run.seats), branches), run.games)
+    sg = sg.collect().lazy()  # with deal and mirror: the deal is the unit of every interval
 
     deck_df = deck_summary(sg, run.decks).collect().join(
         branches.select("deck", "main_branch"), on="deck", how="left"
@@ -101,8 +128,10 @@ def compute_metrics(run: Run) -> Metrics:
         seats, branch_sum, length, length_hist,
     ) = pl.collect_all(
         [
-            mu.matchup_matrix(deck_pairs, deck_order),
-            mu.matchup_matrix(branch_pairs, branch_order),
+            mu.matchup_matrix(deck_pairs, deck_order, mu.deal_intervals(sg, tables, "deck"),
+                              _players(run, run.games)),
+            mu.matchup_matrix(branch_pairs, branch_order,
+                              mu.deal_intervals(sg, tables, "branch"), _players(run, run.games)),
             path_shares(overall_path_counts(run.games)),
             path_shares(path_counts(sg, "deck")),
             path_shares(path_counts(sg, "policy")),
@@ -113,17 +142,33 @@ def compute_metrics(run: Run) -> Metrics:
             length_histogram(run.games),
         ]
     )
-    nash = mu.metagame_nash(matchups, deck_order)
-    counts = card_counts(run.seats, card_masks(run.decks))
-    cards = card_metrics(counts, ("card",)).join(catalog, on="card", how="left")
-    cards_by_deck = card_metrics(counts, ("deck", "card")).join(catalog, on="card", how="left")
+    # path shares' intervals with the deal as the unit (decks.path_shares_by_deal)
+    won = run.games.with_columns((pl.col("winner_seat") >= 0).alias("won"))
+    paths_overall = with_path_intervals(paths_overall, path_shares_by_deal(won).collect())
+    paths_deck, paths_policy, paths_branch = (
+        with_path_intervals(t, path_shares_by_deal(sg, [by]).collect(), "group")
+        for t, by in ((paths_deck, "deck"), (paths_policy, "policy"), (paths_branch, "branch"))
+    )
+    nash = mu.metagame_nash(matchups, deck_order, matchup_deals(sg), _players(run, run.games))
+    paths_expected = path_expectation(deal_path_counts(sg, run.games))
+    deck_main_paths = main_paths(deck_df)
+    paths_by_main_path = main_path_win_rates(sg, run.games, deck_main_paths)
+    masks = card_masks(run.decks)
+    counts = card_counts(run.seats, masks)
+    units = seat_units(run.games, run.seats)
+    adj_card, adj_deck = adjusted_iwd(units, masks)
+    int_card, int_deck = card_deal_intervals(units, masks)
+    cards = card_metrics(counts, ("card",), adjusted=adj_card, intervals=int_card).join(
+        catalog, on="card", how="left")
+    cards_by_deck = card_metrics(counts, ("deck", "card"), adjusted=adj_deck,
+                                 intervals=int_deck).join(catalog, on="card", how="left")
     lp = lp_bands(run.lp_curves).collect() if run.lp_curves is not None else None
 
     players = _players(run, run.games)
     fair = 1.0 / players
     candidates = (
         fnd.deck_candidates(deck_df, nash, fair)
-        + fnd.path_candidates(paths_overall)
+        + fnd.path_candidates(paths_expected)
         + fnd.card_candidates(cards)
         + fnd.seat_candidates(seats)
         + fnd.branch_candidates(branch_sum, deck_df, fair)
@@ -149,6 +194,9 @@ def compute_metrics(run: Run) -> Metrics:
         length=length,
         length_hist=length_hist,
         lp=lp,
-        candidates=candidates,
+        candidates=fnd.judge(candidates),
         findings=fnd.top_findings(candidates),
+        paths_expected=paths_expected,
+        paths_by_main_path=paths_by_main_path,
+        deck_main_paths=deck_main_paths,
     )

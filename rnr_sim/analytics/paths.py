@@ -1,15 +1,21 @@
 """Victory paths: how wins split between life, attack, petition and deck-out (Art. III).
 
 Art. III: "No path is superior to another." If that held in play, each path would take a
-quarter of the wins; ``path_shares`` measures the distance from that.
+quarter of the wins; ``path_shares`` measures the distance from that. But a flat 25% tests
+the deck pool as much as the paths: if most decks aim at Attack, Attack takes most wins
+even when no deck wins more than its share. ``path_expectation`` measures a path against
+the deck-pool expectation (every deck winning its fair share with its own path mix), and
+``main_path_win_rates`` gives the win rates of decks grouped by the path they win by.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from rnr_sim.analytics.decks import WIN_PATHS, path_share_columns
-from rnr_sim.analytics.stats import chi2_sf, rate
+from rnr_sim.analytics.stats import Z95, chi2_sf, rate, ratio_by_deal, two_sided_p
+from rnr_sim.analytics.units import table_se
 
 PATH_COUNT_COLUMNS = ("games", "wins", "draws", *[f"wins_{p}" for p in WIN_PATHS])
 
@@ -76,3 +82,163 @@ def path_shares(counts: pl.LazyFrame) -> pl.LazyFrame:
         .map_elements(lambda x: chi2_sf(x, df), return_dtype=pl.Float64)
         .alias("chi2_p")
     )
+
+
+# ---------------------------------------------------------------- the deck-pool expectation
+def _with_deal(seat_games: pl.LazyFrame, games: pl.LazyFrame) -> pl.LazyFrame:
+    if "deal" in seat_games.collect_schema().names():
+        return seat_games
+    return seat_games.join(games.select("game_id", "deal"), on="game_id", how="left")
+
+
+def deal_path_counts(seat_games: pl.LazyFrame, games: pl.LazyFrame) -> pl.LazyFrame:
+    """Per deal and deck: ``unit`` (dense index of ``(table_id, deal)``, the independent
+    unit), ``deck``, ``games`` (seat rows), ``wins`` and ``wins_<path>``; sorted."""
+    return (
+        _with_deal(seat_games, games)
+        .group_by("table_id", "deal", "deck")
+        .agg(
+            pl.len().cast(pl.Int64).alias("games"),
+            pl.col("won").sum().cast(pl.Int64).alias("wins"),
+            *[(pl.col("won") & (pl.col("path") == p)).sum().cast(pl.Int64).alias(f"wins_{p}")
+              for p in WIN_PATHS],
+        )
+        .with_columns(
+            (pl.struct("table_id", "deal").rank("dense").cast(pl.Int64) - 1).alias("unit")
+        )
+        .sort("unit", "deck")
+    )
+
+
+def _unit_matrix(df: pl.DataFrame, cols: list[str], decks: list[str], n_units: int) -> np.ndarray:
+    """float64[n_units, len(decks), len(cols)]: per-deal sums of ``cols`` for each deck."""
+    out = np.zeros((n_units, len(decks), len(cols)))
+    d = df["deck"].cast(pl.Enum(decks)).to_physical().cast(pl.Int64).to_numpy()
+    flat = df["unit"].to_numpy() * len(decks) + d
+    for j, c in enumerate(cols):
+        out[:, :, j] = np.bincount(flat, weights=df[c].cast(pl.Float64).to_numpy(),
+                                   minlength=n_units * len(decks)).reshape(n_units, len(decks))
+    return out
+
+
+def path_expectation(deal_counts: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
+    """Each path's share of the wins against what the deck pool alone would give it.
+
+    "A path is dominant" means: decks win by it more than their own play style explains.
+    With ``n_d`` the games of deck d and ``mix_dp = wins_dp / wins_d`` the share of d's
+    wins taken by path p, the **deck-pool expectation** is the share p would take if
+    every deck won its fair share (1/P of its games, whatever P) with its own path mix:
+
+        ``expected = Σ_d (n_d / P) · mix_dp / Σ_d (n_d / P) = Σ_d n_d · mix_dp / Σ_d n_d``
+
+    (decks weighted by their seats). Per path: ``wins``, ``share`` (observed:
+    ``wins_p / wins``), ``expected``, ``gap = share - expected`` (positive: the decks that
+    win by p win more than their fair share) and ``flat = 1/4`` (Art. III's "no path is
+    superior", a reference line only). Intervals (``_lo``/``_hi``, 95%: estimate ± 1.96 se)
+    and ``gap_se``, ``gap_p`` (two-sided normal) come from per-deal linearisations (delta
+    method), the deal being the independent unit and tables the strata
+    (``units.table_se``). Nulls where there are no wins. ``decks`` counts the
+    decks that won by p at least once.
+    """
+    df = deal_counts.lazy().collect() if isinstance(deal_counts, pl.LazyFrame) else deal_counts
+    rows = []
+    decks = df["deck"].unique().sort().to_list()
+    n_units = int(df["unit"].max()) + 1 if df.height else 0
+    cols = ["games", "wins", *[f"wins_{p}" for p in WIN_PATHS]]
+    cube = _unit_matrix(df, cols, decks, n_units) if df.height else np.zeros((0, 0, len(cols)))
+    tables = np.zeros(n_units, dtype=np.int64)
+    if df.height:
+        tables[df["unit"].to_numpy()] = df["table_id"].to_numpy()
+
+    def _se(z: np.ndarray) -> float:
+        return table_se(z, tables)
+
+    games_d, wins_d = cube[:, :, 0].sum(axis=0), cube[:, :, 1].sum(axis=0)
+    wins_k = cube[:, :, 1].sum(axis=1)  # all wins per deal
+    total_games, total_wins = float(games_d.sum()), float(wins_d.sum())
+    for j, p in enumerate(WIN_PATHS):
+        row: dict = {"path": p, "wins": int(cube[:, :, 2 + j].sum()) if df.height else 0,
+                     "flat": 1.0 / len(WIN_PATHS)}
+        if total_wins <= 0 or n_units < 2:
+            rows.append(row)
+            continue
+        a_dp = cube[:, :, 2 + j]  # [unit, deck]
+        share = row["wins"] / total_wins
+        z_share = (a_dp.sum(axis=1) - share * wins_k) / total_wins
+        won = wins_d > 0
+        mix = np.where(won, a_dp.sum(axis=0) / np.where(won, wins_d, 1.0), 0.0)
+        weight = games_d / total_games  # the design fixes each deck's games
+        expected = float((weight * mix).sum())
+        coef = np.where(won, weight / np.where(won, wins_d, 1.0), 0.0)
+        z_exp = ((a_dp - mix[None, :] * cube[:, :, 1]) * coef[None, :]).sum(axis=1)
+        se_s, se_e, se_g = _se(z_share), _se(z_exp), _se(z_share - z_exp)
+        gap = share - expected
+        row.update(
+            share=share, share_lo=share - Z95 * se_s, share_hi=share + Z95 * se_s,
+            expected=expected, expected_lo=expected - Z95 * se_e,
+            expected_hi=expected + Z95 * se_e, gap=gap, gap_lo=gap - Z95 * se_g,
+            gap_hi=gap + Z95 * se_g, gap_se=se_g,
+            gap_p=two_sided_p(gap / se_g) if se_g > 0 else (1.0 if gap == 0 else 0.0),
+            decks=int((a_dp.sum(axis=0) > 0).sum()),
+        )
+        rows.append(row)
+    schema = {"path": pl.String, "wins": pl.Int64, "share": pl.Float64,
+              "share_lo": pl.Float64, "share_hi": pl.Float64, "expected": pl.Float64,
+              "expected_lo": pl.Float64, "expected_hi": pl.Float64, "gap": pl.Float64,
+              "gap_lo": pl.Float64, "gap_hi": pl.Float64, "gap_se": pl.Float64,
+              "gap_p": pl.Float64, "flat": pl.Float64, "decks": pl.Int64}
+    return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema)
+
+
+def main_paths(deck_summary: pl.DataFrame) -> pl.DataFrame:
+    """Each deck's ``main_path``: the path that takes the largest share of its wins (ties
+    to the earlier path of Art. III's order); null for a deck that never won."""
+    counts = deck_summary.select("deck", *[f"wins_{p}" for p in WIN_PATHS])
+    out = []
+    for r in counts.iter_rows(named=True):
+        best = max(WIN_PATHS, key=lambda p: (r[f"wins_{p}"] or 0, -WIN_PATHS.index(p)))
+        out.append((r["deck"], best if (r[f"wins_{best}"] or 0) > 0 else None))
+    return pl.DataFrame(out, schema={"deck": pl.String, "main_path": pl.String}, orient="row")
+
+
+def main_path_win_rates(
+    seat_games: pl.LazyFrame, games: pl.LazyFrame, mains: pl.DataFrame
+) -> pl.DataFrame:
+    """Win rates of the decks grouped by their main path (``main_paths``).
+
+    Per main path: ``decks`` (names, comma-separated), ``games`` and ``wins`` over the
+    group's seat rows in games where some opponent's deck has another main path (games
+    inside the group are left out: there the group wins exactly its share by
+    construction), ``win_rate = wins / games`` with its 95% interval, the deal as the unit
+    (``stats.ratio_by_deal``), ``win_rate_deals`` and ``fair = 1 / n_players``.
+    """
+    sg = _with_deal(seat_games, games).join(mains.lazy(), on="deck", how="left")
+    mixed = sg.group_by("game_id").agg(pl.col("main_path").n_unique().alias("groups"))
+    rows = (
+        sg.join(mixed, on="game_id", how="inner")
+        .filter((pl.col("groups") > 1) & pl.col("main_path").is_not_null())
+        .collect()
+    )
+    rates = ratio_by_deal(rows, "won", pl.lit(1), by=["main_path"], name="win_rate").collect()
+    players = rows.group_by("main_path").agg(pl.col("n_players").max().alias("players"),
+                                             pl.len().alias("games"),
+                                             pl.col("won").sum().alias("wins"))
+    info = rates.join(players, on="main_path", how="left")
+    names = mains.filter(pl.col("main_path").is_not_null()).group_by("main_path").agg(
+        pl.col("deck").sort().str.join(", ").alias("decks"))
+    by_path = {r["main_path"]: r for r in info.iter_rows(named=True)}
+    out = []
+    for p in WIN_PATHS:
+        deck_names = names.filter(pl.col("main_path") == p)["decks"].to_list()
+        r: dict = {"main_path": p, "decks": deck_names[0] if deck_names else "",
+                   "games": 0, "wins": 0}
+        got = by_path.get(p)
+        if got is not None:
+            r.update({k: got[k] for k in ("games", "wins", "win_rate", "win_rate_lo",
+                                          "win_rate_hi", "win_rate_deals")})
+            r["fair"] = 1.0 / int(got["players"])
+        out.append(r)
+    schema = {"main_path": pl.String, "decks": pl.String, "games": pl.Int64, "wins": pl.Int64,
+              "win_rate": pl.Float64, "win_rate_lo": pl.Float64, "win_rate_hi": pl.Float64,
+              "win_rate_deals": pl.Int64, "fair": pl.Float64}
+    return pl.DataFrame([{k: r.get(k) for k in schema} for r in out], schema=schema)

@@ -74,41 +74,133 @@ def _flag_sorted(frame: pl.DataFrame) -> pl.DataFrame:
     return frame
 
 
-def _parts(run_dir: Path, table: str, manifest: dict[str, Any]) -> list[Path]:
-    """The parquet parts of ``table``: the manifest's complete chunks if it lists them."""
-    folder = run_dir / table
-    if not folder.is_dir():
-        raise InputError(f"{run_dir}: not a run dir (no {table}/ folder)")
-    parts = sorted(folder.glob("*.parquet"))
-    complete = (manifest.get("chunks") or {}).get("complete")
-    if complete:
-        names: set[str] = set()
-        for c in complete:
-            if isinstance(c, int):
-                names.add(f"part-{c:05d}.parquet")
-            else:
-                names.add(Path(str(c)).name)
-        listed = [p for p in parts if p.name in names]
-        if listed:
-            parts = listed
-    if not parts:
-        raise InputError(f"{run_dir}: no parquet files in {table}/")
-    return parts
+def _first_line(e: Exception) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _chunk_names(run_dir: Path, manifest: dict[str, Any]) -> dict[str, int | None]:
+    """The part names the manifest records as complete, each with its chunk number."""
+    chunks = manifest.get("chunks")
+    complete = chunks.get("complete") if isinstance(chunks, dict) else None
+    if not isinstance(complete, list):
+        raise InputError(f"{run_dir / 'manifest.json'}: no list of complete chunks "
+                         "(chunks.complete); not a run dir written by `rnr-sim run`")
+    names: dict[str, int | None] = {}
+    for c in complete:
+        if isinstance(c, int) and not isinstance(c, bool):
+            names[f"part-{c:05d}.parquet"] = c
+        else:
+            names[Path(str(c)).name] = None
+    return names
+
+
+def _part_stats(part: Path) -> tuple[int, int | None, int | None]:
+    """(rows, smallest game_id, largest game_id) of one parquet part, from its metadata
+    and one column; InputError naming the part if it cannot be read."""
+    try:
+        row = pl.scan_parquet(part).select(
+            pl.len(), pl.col("game_id").min().alias("lo"), pl.col("game_id").max().alias("hi")
+        ).collect().row(0)
+    except Exception as e:  # a truncated or foreign file is bad input, not a crash
+        raise InputError(f"{part}: unreadable parquet part ({_first_line(e)}); remove it "
+                         f"and re-play it with `rnr-sim run --resume {part.parent.parent}`"
+                         ) from None
+    return int(row[0]), row[1], row[2]
+
+
+def check_parts(run_dir: str | Path, manifest: dict[str, Any]) -> dict[str, list[Path]]:
+    """The run dir's ``games`` and ``seats`` parts, checked against its manifest.
+
+    Every part of ``chunks.complete`` must be there in both folders, readable, and hold
+    the games of its chunk (rows and ``game_id`` range, when the manifest records its
+    ``chunk_size`` and ``games_total``); no other part may be there; the games add up to
+    ``games_done``. Any breach is an InputError naming the file (the report would
+    otherwise publish figures over a different set of games). Returns table -> parts in
+    chunk order.
+    """
+    run_dir = Path(run_dir)
+    names = _chunk_names(run_dir, manifest)
+    resume = f"`rnr-sim run --resume {run_dir}`"
+    out: dict[str, list[Path]] = {}
+    for table in ("games", "seats"):
+        folder = run_dir / table
+        if not folder.is_dir():
+            raise InputError(f"{run_dir}: not a run dir (no {table}/ folder)")
+        present = {p.name for p in folder.glob("*.parquet")}
+        missing = sorted(set(names) - present)
+        if missing:
+            more = f" (and {len(missing) - 1} more)" if len(missing) > 1 else ""
+            raise InputError(f"{folder / missing[0]}: missing{more}: the manifest records "
+                             f"this chunk as complete; re-play it with {resume}")
+        extra = sorted(present - set(names))
+        if extra:
+            more = f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""
+            raise InputError(f"{folder / extra[0]}: a part the manifest does not record "
+                             f"(chunks.complete){more}; remove it, or finish the run with "
+                             f"{resume}")
+        if not names:
+            raise InputError(f"{run_dir}: no complete chunk yet (no parquet in {table}/); "
+                             f"finish the run with {resume}")
+        out[table] = [folder / n for n in sorted(names, key=lambda n: (names[n] is None,
+                                                                       names[n] or 0, n))]
+
+    players = manifest.get("players")
+    size, total = manifest.get("chunk_size"), manifest.get("games_total")
+    exact = all(isinstance(x, int) and x > 0 for x in (size, total, players))
+    games_seen = 0
+    for g_part, s_part in zip(out["games"], out["seats"], strict=True):
+        n_g, lo_g, hi_g = _part_stats(g_part)
+        n_s, lo_s, hi_s = _part_stats(s_part)
+        games_seen += n_g
+        c = names[g_part.name]
+        if exact and c is not None:
+            start = c * size
+            stop = min(start + size, total)
+            want = (stop - start, start, stop - 1)
+            if (n_g, lo_g, hi_g) != want:
+                raise InputError(
+                    f"{g_part}: holds {n_g:,} games (game_id {lo_g}..{hi_g}), but chunk {c} "
+                    f"of this run is {want[0]:,} games (game_id {start}..{stop - 1}): the "
+                    "part does not belong to this run dir; run it again")
+            if (n_s, lo_s, hi_s) != (want[0] * players, start, stop - 1):
+                raise InputError(
+                    f"{s_part}: holds {n_s:,} seat rows (game_id {lo_s}..{hi_s}), but chunk "
+                    f"{c} of this run is {want[0] * players:,} seat rows (game_id "
+                    f"{start}..{stop - 1}): the part does not belong to this run dir; "
+                    "run it again")
+    done = manifest.get("games_done")
+    if isinstance(done, int) and not isinstance(done, bool) and done != games_seen:
+        raise InputError(f"{run_dir / 'games'}: the parts hold {games_seen:,} games, the "
+                         f"manifest records {done:,} (games_done): the run dir was altered; "
+                         "run it again")
+    return out
+
+
+def run_progress(manifest: dict[str, Any]) -> tuple[int, int] | None:
+    """(games played, games planned) of a stopped run; None for a complete run (or a
+    manifest that does not say)."""
+    done, total = manifest.get("games_done"), manifest.get("games_total")
+    if not (isinstance(done, int) and isinstance(total, int)):
+        return None
+    if manifest.get("status") == "incomplete" or done < total:
+        return done, total
+    return None
 
 
 def _check_columns(frame: pl.LazyFrame, needed: tuple[str, ...], where: Path) -> None:
     try:
         have = set(frame.collect_schema().names())
     except Exception as e:  # a broken parquet file is bad input, not a crash
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise InputError(f"{where}: cannot read parquet ({first})") from None
+        raise InputError(f"{where}: cannot read parquet ({_first_line(e)})") from None
     missing = [c for c in needed if c not in have]
     if missing:
         raise InputError(f"{where}: missing column(s) {', '.join(missing)}")
 
 
 def load_run(run_dir: str | Path) -> Run:
-    """Open ``run_dir`` lazily; raise InputError (one line) if it is not a readable run dir."""
+    """Open ``run_dir`` lazily; raise InputError (one line) if it is not a readable run dir,
+    or if its parquet parts do not match its manifest (``check_parts``)."""
     path = Path(run_dir)
     if not path.exists():
         raise InputError(f"{path}: no such run dir")
@@ -124,8 +216,9 @@ def load_run(run_dir: str | Path) -> Run:
     if not isinstance(manifest, dict):
         raise InputError(f"{manifest_path}: the manifest must be a JSON object")
 
-    games = pl.scan_parquet(_parts(path, "games", manifest))
-    seats = pl.scan_parquet(_parts(path, "seats", manifest))
+    parts = check_parts(path, manifest)
+    games = pl.scan_parquet(parts["games"])
+    seats = pl.scan_parquet(parts["seats"])
     _check_columns(games, GAMES_COLUMNS, path / "games")
     _check_columns(seats, SEATS_COLUMNS, path / "seats")
     frames = {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rnr_sim.analytics.stats import with_rate
+from rnr_sim.analytics.stats import rate, ratio_by_deal
 
 SCOPES = (  # (scope, p2): which games each row of seat_advantage covers
     ("all", "any"), ("all", "used"), ("all", "declined"),
@@ -41,16 +41,42 @@ def game_flags_by_table(
     )
 
 
-def seat_advantage(flagged_games: pl.LazyFrame) -> pl.LazyFrame:
-    """First-seat win rate by scope, with 95% Wilson intervals.
+def _scope_filter(scope: str, p2: str) -> pl.Expr:
+    keep = pl.lit(True) if scope == "all" else pl.col("mirror")
+    if p2 == "used":
+        keep = keep & pl.col("p2_used")
+    elif p2 == "declined":
+        keep = keep & ~pl.col("p2_used")
+    return keep
 
-    Input: games with ``mirror`` and ``p2_used`` (``game_flags``). Rows: ``scope`` in
-    (``all``, ``mirror``) × ``p2`` in (``any``, ``used``, ``declined``), per ``n_players``.
-    Over that scope's games: ``games``, ``first_wins`` (winner_seat == first_seat),
-    ``other_wins`` (another seat won), ``draws``, ``first_win_rate = first_wins / games``
-    with ``first_win_rate_lo``/``_hi``, and ``fair = 1 / n_players``, the rate if the seat
-    order did not matter. ``p2 = used``: games in which the second seat played its free
-    Pillar (Amend. VIII).
+
+def seat_intervals(flagged_games: pl.LazyFrame) -> pl.LazyFrame:
+    """Per (``scope``, ``p2``, ``n_players``): the first seat's win rate with its 95%
+    interval, the deal as the unit (``stats.ratio_by_deal`` over the scope's games,
+    ``first_win_rate``, ``_lo``, ``_hi``, ``_se``, ``_deff``, ``_deals``). Within a deal
+    every seat order is played, so the decks' strength cancels out of the comparison: the
+    design effect is below 1 and the interval narrower than one over independent games."""
+    frames = []
+    win_first = pl.col("winner_seat") == pl.col("first_seat")
+    for scope, p2 in SCOPES:
+        part = ratio_by_deal(flagged_games.filter(_scope_filter(scope, p2)), win_first,
+                             pl.lit(1), by=["n_players"], name="first_win_rate")
+        frames.append(part.with_columns(pl.lit(scope).alias("scope"), pl.lit(p2).alias("p2"),
+                                        pl.col("n_players").cast(pl.Int8)))
+    return pl.concat(frames, how="vertical_relaxed")
+
+
+def seat_advantage(flagged_games: pl.LazyFrame) -> pl.LazyFrame:
+    """First-seat win rate by scope, with 95% intervals (the deal as the unit).
+
+    Input: games with ``mirror`` and ``p2_used`` (``game_flags``), ``table_id`` and
+    ``deal``. Rows: ``scope`` in (``all``, ``mirror``) × ``p2`` in (``any``, ``used``,
+    ``declined``), per ``n_players``. Over that scope's games: ``games``, ``first_wins``
+    (winner_seat == first_seat), ``other_wins`` (another seat won), ``draws``,
+    ``first_win_rate = first_wins / games`` with ``first_win_rate_lo``/``_hi`` and the
+    design effect ``first_win_rate_deff`` (``seat_intervals``), and ``fair = 1 /
+    n_players``, the rate if the seat order did not matter. ``p2 = used``: games in which
+    the second seat played its free Pillar (Amend. VIII).
     """
     cells = flagged_games.group_by("n_players", "mirror", "p2_used").agg(
         pl.len().alias("games"),
@@ -81,9 +107,13 @@ def seat_advantage(flagged_games: pl.LazyFrame) -> pl.LazyFrame:
         .with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in counts])
         .with_columns((1.0 / pl.col("n_players").cast(pl.Float64)).alias("fair"))
     )
+    intervals = seat_intervals(flagged_games).select(
+        "scope", "p2", pl.col("n_players").cast(out.collect_schema()["n_players"]),
+        "first_win_rate_lo", "first_win_rate_hi", "first_win_rate_deff")
     return (
-        with_rate(out, "first_win_rate", "first_wins", "games")
+        out.with_columns(rate("first_wins", "games").alias("first_win_rate"))
+        .join(intervals, on=["scope", "p2", "n_players"], how="left")
         .sort("n_players", "order")
         .select("scope", "p2", "n_players", *counts, "first_win_rate", "first_win_rate_lo",
-                "first_win_rate_hi", "fair")
+                "first_win_rate_hi", "first_win_rate_deff", "fair")
     )

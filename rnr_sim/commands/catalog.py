@@ -11,7 +11,9 @@ from rnr_sim import enums
 from rnr_sim.cards import load_catalog
 from rnr_sim.commands.options import CardsOption, RulesOption
 from rnr_sim.decks import is_legal, load_deck, validate_deck
+from rnr_sim.display import format_table
 from rnr_sim.errors import InputError
+from rnr_sim.patches import toml_value
 from rnr_sim.pilots import resolve_policies
 from rnr_sim.rules import SWITCHES, load_profile
 
@@ -100,19 +102,6 @@ def pick(value: str | None, valid: tuple[str, ...], option: str, what: str) -> s
     return key
 
 
-def format_table(header: list[str], rows: list[list[str]], right: set[int] = frozenset()
-                 ) -> list[str]:
-    """Plain-text columns, two spaces apart; columns in ``right`` are right-aligned."""
-    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if k in right else c.ljust(w) for k, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
-
-
 # ---------------------------------------------------------------------------- validate
 
 
@@ -177,15 +166,6 @@ def rules_command(rules: RulesOption = None) -> None:
         typer.echo(line)
     typer.echo("* = not the default. Set switches in a TOML file and pass --rules PATH "
                "(rulings: docs/rulings.md).")
-
-
-def toml_value(value: Any) -> str:
-    """A switch value as it is written in a rules TOML file."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    return str(value)
 
 
 def allowed(switch: Any) -> str:

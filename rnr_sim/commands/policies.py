@@ -54,14 +54,12 @@ def policies_command(
             k: float(p.weights[WEIGHT_SPECS[k][0]]) for k in names}} for p in pilots},
             indent=2))
         return
+    from rnr_sim.display import format_table
+
     header = ["weight", *[p.name for p in pilots]]
     rows = [[k, *[f"{p.weights[WEIGHT_SPECS[k][0]]:g}" for p in pilots]] for k in names]
-    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
-    typer.echo("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
-    typer.echo("  ".join("-" * w for w in widths))
-    for r in rows:
-        typer.echo("  ".join([r[0].ljust(widths[0])]
-                             + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]))
+    for line in format_table(header, rows, right=set(range(1, len(header)))):
+        typer.echo(line)
     if show is None:
         typer.echo("\n(rnr-sim policies --help explains each weight; a policy file sets any "
                    "of them over a built-in base)")

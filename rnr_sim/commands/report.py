@@ -16,7 +16,9 @@ def register(app: typer.Typer) -> None:
         short_help="Write the balance report of a run dir.",
         help="Read a run dir (from `rnr-sim run`) and write a self-contained balance report: "
         "index.html (verdict, decks, matchups and the Nash metagame, victory paths, seats, "
-        "branches, cards, game length), summary.md, and every table as CSV.",
+        "branches, cards, game length), summary.md, and every table as CSV. The run dir is "
+        "checked against its manifest first: a missing, extra or unreadable parquet part is "
+        "an error (exit 2) and nothing is written; a stopped run is reported with a banner.",
         epilog="Example: rnr-sim report runs/20250101-120000 --out reports/meta",
     )(report_command)
 
@@ -30,7 +32,8 @@ def report_command(
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", metavar="DIR", show_default=False,
-                     help="Report folder. Default: reports/<run dir name>."),
+                     help="Report folder: new, empty, or an earlier report of the same run "
+                     "(its files are replaced). Default: reports/<run dir name>."),
     ] = None,
     svg: Annotated[
         bool, typer.Option("--svg", help="Draw the figures as SVG instead of PNG."),

@@ -19,7 +19,20 @@ shuffles, so they differ only by the change. Every metric is therefore estimated
   (a deck's games), ``d_k`` is just the difference of the deal's win rates.
 - **Interval.** ``se(D) = sd(d) / sqrt(n)`` from the sample variance of ``d``, and the
   95% interval is ``D ± 1.96 se``; the p-value is the two-sided normal one of ``D / se``.
-  Changes are flagged significant by Benjamini-Hochberg at 5% over every change tested.
+  That normal interval needs many deals that differ: where fewer than ``FEW_DEALS``
+  deals differ between the runs (a change that rarely touches the metric), it is replaced
+  by a score interval on the discordant deals (``score_interval``: Tango's score interval
+  for a paired difference, the inversion of McNemar's test), which keeps its coverage down
+  to no differing deal at all. Changes are flagged significant by Benjamini-Hochberg at 5%
+  over every change tested.
+- **Paths against the deck pool.** A path's share of all wins is also set against the
+  deck-pool expectation (the share it would take if every deck won its fair share with
+  its own mix of paths, ``analytics.paths.path_expectation``): ``expected_<path>`` and
+  ``gap_<path>`` (share - expected) are weighted sums of per-deck ratios
+  (``Combination``), linearised and paired over deals in the same way.
+- **Patched and moved.** A card the patch edits is *patched*; every other card's figures
+  can move too (its deck meets the patched card, its games get longer...): those rows are
+  *moved*, listed apart and never read as a change to that card.
 - **Variance reduction.** Had the two runs used independent seeds, the difference would
   have variance ``(var(z_variant) + var(z_baseline)) / n``; the ratio of that to the
   paired variance is the variance-reduction factor, and an unpaired comparison would
@@ -55,6 +68,9 @@ METRIC_LABELS = {
     "play_rate": "play rate",
     "iwd": "IWD",
     **{f"share_{p}": f"{p.replace('_', '-')} share of wins" for p in WIN_PATHS},
+    **{f"expected_{p}": f"{p.replace('_', '-')} share expected from the deck pool"
+       for p in WIN_PATHS},
+    **{f"gap_{p}": f"{p.replace('_', '-')} share minus expected" for p in WIN_PATHS},
 }
 SEAT_SUBJECTS = ("all games", "P2 right used", "P2 right declined")
 
@@ -76,7 +92,12 @@ CHANGE_SCHEMA: dict[str, pl.DataType] = {
     "significant": pl.Boolean,
     "n_baseline": pl.Int64,
     "n_variant": pl.Int64,
+    "deals_differ": pl.Int64,
+    "interval": pl.String,
+    "role": pl.String,
 }
+#: Below this many deals that differ between the runs, intervals are score intervals.
+FEW_DEALS = 40
 
 
 @dataclass
@@ -94,6 +115,17 @@ class Paired:
     q: float = 0.05
     z: float = Z95
     extra: dict[str, Any] = field(default_factory=dict)
+    #: card -> the fields the patch changed ("added", "removed" for whole cards)
+    patched: dict[str, list[str]] = field(default_factory=dict)
+    #: rules switch -> (baseline, variant)
+    rules_changed: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+
+    def what_moved(self) -> str:
+        """The change in a few words, for "moved by ...": the patched cards' fields and
+        the rules switches."""
+        parts = [f"{card} ({', '.join(f)})" for card, f in sorted(self.patched.items())]
+        parts += [f"rules switch {k}" for k in sorted(self.rules_changed)]
+        return "; ".join(parts) if parts else "the change"
 
     def of(self, kind: str, metric: str | None = None) -> pl.DataFrame:
         out = self.changes.filter(pl.col("kind") == kind)
@@ -131,9 +163,11 @@ class _Run:
 
 
 def _load(run_dir: Path, decks: list[str] | None) -> tuple[_Run, list[str], dict[str, Any]]:
+    from rnr_sim.analytics.run import check_parts
     from rnr_sim.runner import read_manifest, scan_table
 
     manifest = read_manifest(run_dir)
+    check_parts(run_dir, manifest)  # a missing, extra or broken part: one line, exit 2
     games = scan_table(run_dir, "games").collect().sort("game_id")
     seats = scan_table(run_dir, "seats").select(
         "game_id", "seat", "deck", "won", "p2_right", "opening_mask", "drawn_mask",
@@ -227,16 +261,40 @@ class Estimate:
             return r - r2, z - z2
         return r, z
 
-    def row(self, z_crit: float) -> dict[str, Any]:
+    def deals_differ(self) -> int:
+        """Deals whose sums differ between the two runs (the discordant deals)."""
+        diff = (self.a_b != self.a_v) | (self.b_b != self.b_v)
+        if self.minus is not None:
+            m = self.minus
+            diff |= (m.a_b != m.a_v) | (m.b_b != m.b_v)
+        return int(diff.sum())
+
+    def value(self, variant: bool) -> tuple[float, np.ndarray | None]:
+        """The metric in one run and its per-deal linearisation (``nan, None`` if it has
+        no value there)."""
         m = self.minus
-        rb, zb = self.parts(self.a_b, self.b_b, None if m is None else (m.a_b, m.b_b))
-        rv, zv = self.parts(self.a_v, self.b_v, None if m is None else (m.a_v, m.b_v))
+        if variant:
+            return self.parts(self.a_v, self.b_v, None if m is None else (m.a_v, m.b_v))
+        return self.parts(self.a_b, self.b_b, None if m is None else (m.a_b, m.b_b))
+
+    def discordant(self) -> np.ndarray:
+        """The change split over the deals, zero on every deal that did not change
+        (``discordant_parts``)."""
+        u = discordant_parts(self.a_b, self.b_b, self.a_v, self.b_v)
+        m = self.minus
+        if m is not None:
+            u = u - discordant_parts(m.a_b, m.b_b, m.a_v, m.b_v)
+        return u
+
+    def row(self, z_crit: float) -> dict[str, Any]:
+        rb, zb = self.value(False)
+        rv, zv = self.value(True)
         n = len(self.a_b)
         row: dict[str, Any] = dict.fromkeys(CHANGE_SCHEMA)
         row.update(kind=self.kind, subject=self.subject, metric=self.metric,
                    baseline=None if math.isnan(rb) else rb,
                    variant=None if math.isnan(rv) else rv, significant=False,
-                   n_baseline=int(self.b_b.sum()), n_variant=int(self.b_v.sum()))
+                   n_baseline=int(self.b_b.sum()), n_variant=int(self.b_v.sum()), role="")
         if zb is None or zv is None or n < 2:
             return row
         change = rv - rb
@@ -244,15 +302,120 @@ class Estimate:
         var_p = float(np.var(d, ddof=1)) / n
         var_u = (float(np.var(zv, ddof=1)) + float(np.var(zb, ddof=1))) / n
         se, se_u = math.sqrt(max(var_p, 0.0)), math.sqrt(max(var_u, 0.0))
-        if se > 0:
-            p = two_sided_p(change / se)
+        differ = self.deals_differ()
+        if differ < FEW_DEALS:
+            one_game = 1.0 / float(self.b_b.mean())
+            lo, hi, p = score_interval(self.discordant(), one_game, z_crit)
+            method = "score"
         else:
-            p = 1.0 if abs(change) < 1e-12 else 0.0
-        row.update(change=change, lo=change - z_crit * se, hi=change + z_crit * se, se=se,
+            lo, hi = change - z_crit * se, change + z_crit * se
+            if se > 0:
+                p = two_sided_p(change / se)
+            else:
+                p = 1.0 if abs(change) < 1e-12 else 0.0
+            method = "normal"
+        row.update(change=change, lo=lo, hi=hi, se=se,
                    se_unpaired=se_u, lo_unpaired=change - z_crit * se_u,
                    hi_unpaired=change + z_crit * se_u,
-                   vrf=var_u / var_p if var_p > 0 else None, p=p)
+                   vrf=var_u / var_p if var_p > 0 else None, p=p, deals_differ=differ,
+                   interval=method)
         return row
+
+
+@dataclass
+class Combination(Estimate):
+    """A weighted sum of ratios, ``Σ_t c_t · Σa_t / Σb_t``, in both runs: the deck-pool
+    expectation of a path's share (``Σ_d w_d · mix_dp``) and the gap between a path's
+    share and it. ``terms`` holds ``(c_t, a_b, b_b, a_v, b_v)``; a term whose denominator
+    is zero in a run (a deck that never won) counts 0 there, as in
+    ``analytics.paths.path_expectation``. The linearisation is ``Σ_t c_t z_t`` and the
+    discordant parts ``Σ_t c_t u_t``. ``a_b``/``b_b``/``a_v``/``b_v`` hold the path's own
+    share (wins by the path over all wins): its sample sizes are the row's ``n`` and one
+    win of a deal the score interval's unit."""
+
+    terms: list[tuple[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = field(
+        default_factory=list)
+
+    def value(self, variant: bool) -> tuple[float, np.ndarray | None]:
+        total, z = 0.0, np.zeros(len(self.a_b))
+        for c, a_b, b_b, a_v, b_v in self.terms:
+            r, zt = linearize(a_v, b_v) if variant else linearize(a_b, b_b)
+            if zt is None:
+                continue
+            total += c * r
+            z = z + c * zt
+        return total, z
+
+    def deals_differ(self) -> int:
+        diff = np.zeros(len(self.a_b), dtype=bool)
+        for _, a_b, b_b, a_v, b_v in self.terms:
+            diff |= (a_b != a_v) | (b_b != b_v)
+        return int(diff.sum())
+
+    def discordant(self) -> np.ndarray:
+        u = np.zeros(len(self.a_b))
+        for c, a_b, b_b, a_v, b_v in self.terms:
+            if b_b.sum() > 0 and b_v.sum() > 0:
+                u = u + c * discordant_parts(a_b, b_b, a_v, b_v)
+        return u
+
+
+def discordant_parts(a_b: np.ndarray, b_b: np.ndarray, a_v: np.ndarray,
+                     b_v: np.ndarray) -> np.ndarray:
+    """The change of ``R = Σa / Σb`` split over the deals, zero on every deal that did not
+    change: ``u_k = ((a_v - a_b) - R_b (b_v - b_b)) / mean(b_v)``, whose mean is exactly
+    ``R_v - R_b`` (because ``Σ (a_b - R_b b_b) = 0``)."""
+    r_b = float(a_b.sum()) / float(b_b.sum())
+    return ((a_v - a_b) - r_b * (b_v - b_b)) / float(b_v.mean())
+
+
+def _tango_stat(b: float, c: float, n: float, delta: float) -> float:
+    """Tango's score statistic for a paired difference ``delta = p+ - p-`` of a trinomial
+    (``b`` units up, ``c`` down, the rest unchanged, of ``n``): ``(b - c - n delta) /
+    sqrt(n (2 q + delta (1 - delta)))``, ``q`` the constrained MLE of ``p-`` (Tango 1998)."""
+    w = -(b + c) + (2.0 * n - b + c) * delta
+    q = (-w + math.sqrt(max(w * w + 8.0 * n * c * delta * (1.0 - delta), 0.0))) / (4.0 * n)
+    q = min(max(q, 0.0), 1.0)
+    var = n * (2.0 * q + delta * (1.0 - delta))
+    num = b - c - n * delta
+    if var <= 1e-300:
+        return math.copysign(math.inf, num) if num else 0.0
+    return num / math.sqrt(var)
+
+
+def score_interval(u: np.ndarray, unit: float, z: float = Z95) -> tuple[float, float, float]:
+    """A 95% interval and p-value for ``mean(u)`` that holds its coverage when few of the
+    ``u`` (per-deal differences, variant - baseline) are not zero.
+
+    Each deal is scaled by ``s = Σu² / Σ|u|`` (so that the trinomial below has the
+    deals' own second moment: ``(b + c) s² = Σu²``; ``unit`` -- one game -- when no deal
+    differs) to a trinomial: ``b = Σ max(u, 0) / s`` deals up, ``c = Σ max(-u, 0) / s``
+    down, of ``n`` (``b + c`` is at most the number of differing deals). The interval is ``s`` times Tango's score interval for ``p+ - p-``
+    (the Δ whose score statistic is within ±z; found by bisection), and the p-value is
+    McNemar's, ``(b - c) / sqrt(b + c)``. With no differing deal it is ``±s z²/(n + z²)``
+    around 0 (the Wilson bound at zero), not the empty interval [0, 0].
+    """
+    n = float(len(u))
+    mass = float(np.abs(u).sum())
+    s = float((u * u).sum()) / mass if mass > 1e-15 else unit
+    b = float(np.clip(u, 0, None).sum()) / s
+    c = float(np.clip(-u, 0, None).sum()) / s
+    est = (b - c) / n
+
+    def solve(target: float, lo: float, hi: float) -> float:
+        # _tango_stat falls as delta rises; find where it crosses ``target``
+        for _ in range(80):
+            mid = (lo + hi) / 2.0
+            if _tango_stat(b, c, n, mid) > target:
+                lo = mid
+            else:
+                hi = mid
+        return (lo + hi) / 2.0
+
+    lo = solve(z, -1.0, est)
+    hi = solve(-z, est, 1.0)
+    p = 1.0 if b + c <= 0 else two_sided_p((b - c) / math.sqrt(b + c))
+    return s * lo, s * hi, p
 
 
 # ---------------------------------------------------------------------------- the metrics
@@ -299,12 +462,16 @@ def _estimates(b: _Run, v: _Run, decks: list[str], players: int) -> list[Estimat
     out.append(Estimate("path", "all games", "draw_rate",
                         unit_sums(unit, ~dec_b, n), unit_sums(unit, all_games, n),
                         unit_sums(unit, ~dec_v, n), unit_sums(unit, all_games, n)))
+    by_deck = {}
     for p in WIN_PATHS:
         pb, pv = per_deck(b.won & (path_b == p)[:, None], v.won & (path_v == p)[:, None])
+        by_deck[p] = (pb, pv)
         for i, name in enumerate(decks):
             if held[i].sum() > 0:
                 out.append(Estimate("path", name, f"share_{p}", pb[i], wins_b[i], pv[i],
                                     wins_v[i]))
+    out += _path_expectations(by_deck, wins_b, wins_v, held, unit, n, dec_b, dec_v,
+                              path_b, path_v)
 
     # seats: the first seat's win rate, overall and by the P2 right
     first = b.games["first_seat"].to_numpy()
@@ -333,6 +500,30 @@ def _estimates(b: _Run, v: _Run, decks: list[str], players: int) -> list[Estimat
             unit_sums(seat_unit, (v.won & rows).ravel(), n), unit_sums(seat_unit, rows.ravel(), n)))
 
     out += _card_estimates(b, v, decks, unit, n)
+    return out
+
+
+def _path_expectations(by_deck: dict[str, tuple[np.ndarray, np.ndarray]],
+                       wins_b: np.ndarray, wins_v: np.ndarray, held: np.ndarray,
+                       unit: np.ndarray, n: int, dec_b: np.ndarray, dec_v: np.ndarray,
+                       path_b: np.ndarray, path_v: np.ndarray) -> list[Estimate]:
+    """Per path, over all games: ``expected_<path>``, the share of the wins the path would
+    take if every deck won its fair share with its own mix of paths (the deck-pool
+    expectation, ``analytics.paths.path_expectation``: ``Σ_d w_d · wins_dp / wins_d``,
+    ``w_d`` the deck's share of the seats, fixed by the design), and ``gap_<path>`` =
+    share − expected (positive: the decks that win by the path win more than their
+    share). Both paired over deals like every other change."""
+    weight = held.sum(axis=1) / held.sum()  # [deck]: the same seats in both runs
+    out: list[Estimate] = []
+    for p in WIN_PATHS:
+        pb, pv = by_deck[p]
+        share = (unit_sums(unit, dec_b & (path_b == p), n), unit_sums(unit, dec_b, n),
+                 unit_sums(unit, dec_v & (path_v == p), n), unit_sums(unit, dec_v, n))
+        decks = [(float(weight[i]), pb[i], wins_b[i], pv[i], wins_v[i])
+                 for i in range(len(weight)) if weight[i] > 0]
+        out.append(Combination("path", "all games", f"expected_{p}", *share, terms=decks))
+        out.append(Combination("path", "all games", f"gap_{p}", *share,
+                               terms=[(1.0, *share), *[(-w, *t) for w, *t in decks]]))
     return out
 
 
@@ -394,13 +585,40 @@ def _card_estimates(b: _Run, v: _Run, decks: list[str], unit: np.ndarray,
 
 
 def rank_changes(changes: pl.DataFrame) -> pl.DataFrame:
-    """Kinds in ``KINDS`` order, then the largest |change| first (no change last)."""
+    """Kinds in ``KINDS`` order (the patched cards before the cards they moved), then the
+    largest |change| first (no change last), ties by subject and metric."""
     order = {k: i for i, k in enumerate(KINDS)}
     return changes.with_columns(
         pl.col("kind").replace_strict(order, default=len(KINDS)).alias("_kind"),
+        (pl.col("role") == "moved").alias("_moved"),
         pl.col("change").abs().fill_null(-1.0).alias("_size"),
-    ).sort(["_kind", "_size", "subject", "metric"], descending=[False, True, False, False]
-           ).drop("_kind", "_size")
+    ).sort(["_kind", "_moved", "_size", "subject", "metric"],
+           descending=[False, False, True, False, False]).drop("_kind", "_moved", "_size")
+
+
+def patched_cards(baseline_dir: Path, variant_dir: Path) -> dict[str, list[str]]:
+    """The cards whose catalog rows differ between the runs (cards.parquet), with the
+    fields that differ; a card in one catalog only is "added" or "removed"."""
+    try:
+        cb = pl.read_parquet(baseline_dir / "cards.parquet")
+        cv = pl.read_parquet(variant_dir / "cards.parquet")
+    except Exception as e:  # unreadable catalogs: report nothing as patched
+        raise InputError(f"{baseline_dir} vs {variant_dir}: cannot read cards.parquet "
+                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
+    fields = [c for c in cb.columns if c in cv.columns and c not in ("id", "name")]
+    rows_b = {r["name"]: r for r in cb.iter_rows(named=True)}
+    rows_v = {r["name"]: r for r in cv.iter_rows(named=True)}
+    out: dict[str, list[str]] = {}
+    for name in sorted(set(rows_b) | set(rows_v)):
+        if name not in rows_v:
+            out[name] = ["removed"]
+        elif name not in rows_b:
+            out[name] = ["added"]
+        else:
+            diff = [f for f in fields if rows_b[name][f] != rows_v[name][f]]
+            if diff:
+                out[name] = diff
+    return out
 
 
 def compare_runs(baseline_dir: str | Path, variant_dir: str | Path, q: float = 0.05,
@@ -417,8 +635,16 @@ def compare_runs(baseline_dir: str | Path, variant_dir: str | Path, q: float = 0
         raise InputError(f"{bdir} vs {vdir}: the runs used different seeds "
                          f"({mb.get('seed')} and {mv.get('seed')}): their deals differ")
     players = int(mb["players"])
+    patched = patched_cards(bdir, vdir)
+    sw_b = (mb.get("rules") or {}).get("switches") or {}
+    sw_v = (mv.get("rules") or {}).get("switches") or {}
+    rules_changed = {k: (sw_b.get(k), sw_v.get(k)) for k in sorted(set(sw_b) | set(sw_v))
+                     if sw_b.get(k) != sw_v.get(k)}
     estimates = _estimates(b, v, decks, players)
     rows = [e.row(z) for e in estimates]
+    for r in rows:
+        if r["kind"] == "card":
+            r["role"] = "patched" if r["subject"] in patched else "moved"
     # a metric with no games in either run (a UA is never seen) is not a change
     rows = [r for r in rows if r["baseline"] is not None or r["variant"] is not None]
     changes = pl.DataFrame(rows, schema=CHANGE_SCHEMA, orient="row")
@@ -429,4 +655,5 @@ def compare_runs(baseline_dir: str | Path, variant_dir: str | Path, q: float = 0
     deals = int(b.games["deal"].n_unique())
     return Paired(baseline_dir=bdir, variant_dir=vdir, deals=deals, games=b.games.height,
                   players=players, decks=decks, changes=rank_changes(changes),
-                  tests=int(np.isfinite(p).sum()), q=q, z=z)
+                  tests=int(np.isfinite(p).sum()), q=q, z=z, patched=patched,
+                  rules_changed=rules_changed)

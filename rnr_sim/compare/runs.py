@@ -166,27 +166,41 @@ def stopping_rule(precision: float, min_deals: int, z: float = Z95) -> str:
     return (
         f"Chow-Robbins fixed-width sequential interval: deals are added in looks; the run "
         f"stops at the first look with n >= {min_deals:,} deals per table at which, for "
-        f"every deck, n >= (z/h)^2 * (s_n^2 + 1/n), where s_n^2 is the sample variance of "
-        f"the deck's per-deal win-rate difference (variant - baseline), z = {z:.2f} and "
-        f"h = {precision:g}. Then every deck's 95% interval z*s_n/sqrt(n) is at most "
-        f"+/-{precision:g}, and its coverage tends to 95% as h shrinks (Chow and Robbins "
-        "1965); a look only appends deals, never replays one."
+        f"every deck, n >= (z/h)^2 * (s_n^2 + v_n/n), where s_n^2 is the sample variance of "
+        f"the deck's per-deal win-rate difference (variant - baseline), v_n the sample "
+        f"variance of its per-deal win rate in the baseline (the fixed term's scale, so that "
+        f"the rule reads the same in any unit and a change that has moved no deal yet does "
+        f"not stop the run), z = {z:.2f} and h = {precision:g}. Then every deck's 95% "
+        f"interval z*s_n/sqrt(n) is at most +/-{precision:g}, and its coverage tends to 95% "
+        "as h shrinks (Chow and Robbins 1965); a look only appends deals, never replays one."
     )
 
 
-def chow_robbins_need(s2: float, precision: float, z: float = Z95) -> float:
-    """The smallest n with n >= (z/h)^2 (s2 + 1/n)."""
+def chow_robbins_need(s2: float, precision: float, z: float = Z95,
+                      scale: float = 1.0) -> float:
+    """The smallest n with n >= (z/h)^2 (s2 + scale/n).
+
+    ``scale/n`` is Chow and Robbins' fixed term, which keeps the rule from stopping while
+    the sample variance ``s2`` is still 0 by chance; ``scale`` is the metric's own
+    variance (``deck_half_widths``), so that the rule does not depend on the unit (a
+    rate in [0, 1], points...) and means the same for a metric of any spread.
+    """
     a = (z / precision) ** 2
-    return (a * s2 + math.sqrt((a * s2) ** 2 + 4 * a)) / 2
+    return (a * s2 + math.sqrt((a * s2) ** 2 + 4 * a * max(scale, 0.0))) / 2
 
 
 def deck_half_widths(wins_b: np.ndarray, wins_v: np.ndarray, per_deal: np.ndarray, n: int,
-                     z: float = Z95) -> tuple[np.ndarray, np.ndarray]:
-    """Per deck: the sample variance of the per-deal win-rate difference over the first
-    ``n`` deals, and the 95% half-width of the change ``z * s / sqrt(n)``."""
+                     z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per deck over the first ``n`` deals: the sample variance of the per-deal win-rate
+    difference, the 95% half-width of the change ``z * s / sqrt(n)``, and the sample
+    variance of the baseline's per-deal win rate (the stopping rule's fixed-term scale)."""
     d = (wins_v[:, :n] - wins_b[:, :n]) / per_deal[:, None]
-    s2 = d.var(axis=1, ddof=1) if n >= 2 else np.full(len(per_deal), np.inf)
-    return s2, z * np.sqrt(s2 / n)
+    if n < 2:
+        inf = np.full(len(per_deal), np.inf)
+        return inf, inf, inf
+    s2 = d.var(axis=1, ddof=1)
+    v = (wins_b[:, :n] / per_deal[:, None]).var(axis=1, ddof=1)
+    return s2, z * np.sqrt(s2 / n), v
 
 
 # ---------------------------------------------------------------------------- one run dir
@@ -368,7 +382,8 @@ def run_compare(options: CompareOptions, progress: bool = True,
         side.plan.compile(driver)
         _write_parquet(side.dir / "decks.parquet", runner.decks_frame(side.plan))
         _write_parquet(side.dir / "cards.parquet", side.plan.catalog.to_polars())
-    policy_names = list(driver.POLICY_NAMES)
+    policy_names = plan_b.policy_names
+    assert policy_names == plan_v.policy_names
 
     n_decks = len(plan_b.decks)
     players = options.players
@@ -382,7 +397,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
         return driver.play_games(
             p.cards, p.deck_cards, p.deck_size, inputs["seat_deck"], inputs["seat_policy"],
             inputs["table_id"], inputs["deal"], inputs["first_seat"], p.rules, p.seed,
-            threads=options.threads)
+            threads=options.threads, policies=p.policy_table)
 
     compile_s = 0.0
     if driver.needs_compile():
@@ -462,8 +477,10 @@ def run_compare(options: CompareOptions, progress: bool = True,
                 if precision is None:
                     looks.append(Look(done, None, None, True))
                     break
-                s2, half = deck_half_widths(wins["baseline"], wins["variant"], per_deal, done)
-                need = max(chow_robbins_need(float(v), precision) for v in s2)
+                s2, half, scale = deck_half_widths(wins["baseline"], wins["variant"],
+                                                   per_deal, done)
+                need = max(chow_robbins_need(float(v), precision, scale=float(w))
+                           for v, w in zip(s2, scale, strict=True))
                 met = done >= need
                 widest = int(np.argmax(half))
                 look = Look(done, float(half[widest]), plan_b.deck_names[widest], met)

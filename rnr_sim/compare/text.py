@@ -7,9 +7,11 @@ from typing import Any
 
 import polars as pl
 
-from rnr_sim.compare.paired import METRIC_LABELS, Paired
+from rnr_sim.analytics.decks import WIN_PATHS
+from rnr_sim.compare.paired import FEW_DEALS, METRIC_LABELS, Paired
 from rnr_sim.compare.runs import CompareResult
-from rnr_sim.report.format import EMPTY, count, interval, pct, pp
+from rnr_sim.display import EMPTY, count, format_table, interval, pct, pp
+from rnr_sim.patches import toml_string, toml_value
 
 TERMINAL_ROWS = 30
 
@@ -19,7 +21,7 @@ def metric_label(metric: str) -> str:
 
 
 def change_text(row: dict[str, Any]) -> str:
-    """``+6.2 pp [+5.4–+7.0]``, or ``—`` when either side has no value."""
+    """``+6.2 pp [+5.4, +7.0]``, or ``—`` when either side has no value."""
     if row["change"] is None:
         return EMPTY
     d = 2 if abs(row["change"]) < 0.001 else 1  # a change under 0.1 pp is not "+0.0"
@@ -33,25 +35,30 @@ def vrf_text(v: Any) -> str:
 
 
 def rule_change_lines(result: CompareResult) -> list[str]:
-    return [f"{k}: {_toml(a)} -> {_toml(b)}" for k, (a, b) in result.rules_changes.items()]
+    """``switch: old -> new`` per changed rules switch, values as TOML writes them."""
+    return [f"{one_line(k)}: {toml_value(a)} -> {toml_value(b)}"
+            for k, (a, b) in result.rules_changes.items()]
 
 
-def _toml(v: Any) -> str:
-    from rnr_sim.commands.catalog import toml_value
-
-    return toml_value(v)
+def one_line(text: Any) -> str:
+    """``text`` as written when it is printable on one line, else as an escaped TOML
+    string (a patch name or path with a newline or control character cannot break the
+    line, or fake another, in the terminal or the report)."""
+    s = str(text)
+    return s if s.isprintable() else toml_string(s)
 
 
 def what_changed(result: CompareResult) -> list[str]:
     """Lines naming the change: the patch's card edits, then the rules switches."""
     lines = []
     if result.patch_path is not None:
-        title = f" ({result.patch_name})" if result.patch_name else ""
-        edits = result.patch_lines or ["(an empty patch: no card changes)"]
-        lines.append(f"patch {result.patch_path}{title}: " + "; ".join(edits))
+        title = f" ({one_line(result.patch_name)})" if result.patch_name else ""
+        edits = [one_line(e) for e in result.patch_lines] or [
+            "(an empty patch: no card changes)"]
+        lines.append(f"patch {one_line(result.patch_path)}{title}: " + "; ".join(edits))
     if result.rules_b_path is not None:
         sw = rule_change_lines(result) or ["(the same switches as the baseline)"]
-        lines.append(f"rules {result.rules_b_path}: " + "; ".join(sw))
+        lines.append(f"rules {one_line(result.rules_b_path)}: " + "; ".join(sw))
     return lines
 
 
@@ -82,15 +89,88 @@ def vrf_line(paired: Paired) -> str:
 
 
 def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[str]:
-    from rnr_sim.commands.catalog import format_table
-
     return format_table(header, rows, right=right)
 
 
+def level_text(metric: str, v: Any) -> str:
+    """A metric's value in one run: a rate as a percentage; a gap (``gap_<path>``: share
+    minus expected) in signed points."""
+    return pp(v) if metric.startswith("gap_") else pct(v)
+
+
 def change_rows(df: pl.DataFrame) -> list[list[str]]:
-    return [[r["kind"], r["subject"], metric_label(r["metric"]), pct(r["baseline"]),
-             pct(r["variant"]), change_text(r), vrf_text(r["vrf"])]
+    return [[r["kind"], r["subject"], metric_label(r["metric"]),
+             level_text(r["metric"], r["baseline"]), level_text(r["metric"], r["variant"]),
+             change_text(r), vrf_text(r["vrf"])]
             for r in df.iter_rows(named=True)]
+
+
+#: What the path-expectation columns mean, said once wherever they are shown.
+PATH_EXPECTATION_NOTE = (
+    "expected: the share of the wins each path would take if every deck won its fair "
+    "share with its own mix of paths (the deck pool's expectation); gap = share - "
+    "expected: how much more of the wins the path takes than its decks' play styles "
+    "explain. A path's share can move because the decks that aim at it win more (the gap "
+    "moves) or because the decks' own mixes moved (the expectation moves); only the "
+    "first says the path got stronger. Every change paired over deals, 95% intervals")
+
+
+def path_expectation_rows(paired: Paired) -> list[dict[str, Any]]:
+    """Per path, over all games: its share, the deck-pool expectation and the gap, each
+    a change row (``CHANGE_SCHEMA``); paths the comparison has no share for left out."""
+    rows = {r["metric"]: r for r in paired.of("path").filter(
+        pl.col("subject") == "all games").iter_rows(named=True)}
+    out = []
+    for p in WIN_PATHS:
+        share = rows.get(f"share_{p}")
+        if share is None:
+            continue
+        out.append({"path": p, "share": share, "expected": rows.get(f"expected_{p}"),
+                    "gap": rows.get(f"gap_{p}")})
+    return out
+
+
+def path_expectation_table(paired: Paired) -> tuple[list[str], list[list[str]]]:
+    """Header and rows: each path's share (before -> after) with its change, then the same
+    for its deck-pool expectation and for the gap (share - expected)."""
+    header = ["path", "share", "change [95% CI]", "expected", "change [95% CI]", "gap",
+              "change [95% CI]"]
+    rows = []
+    for e in path_expectation_rows(paired):
+        cells = [e["path"].replace("_", "-")]
+        for key in ("share", "expected", "gap"):
+            r = e[key]
+            if r is None:
+                cells += [EMPTY, EMPTY]
+                continue
+            star = " *" if r["significant"] else ""
+            cells += [f"{level_text(r['metric'], r['baseline'])} -> "
+                      f"{level_text(r['metric'], r['variant'])}", change_text(r) + star]
+        rows.append(cells)
+    return header, rows
+
+
+def moved_line(paired: Paired) -> str | None:
+    """The unpatched cards whose figures moved, said as what they are: an effect of the
+    change on the games those cards are in, not a change to the cards."""
+    moved = paired.changes.filter(pl.col("role") == "moved")
+    if moved.height == 0:
+        return None
+    cards = moved["subject"].n_unique()
+    sig = moved.filter(pl.col("significant"))["subject"].n_unique()
+    return (f"Unpatched cards: {sig} of {cards} moved significantly, all through the change "
+            f"to {paired.what_moved()} (a patched card changes the games of every deck "
+            "that meets it, and so every card's GIH WR and IWD there): read them as the "
+            "change's reach, not as a change to those cards; they are listed apart")
+
+
+def score_note(paired: Paired) -> str | None:
+    n = paired.changes.filter(pl.col("interval") == "score").height
+    if n == 0:
+        return None
+    return (f"{n:,} changes rest on fewer than {FEW_DEALS} deals that differ between the "
+            "runs: their intervals are score intervals on those deals (Tango; McNemar's "
+            "p-value), not the normal approximation")
 
 
 def format_compare(result: CompareResult, paired: Paired, report: str | None = None) -> str:
@@ -109,13 +189,18 @@ def format_compare(result: CompareResult, paired: Paired, report: str | None = N
     out.append("Pairing: game g of the baseline against game g of the variant (same "
                "game_id); 95% intervals from the per-deal differences.")
     out.append(vrf_line(paired))
+    note = score_note(paired)
+    if note:
+        out.append(note + ".")
     out.append("")
 
-    sig = paired.significant
+    sig_all = paired.significant
+    sig = sig_all.filter(pl.col("role") != "moved")
     header = ["kind", "subject", "metric", "before", "after", "change [95% CI]", "var. red."]
     right = {3, 4, 6}
     out.append(f"Significant changes (Benjamini-Hochberg 5% over {paired.tests:,} tests): "
-               f"{sig.height}")
+               f"{sig.height}" + (f", and {sig_all.height - sig.height} of unpatched cards "
+                                  "(below)" if sig_all.height > sig.height else ""))
     if sig.height:
         out += _table(header, change_rows(sig.head(TERMINAL_ROWS)), right)
         if sig.height > TERMINAL_ROWS:
@@ -124,6 +209,9 @@ def format_compare(result: CompareResult, paired: Paired, report: str | None = N
     else:
         out.append("No change is significant: the variant plays like the baseline on these "
                    "decks, at this number of games.")
+    moved = moved_line(paired)
+    if moved:
+        out.append(moved + " in the report.")
     out.append("")
     out.append("Deck win rates:")
     decks = paired.of("deck", "win_rate").sort("subject")
@@ -132,6 +220,13 @@ def format_compare(result: CompareResult, paired: Paired, report: str | None = N
             for r in decks.iter_rows(named=True)]
     out += _table(["deck", "before", "after", "change [95% CI]", "significant", "var. red."],
                   rows, {1, 2, 5})
+    header, rows = path_expectation_table(paired)
+    if rows:
+        out.append("")
+        out.append("Victory paths, share of all wins, against the deck-pool expectation "
+                   "(* significant):")
+        out += _table(header, rows, set())
+        out.append("(" + PATH_EXPECTATION_NOTE + ".)")
     out.append("")
     out.append(f"Run dirs: {result.baseline_dir} and {result.variant_dir}")
     if report:
@@ -171,11 +266,16 @@ def summary_json(result: CompareResult, paired: Paired, report: str | None = Non
         "variance_reduction": {k: _clean(v) for k, v in paired.variance_reduction().items()},
         "tests": paired.tests,
         "significant": int(paired.significant.height),
+        "patched_cards": paired.patched,
+        "significant_moved_cards": int(paired.significant.filter(
+            pl.col("role") == "moved")["subject"].n_unique()),
         "timings": result.timings,
         "method": {
             "unit": "deal (every table's games of one deal index, in every seat order)",
             "interval": "change +/- 1.96 * sd(d) / sqrt(n), d = per-deal difference of the "
-                        "linearised metric (variant - baseline)",
+                        "linearised metric (variant - baseline); where fewer than "
+                        f"{FEW_DEALS} deals differ, Tango's score interval on the "
+                        "discordant deals (column interval = score)",
             "multiple_testing": f"Benjamini-Hochberg at {paired.q:g} over every change tested",
         },
         "changes": changes,

@@ -3,20 +3,24 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
 import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from rnr_sim import __version__
 from rnr_sim.analytics import compute_metrics, load_run
 from rnr_sim.analytics.metrics import Metrics
+from rnr_sim.analytics.run import run_progress
 from rnr_sim.errors import InputError
 from rnr_sim.report import plots, tables, text
-from rnr_sim.report.format import EMPTY, branch_label, count
+from rnr_sim.report.format import EMPTY, branch_label, count, pct
 
 CSS = """
 body{font:15px/1.5 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#222;
@@ -35,8 +39,26 @@ p.lead{max-width:900px}.verdict{background:#fff;border:1px solid #ddd;border-lef
 .repro td.off{background:#fdebd0;font-weight:600}code,pre{font:12.5px ui-monospace,Menlo,
  Consolas,monospace}pre{background:#fff;border:1px solid #ddd;padding:8px;white-space:
  pre-wrap;word-break:break-all}
+.banner{background:#fef5e7;border:1px solid #f0b27a;border-left:5px solid #d35400;
+ padding:8px 18px;margin:12px 0}.banner p{margin:4px 0}.method{max-width:900px}
+.cardtools{display:flex;flex-wrap:wrap;gap:14px;align-items:center;margin:10px 0 4px;
+ font-size:13px}.cardtools input[type=search]{font:inherit;padding:4px 8px;width:300px;
+ border:1px solid #bbb;border-radius:3px}.cards th[data-col]{cursor:pointer;
+ user-select:none;white-space:nowrap}.cards th[data-col]:hover{background:#e3e7ea}
+.cards th[aria-sort=ascending]::after{content:" \\25B2";font-size:9px}
+.cards th[aria-sort=descending]::after{content:" \\25BC";font-size:9px}
+.cards td{white-space:nowrap}.cards td.wrap{white-space:normal;min-width:180px}
+.cards .x{display:none}.cards.all .x{display:table-cell}
+.cards td.num{text-align:right}#js-errors{color:#b03a2e}#js-errors:empty{display:none}
 """
-CARD_ROWS_HTML = 60
+#: The report's own record in its folder: which run it reports and the files it wrote.
+MARKER = "report.json"
+#: Manifest keys that fix a run's results (not when it was made or how far it got).
+RUN_IDENTITY = ("seed", "games_requested", "players", "mirrors", "vs", "allow_illegal",
+                "rules", "rules_changed", "rules_sha256", "catalog", "decks", "tables",
+                "policies")
+#: Names an rnr-sim report writes, for folders written before the report.json marker.
+REPORT_SUFFIXES = (".html", ".md", ".csv", ".json")
 
 
 def esc(x: Any) -> str:
@@ -83,6 +105,147 @@ def md_table(t: tables.Table) -> str:
              "|" + "---|" * len(t.columns)]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in t.rows]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the card table
+#: The card table's behaviour: click a header to sort (numbers largest first, again to
+#: flip; a row without a value always last), type in the box to filter (every word must
+#: appear in the card's name, type, branch or a deck that holds it), tick the box for
+#: every column. Errors go on the page (#js-errors), where a reader and the test see them.
+CARD_SCRIPT = """
+(function () {
+  var errors = document.getElementById("js-errors");
+  function report(msg) { if (errors) { errors.textContent += msg + "\\n"; } }
+  window.addEventListener("error", function (e) { report("error: " + e.message); });
+  try {
+    var table = document.getElementById("card-table");
+    if (!table) { return; }
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    var box = document.getElementById("card-filter");
+    var all = document.getElementById("card-all");
+    var shown = document.getElementById("card-count");
+    rows.forEach(function (r, i) { r.dataset.i = i; });
+    function key(row, col) {
+      var td = row.cells[col];
+      var v = td.getAttribute("data-v");
+      return v === null || v === "" ? null : v;
+    }
+    function sortBy(th) {
+      var col = th.cellIndex;
+      var numeric = th.getAttribute("data-num") === "1";
+      var dir = th.getAttribute("aria-sort") === (numeric ? "descending" : "ascending")
+        ? (numeric ? "ascending" : "descending") : (numeric ? "descending" : "ascending");
+      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) {
+        c.removeAttribute("aria-sort");
+      });
+      th.setAttribute("aria-sort", dir);
+      var sign = dir === "ascending" ? 1 : -1;
+      rows.sort(function (a, b) {
+        var x = key(a, col), y = key(b, col);
+        if (x === null || y === null) {
+          if (x === y) { return a.dataset.i - b.dataset.i; }
+          return x === null ? 1 : -1;
+        }
+        var d = numeric ? Number(x) - Number(y) : (x < y ? -1 : x > y ? 1 : 0);
+        return d !== 0 ? sign * d : a.dataset.i - b.dataset.i;
+      });
+      rows.forEach(function (r) { body.appendChild(r); });
+    }
+    function filter() {
+      var words = box.value.toLowerCase().split(/\\s+/).filter(Boolean);
+      var n = 0;
+      rows.forEach(function (r) {
+        var s = r.getAttribute("data-s");
+        var ok = words.every(function (w) { return s.indexOf(w) >= 0; });
+        r.hidden = !ok;
+        if (ok) { n += 1; }
+      });
+      shown.textContent = "Showing " + n + " of " + rows.length + " cards";
+    }
+    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+      if (!th.hasAttribute("data-col")) { return; }
+      th.tabIndex = 0;
+      th.addEventListener("click", function () { sortBy(th); });
+      th.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sortBy(th); }
+      });
+    });
+    box.addEventListener("input", filter);
+    all.addEventListener("change", function () { table.classList.toggle("all", all.checked); });
+    filter();
+    table.setAttribute("data-ready", "1");
+  } catch (e) {
+    report("error: " + e.message);
+  }
+})();
+"""
+
+
+def _sort_value(v: float | str | None) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float) and v != v:  # NaN
+        return ""
+    return repr(float(v)) if isinstance(v, (int, float)) else str(v)
+
+
+def card_table_html(t: tables.CardTable) -> str:
+    """The page's card table: every card, sortable and filterable (CARD_SCRIPT)."""
+    head = "".join(
+        f'<th data-col="{esc(c.key)}" data-num="{1 if c.numeric else 0}"'
+        + (' class="x"' if not c.default else "")
+        + (f' title="{esc(c.title)}"' if c.title else "") + f">{esc(c.header)}</th>"
+        for c in t.columns)
+    body = []
+    for row, s, hl in zip(t.rows, t.search, t.highlight, strict=True):
+        cells = []
+        for c, (txt, v) in zip(t.columns, row, strict=True):
+            cls = " ".join(x for x in ("x" if not c.default else "",
+                                       "num" if c.numeric else "",
+                                       "wrap" if c.key == "holders" else "") if x)
+            cells.append(f'<td data-v="{esc(_sort_value(v))}"'
+                         + (f' class="{cls}"' if cls else "") + f">{esc(txt)}</td>")
+        body.append(f'<tr data-s="{esc(s)}"' + (' class="hl"' if hl else "") + ">"
+                    + "".join(cells) + "</tr>")
+    n = len(t.rows)
+    tools = ('<div class="cardtools"><label>Filter: <input type="search" id="card-filter" '
+             'placeholder="card, deck, type or branch" autocomplete="off"></label>'
+             '<label><input type="checkbox" id="card-all"> every column</label>'
+             f'<span id="card-count">Showing {n} of {n} cards</span></div>')
+    return (tools + '<div class="scroll"><table id="card-table" class="cards"><thead><tr>'
+            + head + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></div>")
+
+
+# ---------------------------------------------------------------- banners
+def banners(m: Metrics) -> list[str]:
+    """Sentences that must be read before the verdict: a stopped run (games done of
+    total), then what ``text.verdict_banners`` has to say (too few games...)."""
+    out = []
+    progress = run_progress(m.run.manifest)
+    if progress is not None:
+        done, total = progress
+        planned = len(m.run.manifest.get("tables") or [])
+        per_table = m.run.games.group_by("table_id").len().collect()["len"]
+        reached = per_table.len()
+        full = m.run.manifest.get("games_requested")
+        players = m.run.manifest.get("players")
+        cut = (int((per_table < full * players).sum())
+               if isinstance(full, int) and isinstance(players, int) else 0)
+        share = pct(done / total, 0) if total else EMPTY
+        s = (f"A stopped run: {count(done)} of {count(total)} games played ({share}). Every "
+             "figure below covers only the games played")
+        if planned and reached < planned:
+            s += (f", and {planned - reached} of the {planned} tables were never reached, so "
+                  "their matchups are missing from every figure")
+        if cut:
+            s += f" ({cut} table{'s' if cut != 1 else ''} stopped part-way)"
+        s += (f". Finish it with `rnr-sim run --resume {m.run.path}`, then report again.")
+        out.append(s)
+    more = getattr(text, "verdict_banners", None)
+    if callable(more):
+        out += [str(x) for x in more(m) if x]
+    return out
 
 
 # ---------------------------------------------------------------- reproduce
@@ -165,14 +328,16 @@ def decks_repro_table(m: Metrics) -> tables.Table:
 def make_images(m: Metrics, fmt: str) -> dict[str, Image]:
     figs = {
         "matchups": (plots.heatmap_plot(m.matchups, m.deck_order,
-                                        "row deck's win rate against column deck"),
+                                        "row deck's win rate against column deck",
+                                        fair=m.fair),
                      "matchup win-rate heatmap"),
         "paths": (plots.path_bars_plot(m.paths_by_deck, m.deck_order),
                   "victory paths per deck"),
         "seats": (plots.seat_plot(m.seats), "first-seat win rate"),
-        "branches": (plots.branch_heatmap_plot(m.branch_matchups, m.branch_order),
+        "branches": (plots.branch_heatmap_plot(m.branch_matchups, m.branch_order,
+                                               fair=m.fair),
                      "branch against branch win rates"),
-        "cards": (plots.card_scatter_plot(m.cards), "card play rate against IWD"),
+        "cards": (plots.card_scatter_plot(m.cards), "card play rate against the card metric"),
         "length": (plots.length_plot(m.length_hist), "game length by path"),
         "lp": (plots.lp_plot(m.lp) if m.lp is not None else None, "LP over turns"),
     }
@@ -181,21 +346,36 @@ def make_images(m: Metrics, fmt: str) -> dict[str, Image]:
 
 
 # ---------------------------------------------------------------- CSV
-def write_csvs(m: Metrics, out: Path) -> list[str]:
+def _by_keys(matrix: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """A long-form matrix in the order of ``keys`` (rows, then columns)."""
+    pos = {k: i for i, k in enumerate(keys)}
+    return matrix.with_columns(
+        pl.col("row").replace_strict(pos, default=len(keys)).alias("_r"),
+        pl.col("col").replace_strict(pos, default=len(keys)).alias("_c"),
+    ).sort("_r", "_c", "row", "col").drop("_r", "_c")
+
+
+def csv_frames(m: Metrics) -> dict[str, pl.DataFrame]:
+    """Every table of the report, each in a fixed row order (ties broken by name)."""
+    key = tables.card_metric_key(m.cards)
     frames = {
         "decks": m.decks,
-        "matchups": m.matchups,
+        "matchups": _by_keys(m.matchups, m.deck_order),
         "nash": m.nash,
         "paths_overall": m.paths_overall,
         "paths_by_deck": m.paths_by_deck,
         "paths_by_policy": m.paths_by_policy,
         "paths_by_branch": m.paths_by_branch,
+        **({"paths_expected": m.paths_expected} if m.paths_expected is not None else {}),
+        **({"paths_by_main_path": m.paths_by_main_path}
+           if m.paths_by_main_path is not None else {}),
         "seats": m.seats,
         "branches": m.branches,
         "branch_summary": m.branch_summary,
-        "branch_matchups": m.branch_matchups,
-        "cards": m.cards,
-        "cards_by_deck": m.cards_by_deck,
+        "branch_matchups": _by_keys(m.branch_matchups, m.branch_order),
+        "cards": tables.card_order(m.cards),
+        "cards_by_deck": m.cards_by_deck.sort(
+            ["deck", key, "card"], descending=[False, True, False], nulls_last=True),
         "game_length": m.length,
         "game_length_histogram": m.length_hist,
         "findings": pl.DataFrame(
@@ -209,17 +389,16 @@ def write_csvs(m: Metrics, out: Path) -> list[str]:
     }
     if m.lp is not None:
         frames["lp_bands"] = m.lp
-    for name, df in frames.items():
-        df.write_csv(out / f"{name}.csv")
-    return [f"{n}.csv" for n in frames]
+    return frames
 
 
 # ---------------------------------------------------------------- HTML and Markdown
+METHOD_TITLE = "How to read these numbers"
 SECTIONS = [
     ("verdict", "Verdict"), ("decks", "Decks"), ("matchups", "Matchups and the Nash metagame"),
     ("paths", "Victory paths"), ("seats", "Seat advantage"), ("branches", "Branches"),
     ("cards", "Cards"), ("length", "Game length"), ("lp", "Liberty Points over turns"),
-    ("reproduce", "Reproduce"),
+    ("method", METHOD_TITLE), ("reproduce", "Reproduce"),
 ]
 
 
@@ -235,7 +414,37 @@ def _verdict_html(m: Metrics) -> str:
         items = f"<ol>{lis}</ol>"
         if len(m.findings) < 3:
             items += "<p>Nothing else clears its 95% interval.</p>"
-    return (f'<div class="verdict">{items}<p class="note">{esc(text.scoring_rule())}</p></div>')
+    return (f'<div class="verdict">{items}<p class="note">{esc(text.scoring_rule())} How '
+            f'every interval and figure is computed: <a href="#method">{esc(METHOD_TITLE)}'
+            "</a>.</p></div>")
+
+
+def _method_html(m: Metrics) -> str:
+    """The one method section: a titled paragraph per topic (``text.method_sections``)."""
+    return ('<section id="method"><h2>' + esc(METHOD_TITLE) + '</h2><div class="method">'
+            + "".join(f"<h3>{esc(t)}</h3><p>{esc(body)}</p>"
+                      for t, body in text.method_sections(m)) + "</div></section>")
+
+
+def _nash_html(m: Metrics) -> str:
+    """The Nash table (two players); with three or four there is none, and the section's
+    lead says why ("No Nash mix at P players: ...")."""
+    if m.players > 2:
+        return ""
+    return ("<h3>Nash equilibrium</h3>" + html_table(tables.nash_table(m))
+            + '<p class="note">Payoff = row win rate − 50% (draws split evenly), a symmetric '
+            "zero-sum game solved exactly by linear programming. Highlighted decks are in "
+            "the equilibrium's support. The interval is the 95% range of the share over "
+            "resamples of the deals; \u201cin the mix\u201d is how often the deck's share "
+            "is above 1% in those resamples.</p>")
+
+
+def _banners_html(m: Metrics) -> str:
+    items = banners(m)
+    if not items:
+        return ""
+    return ('<div class="banner" role="alert">'
+            + "".join(f"<p>{esc(b)}</p>" for b in items) + "</div>")
 
 
 def render_html(m: Metrics, images: dict[str, Image], csvs: list[str]) -> str:
@@ -259,36 +468,61 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str]) -> str:
         return (f'<section id="{key}"><h2>{esc(title)}</h2><p class="lead">{esc(lead)}</p>'
                 + "".join(body) + "</section>")
 
-    cards_note = (f'<p class="note">Showing {min(CARD_ROWS_HTML, m.cards.height)} of '
-                  f"{m.cards.height} cards (flagged first, then by IWD); every card is in "
-                  f"cards.csv, and per deck in cards_by_deck.csv. OH: opening hand; GD: drawn "
-                  f"later; GIH: either; GNS: never seen. Intervals are 95% (Wilson; IWD: "
-                  f"normal approximation).</p>")
+    adjusted = tables.card_metric_key(m.cards) == "iwd_adjusted"
+    cards_note = ('<p class="note">Every card, flagged first, then by '
+                  + ("the adjusted IWD" if adjusted else "IWD")
+                  + "; click a header to sort, type to filter, tick \u201cevery column\u201d for "
+                  "the rest (type, branch, the decks that hold it, OH/GD/GNS/played WR). "
+                  "The same table is cards.csv, and per deck cards_by_deck.csv. GIH: seen "
+                  "(opening hand or drawn); GNS: never seen; IWD: GIH WR \u2212 GNS WR, in "
+                  "points. "
+                  + ("IWD adjusted compares games of one deck and one game length, so a deck "
+                     "that wins fast does not make its cards look weak; raw IWD pools every "
+                     "deck and length. " if adjusted else "")
+                  + "Intervals are 95%.</p>")
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{esc('Balance report: ' + m.run.name)}</title><style>{CSS}</style></head><body>",
         f"<h1>Revolt N Reign balance report: {esc(m.run.name)}</h1>",
         f'<p class="sub">{esc(sub)}</p><nav>{nav}</nav>',
-        '<section id="verdict"><h2>Verdict</h2>',
+        '<pre id="js-errors"></pre>',
+        '<section id="verdict"><h2>Verdict</h2>', _banners_html(m),
         _verdict_html(m), "</section>",
         section("decks", "Decks", text.decks_lead(m), html_table(tables.decks_table(m)),
                 img("paths")),
         section("matchups", "Matchups and the Nash metagame", text.matchups_lead(m),
                 img("matchups"), "<h3>Win-rate matrix</h3>",
+                f'<p class="note">Colours and the fair mark: {pct(m.fair, 0)}, the fair share '
+                f"of {m.players} players.</p>" if m.players != 2 else "",
                 html_table(tables.matrix_table(m.matchups, m.deck_order)),
-                "<h3>Nash equilibrium</h3>", html_table(tables.nash_table(m)),
-                '<p class="note">Payoff = row win rate − 50% (draws split evenly), a '
-                "symmetric zero-sum game solved exactly by linear programming. Highlighted "
-                "decks are in the equilibrium's support.</p>"),
+                _nash_html(m)),
         section("paths", "Victory paths", text.paths_lead(m),
+                "<h3>Against the deck-pool expectation</h3>",
+                html_table(tables.paths_expected_table(m)),
+                '<p class="note">Expected: the share of the wins the path would take if every '
+                f"deck won its fair share ({pct(m.fair, 0)} of its games) with its own mix of "
+                "paths. Highlighted: the gap's 95% interval is clear of 0, the decks that win "
+                "by the path win more (or less) than their share. This is the test the "
+                "verdict uses.</p>",
+                "<h3>Decks grouped by their main path</h3>",
+                html_table(tables.main_path_table(m)),
+                '<p class="note">Each deck\'s main path is the path of most of its wins; '
+                "win rates are over games against decks of another main path. Highlighted: "
+                "the interval is clear of the fair share.</p>",
+                "<h3>All games</h3>",
                 html_table(tables.paths_table(m.paths_overall, "Games")),
                 "<h3>By deck</h3>", html_table(tables.paths_table(m.paths_by_deck, "Deck")),
                 "<h3>By policy</h3>", html_table(tables.paths_table(m.paths_by_policy, "Policy")),
                 "<h3>By main branch</h3>",
                 html_table(tables.paths_table(m.paths_by_branch, "Branch", branch_label)),
-                '<p class="note">Shares are of the group\'s wins, with 95% Wilson intervals. '
-                "Highlighted rows differ from equal paths (χ² p < 0.05).</p>"),
+                '<p class="note">Shares are of the group\'s wins, with 95% intervals (the deal '
+                "as the unit). The two \u201cArt. III reference (flat 25%)\u201d columns "
+                "compare the split with 25% per path, the rulebook's \u201cno path is "
+                "superior\u201d read literally. They are a reference line, not a finding: "
+                "they mostly say which paths the decks aim at, and with thousands of wins "
+                "any such deck pool gives p < 0.001 there. A path is judged against the "
+                "deck-pool expectation above.</p>"),
         section("seats", "Seat advantage", text.seats_lead(m), img("seats"),
                 html_table(tables.seats_table(m))),
         section("branches", "Branches", text.branches_lead(m),
@@ -296,12 +530,13 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str]) -> str:
                 html_table(tables.matrix_table(m.branch_matchups, m.branch_order,
                                                branch_label))),
         section("cards", "Cards", text.cards_lead(m), img("cards"),
-                html_table(tables.cards_table(m.cards, CARD_ROWS_HTML)), cards_note),
+                card_table_html(tables.card_table(m.cards, m.cards_by_deck)), cards_note),
         section("length", "Game length", text.length_lead(m), img("length"),
                 html_table(tables.length_table(m))),
     ]
     if has_lp:
         parts.append(section("lp", "Liberty Points over turns", text.lp_lead(m), img("lp")))
+    parts.append(_method_html(m))
     repro = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>"
                     for k, v in reproduce_rows(m))
     sw = switches_table(m)
@@ -319,7 +554,8 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str]) -> str:
         + "<h3>Command</h3>"
         + f"<pre>{esc(reproduce_command(m))}\nrnr-sim report {esc(shlex.quote(str(m.run.path)))}</pre>"
         + f'<p class="note">Tables as CSV beside this page: {esc(", ".join(csvs))}.</p>'
-        + "</div></section></body></html>"
+        + "</div></section>"
+        + f"<script>{CARD_SCRIPT}</script></body></html>"
     )
     return "\n".join(parts)
 
@@ -329,32 +565,41 @@ def render_markdown(m: Metrics) -> str:
     games = m.length.filter(pl.col("path") == "all")["games"].item()
     out = [f"# Balance report: {md(m.run.name)}", "",
            f"{count(games)} games, {man.get('players', m.players)} players, "
-           f"{len(m.deck_order)} decks, seed {man.get('seed', EMPTY)}.", "", "## Verdict", ""]
+           f"{len(m.deck_order)} decks, seed {man.get('seed', EMPTY)}.", ""]
+    for b in banners(m):
+        out += [f"> **Read first:** {md(b)}", ""]
+    out += ["## Verdict", ""]
     if m.findings:
         for i, f in enumerate(m.findings, 1):
             out.append(f"{i}. **{md(text.finding_title(f))}.** {md(text.finding_text(f))} "
                        f"(score {f.score:.1f} pp)")
     else:
         out.append(md(text.verdict_empty(m)))
-    out += ["", f"_{md(text.scoring_rule())}_", ""]
+    out += ["", f"_{md(text.scoring_rule())} How every interval and figure is computed: "
+                f"{md(METHOD_TITLE)}, at the end._", ""]
     blocks = [
         ("Decks", text.decks_lead(m), [tables.decks_table(m)]),
         ("Matchups and the Nash metagame", text.matchups_lead(m),
-         [tables.matrix_table(m.matchups, m.deck_order), tables.nash_table(m)]),
+         [tables.matrix_table(m.matchups, m.deck_order)]
+         + ([tables.nash_table(m)] if m.players <= 2 else [])),
         ("Victory paths", text.paths_lead(m),
-         [tables.paths_table(m.paths_overall, "Games"),
+         [tables.paths_expected_table(m), tables.main_path_table(m),
+          tables.paths_table(m.paths_overall, "Games"),
           tables.paths_table(m.paths_by_deck, "Deck")]),
         ("Seat advantage", text.seats_lead(m), [tables.seats_table(m)]),
         ("Branches", text.branches_lead(m),
          [tables.branches_table(m),
           tables.matrix_table(m.branch_matchups, m.branch_order, branch_label)]),
-        ("Cards", text.cards_lead(m), [tables.cards_table(m.cards, 25)]),
+        ("Cards", text.cards_lead(m), [tables.cards_table(m.cards, 25, m.cards_by_deck)]),
         ("Game length", text.length_lead(m), [tables.length_table(m)]),
     ]
     for title, lead, tbls in blocks:
         out += [f"## {title}", "", md(lead), ""]
         for t in tbls:
             out += [md_table(t), ""]
+    out += [f"## {METHOD_TITLE}", ""]
+    for title, body in text.method_sections(m):
+        out += [f"**{md(title)}.** {md(body)}", ""]
     out += ["## Reproduce", ""]
     out += [f"- **{k}:** {md(v)}" for k, v in reproduce_rows(m)]
     changed = man.get("rules_changed") or {}
@@ -367,33 +612,115 @@ def render_markdown(m: Metrics) -> str:
     return "\n".join(out)
 
 
-def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) -> Path:
-    """Write ``index.html``, ``summary.md``, the tables as CSV and the figures to ``out_dir``.
+def run_id(manifest: dict[str, Any]) -> str:
+    """A run's identity: a hash of the manifest entries that fix its results (seed, decks,
+    rules, catalog, tables...), the same before and after ``--resume``."""
+    ident = {k: manifest.get(k) for k in RUN_IDENTITY}
+    blob = json.dumps(ident, sort_keys=True, ensure_ascii=True, default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
 
-    ``index.html`` is self-contained (figures inline as base64 data URIs, inline CSS, no
-    network). Figures are PNG, or SVG with ``svg=True``; they are also written to
-    ``out_dir/plots/``. Returns the path of index.html. Raises InputError for a missing or
-    invalid run dir, or an out_dir that cannot be written.
+
+def _earlier_files(out: Path, rid: str, run_name: str) -> list[str]:
+    """The files of an earlier report of the same run in ``out`` (to be replaced); an
+    InputError if ``out`` holds anything else. A new or empty folder has none."""
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: not a folder; give --out a new or empty folder")
+    if not out.exists() or not any(out.iterdir()):
+        return []
+    marker = out / MARKER
+    if marker.is_file():
+        try:
+            rec = json.loads(marker.read_text(encoding="utf-8"))
+            other = rec["run"]
+            files = [str(f) for f in rec.get("files", [])]
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+            raise InputError(f"{marker}: unreadable report record; give --out a new or "
+                             "empty folder, or remove this one") from None
+        if other.get("id") != rid:
+            raise InputError(f"{out}: holds the report of another run "
+                             f"({other.get('name', 'unknown')}, {other.get('dir', '?')}); give "
+                             "--out a new or empty folder, or remove this one")
+        return [f for f in files if f and ".." not in Path(f).parts
+                and not Path(f).is_absolute()]
+    # a report written before the marker: only report files (index.html, CSV, plots/)
+    shaped = all(
+        (e.is_file() and e.suffix in REPORT_SUFFIXES)
+        or (e.is_dir() and e.name == "plots"
+            and all(f.is_file() and f.suffix in (".png", ".svg") for f in e.iterdir()))
+        for e in out.iterdir())
+    if shaped and (out / "index.html").is_file():
+        head = (out / "index.html").read_text(encoding="utf-8", errors="replace")[:4000]
+        if f"balance report: {esc(run_name)}<" in head:
+            return []
+    raise InputError(f"{out}: not empty and not a report of this run (no {MARKER}); give "
+                     "--out a new or empty folder")
+
+
+def _write_all(out: Path, files: dict[str, bytes], stale: list[str]) -> None:
+    """Write ``files`` (relative path -> bytes) under ``out``, then drop ``stale`` files of
+    the earlier report. On a write error remove what this call wrote (and ``out`` itself
+    if it made it), so no half-written report is left; raise InputError."""
+    made = not out.exists()
+    written: list[Path] = []
+    try:
+        (out / "plots").mkdir(parents=True, exist_ok=True)
+        for rel, data in files.items():
+            path = out / rel
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_bytes(data)
+            tmp.replace(path)
+            written.append(path)
+    except OSError as e:
+        for p in written:
+            p.unlink(missing_ok=True)
+        for p in out.glob("**/.*.tmp"):
+            p.unlink(missing_ok=True)
+        if made:
+            shutil.rmtree(out, ignore_errors=True)
+        raise InputError(f"{out}: cannot write the report ({e.strerror or e})") from None
+    for rel in stale:
+        if rel not in files:
+            (out / rel).unlink(missing_ok=True)
+    plots_dir = out / "plots"
+    if plots_dir.is_dir() and not any(plots_dir.iterdir()):
+        plots_dir.rmdir()
+
+
+def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) -> Path:
+    """Write ``index.html``, ``summary.md``, the tables as CSV, the figures and ``report.json``
+    (which run this reports, the files written) to ``out_dir``.
+
+    ``index.html`` is self-contained (figures inline as base64 data URIs, inline CSS and
+    script, no network). Figures are PNG, or SVG with ``svg=True``; they are also written
+    to ``out_dir/plots/``. Returns the path of index.html. Raises InputError, writing
+    nothing, for a missing or broken run dir (parts that do not match its manifest), or an
+    ``out_dir`` that is not new, empty or an earlier report of the same run.
     """
     run = load_run(run_dir)
     out = Path(out_dir)
-    try:
-        (out / "plots").mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"{out}: cannot create the report folder ({e.strerror})") from None
+    rid = run_id(run.manifest)
+    stale = _earlier_files(out, rid, run.name)
     m = compute_metrics(run)
     fmt = "svg" if svg else "png"
     images = make_images(m, fmt)
-    index = out / "index.html"
-    try:
-        for img in images.values():
-            (out / "plots" / f"{img.name}.{fmt}").write_bytes(img.data)
-        csvs = write_csvs(m, out)
-        (out / "summary.md").write_text(render_markdown(m), encoding="utf-8")
-        index.write_text(render_html(m, images, csvs), encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{out}: cannot write the report ({e.strerror or e})") from None
-    return index
+    frames = csv_frames(m)
+    csvs = [f"{n}.csv" for n in frames]
+    files: dict[str, bytes] = {f"plots/{img.name}.{fmt}": img.data for img in images.values()}
+    for name, df in frames.items():
+        files[f"{name}.csv"] = df.write_csv().encode("utf-8")
+    files["summary.md"] = render_markdown(m).encode("utf-8")
+    files["index.html"] = render_html(m, images, csvs).encode("utf-8")
+    record = {
+        "report": "rnr-sim report",
+        "tool_version": __version__,
+        "run": {"id": rid, "name": run.name, "dir": str(run.path.resolve()),
+                "games_done": run.manifest.get("games_done"),
+                "games_total": run.manifest.get("games_total")},
+        "files": sorted([*files, MARKER]),
+    }
+    files[MARKER] = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    _write_all(out, files, stale)
+    return out / "index.html"
 
 
 __all__ = ["build_report"]

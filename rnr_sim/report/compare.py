@@ -12,12 +12,17 @@ import polars as pl
 from matplotlib.figure import Figure
 
 from rnr_sim.analytics.decks import WIN_PATHS
-from rnr_sim.compare.paired import CARD_METRICS, Paired
+from rnr_sim.compare.paired import CARD_METRICS, FEW_DEALS, Paired
 from rnr_sim.compare.runs import CompareResult
 from rnr_sim.compare.text import (
+    PATH_EXPECTATION_NOTE,
     change_text,
     design_line,
+    level_text,
     metric_label,
+    moved_line,
+    path_expectation_table,
+    score_note,
     stopping_line,
     vrf_line,
     vrf_text,
@@ -96,7 +101,8 @@ def path_change_plot(paths: pl.DataFrame) -> Figure | None:
     ax.set_ylim(0, top * 1.2)
     ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
     ax.set_ylabel("share of all wins")
-    ax.set_title("grey: before; coloured: after (dotted: 25%, equal paths)", fontsize=8)
+    ax.set_title("grey: before; coloured: after (dotted: 25%, Art. III reference only)",
+                 fontsize=8)
     return fig
 
 
@@ -142,7 +148,8 @@ def changes_table(df: pl.DataFrame, subject: str = "Subject", kind: bool = True)
     rows, hl = [], []
     for r in df.iter_rows(named=True):
         cells = [r["kind"]] if kind else []
-        cells += [r["subject"], metric_label(r["metric"]), pct(r["baseline"]), pct(r["variant"]),
+        cells += [r["subject"], metric_label(r["metric"]), level_text(r["metric"], r["baseline"]),
+                  level_text(r["metric"], r["variant"]),
                   change_text(r), vrf_text(r["vrf"]),
                   f"{count(r['n_baseline'])} / {count(r['n_variant'])}"]
         rows.append(cells)
@@ -189,6 +196,27 @@ def card_table(cards: pl.DataFrame) -> Table:
 # ---------------------------------------------------------------------------- the page
 
 
+def _cards_body(paired: Paired) -> list[str]:
+    """The patched cards first; then every other card, labelled as moved by the change."""
+    cards = paired.of("card")
+    patched = cards.filter(pl.col("role") == "patched")
+    moved = cards.filter(pl.col("role") == "moved")
+    what = esc(paired.what_moved())
+    out = ["<h3>Patched cards</h3>"]
+    if patched.height:
+        out.append(html_table(card_table(patched)))
+    else:
+        out.append("<p>No card of these decks was patched"
+                   + (f": the change is {what}" if paired.rules_changed else "") + ".</p>")
+    out.append(f"<h3>Other cards, moved by the change to {what}</h3>")
+    if moved.height:
+        out.append(f"<p>{esc(moved_line(paired))}.</p>")
+        out.append(html_table(card_table(moved)))
+    else:
+        out.append("<p>No other card.</p>")
+    return out
+
+
 def _method(result: CompareResult, paired: Paired) -> str:
     vr = paired.variance_reduction()
     parts = [
@@ -200,8 +228,17 @@ def _method(result: CompareResult, paired: Paired) -> str:
         "linearised metric (the delta method), not from two independent intervals. Changes "
         f"are marked significant by Benjamini-Hochberg at 5% over all {paired.tests:,} "
         "changes tested.</p>",
+        f"<p>Where fewer than {FEW_DEALS} deals differ between the runs, the normal "
+        "approximation would not hold its coverage (its interval is empty when no deal "
+        "differs); those changes get a score interval on the discordant deals instead "
+        "(Tango's interval for a paired difference, the inversion of McNemar's test; "
+        "column interval = score in changes.csv), which keeps 95% down to a single "
+        "differing deal and spans about ±3.8/n deals' worth of games when none differs.</p>",
         f"<p>{esc(vrf_line(paired))}.</p>",
     ]
+    note = score_note(paired)
+    if note:
+        parts.append(f"<p>{esc(note)}.</p>")
     if vr["median"] is not None:
         parts.append("<p>The variance-reduction factor is var(unpaired) / var(paired), where "
                      "var(unpaired) is what the same difference would have had from two runs "
@@ -228,11 +265,26 @@ def render_compare_html(result: CompareResult, paired: Paired, images: dict[str,
                        f"{esc(e.reason)}</li>" for e in result.excluded)
     note = f"<p>{esc(result.patch_note)}</p>" if result.patch_note else ""
     decks = paired.of("deck")
-    paths = paired.of("path")
+    paths = paired.of("path").filter(~pl.col("metric").str.contains("^(expected|gap)_"))
+    _, exp_rows = path_expectation_table(paired)
+    expectation = ""
+    if exp_rows:
+        rows = [[path_label(r[0].replace("-", "_")), *r[1:]] for r in exp_rows]
+        expectation = ("<h3>Against the deck-pool expectation</h3>"
+                       + html_table(Table(["Path", "Share: before → after",
+                                           "Change [95% paired CI]", "Expected: before → after",
+                                           "Change [95% paired CI]", "Gap: before → after",
+                                           "Change [95% paired CI]"],
+                                          [[c.replace(" -> ", " → ") for c in r]
+                                           for r in rows]))
+                       + f'<p class="note">{esc(PATH_EXPECTATION_NOTE)}; * = significant '
+                       "(Benjamini-Hochberg 5%).</p><h3>Every path change</h3>")
     nav = " ".join(f'<a href="#{k}">{t}</a>' for k, t in (
         ("significant", "Significant changes"), ("decks", "Decks"), ("paths", "Victory paths"),
         ("seats", "Seats"), ("matchups", "Matchups"), ("cards", "Cards"),
         ("method", "Method"), ("reproduce", "Reproduce")))
+    sig_moved = sig.filter(pl.col("role") == "moved")
+    sig = sig.filter(pl.col("role") != "moved")
     if sig.height:
         top = changes_table(sig.head(SIGNIFICANT_ROWS))
         more = (f'<p class="note">Showing {SIGNIFICANT_ROWS} of {sig.height}; every change '
@@ -244,6 +296,10 @@ def render_compare_html(result: CompareResult, paired: Paired, images: dict[str,
     else:
         verdict = ("<p>No change is significant after Benjamini-Hochberg at 5%: at this "
                    "number of games the variant plays like the baseline.</p>")
+    if sig_moved.height:
+        verdict += (f'<p class="note">Not counted above: {sig_moved["subject"].n_unique()} '
+                    "unpatched cards with a significant shift, moved by the change to "
+                    f"{esc(paired.what_moved())}; see Cards.</p>")
     repro = [result.options.get("command") or "rnr-sim compare …",
              f"rnr-sim report {shlex.quote(str(result.baseline_dir))}",
              f"rnr-sim report {shlex.quote(str(result.variant_dir))}"]
@@ -261,7 +317,10 @@ def render_compare_html(result: CompareResult, paired: Paired, images: dict[str,
                 "after the change.</p>", img("decks"),
                 html_table(changes_table(decks, "Deck", kind=False))),
         section("paths", "Victory paths", "<p>How the wins split between the four paths, "
-                "over all games and per deck.</p>", img("paths"), img("deck_paths"),
+                "over all games and per deck. A path is judged against the deck-pool "
+                "expectation, not the flat 25% of Art. III (the dotted line, a reference "
+                "only): the share it would take if every deck won its fair share with its "
+                "own mix of paths.</p>", img("paths"), expectation, img("deck_paths"),
                 html_table(changes_table(paths, "Scope", kind=False))),
         section("seats", "Seats", "<p>The first seat's win rate, overall and by whether the "
                 "second seat used its free P2 Pillar.</p>",
@@ -272,7 +331,7 @@ def render_compare_html(result: CompareResult, paired: Paired, images: dict[str,
         section("cards", "Cards", "<p>Per card over the decks that hold it: GIH WR (win rate "
                 "in games it was seen), played WR, play rate and IWD (GIH WR − GNS WR). "
                 "* = significant (Benjamini-Hochberg 5%); highlighted cards have one.</p>",
-                html_table(card_table(paired.of("card")))),
+                *_cards_body(paired)),
         section("method", "Method", _method(result, paired)),
         section("reproduce", "Reproduce",
                 f"<p>Baseline run: {esc(result.baseline_dir)}<br>Variant run: "

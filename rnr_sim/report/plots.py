@@ -12,6 +12,7 @@ import math
 import numpy as np
 import polars as pl
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
 from rnr_sim.analytics.decks import WIN_PATHS
@@ -60,9 +61,23 @@ def _short(name: str, width: int = 22) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
+def win_rate_norm(values: np.ndarray, fair: float) -> TwoSlopeNorm:
+    """A colour scale for win rates centred on the fair share ``fair`` (1/P: 50% with two
+    players, 33% with three, 25% with four): white means fair, blue above, red below.
+    Both sides reach the largest distance from fair in ``values`` (at least 5 points),
+    clipped to [0, 1]."""
+    finite = values[np.isfinite(values)]
+    spread = float(np.max(np.abs(finite - fair))) if finite.size else 0.1
+    spread = max(0.05, spread) * (1 + 1e-9)  # the extreme cell inside the scale
+    lo = max(0.0, fair - spread)
+    hi = min(1.0, fair + spread)
+    return TwoSlopeNorm(vcenter=fair, vmin=min(lo, fair - 1e-6), vmax=max(hi, fair + 1e-6))
+
+
 def heatmap_plot(matrix: pl.DataFrame, keys: list[str], title: str,
-                 label=lambda k: k) -> Figure | None:
-    """Row key's win rate against column key; each cell shows the rate and its interval."""
+                 label=lambda k: k, fair: float = 0.5) -> Figure | None:
+    """Row key's win rate against column key; each cell shows the rate and its interval.
+    The colour scale is centred on ``fair``, the fair share 1/P of the run's players."""
     k = len(keys)
     if k == 0:
         return None
@@ -81,22 +96,21 @@ def heatmap_plot(matrix: pl.DataFrame, keys: list[str], title: str,
             wr[i, j] = r["win_rate"]
             d = 1 if k <= 10 else 0
             text[i][j] = (f"{100 * r['win_rate']:.{d}f}%\n"
-                          f"{100 * r['win_rate_lo']:.{d}f}–{100 * r['win_rate_hi']:.{d}f}")
+                          f"[{100 * r['win_rate_lo']:.{d}f}, {100 * r['win_rate_hi']:.{d}f}]")
     size = max(5.0, min(9.0, 60.0 / max(k, 1)))
-    names = [_short(label(x)) for x in keys]
+    names = [_short(label(x), 28) for x in keys]
     label_w = _text_width(names, size + 1)
     side = max(3.0, 0.8 * k)
     fig = _figure(side + label_w + 1.9, side + label_w * 0.65 + 0.9)
     _fit(fig, label_w + 0.2, 1.5, label_w * 0.65 + 0.55, 0.35)
     ax = fig.add_subplot()
-    spread = np.nanmax(np.abs(wr - 0.5)) if np.isfinite(wr).any() else 0.1
-    spread = max(0.05, min(0.5, float(spread)))
-    img = ax.imshow(np.ma.masked_invalid(wr), cmap="RdBu", vmin=0.5 - spread, vmax=0.5 + spread)
+    norm = win_rate_norm(wr, fair)
+    img = ax.imshow(np.ma.masked_invalid(wr), cmap="RdBu", norm=norm)
     ax.set_facecolor("#eeeeee")
     for i in range(k):
         for j in range(k):
             v = wr[i, j]
-            dark = np.isfinite(v) and abs(v - 0.5) > 0.6 * spread
+            dark = np.isfinite(v) and abs(float(norm(v)) - 0.5) > 0.3
             ax.text(j, i, text[i][j], ha="center", va="center", fontsize=size,
                     color="white" if dark else "#222222")
     ax.set_xticks(range(k), names, rotation=40, ha="right", rotation_mode="anchor",
@@ -106,7 +120,10 @@ def heatmap_plot(matrix: pl.DataFrame, keys: list[str], title: str,
     ax.set_title(title, fontsize=10)
     cax = fig.add_axes((1 - 1.2 / fig.get_size_inches()[0], 0.25, 0.12 / fig.get_size_inches()[0],
                         0.5))
-    fig.colorbar(img, cax=cax, label="row's win rate")
+    bar = fig.colorbar(img, cax=cax)
+    bar.set_label(f"row's win rate (white: fair share {100 * fair:.0f}%)", fontsize=8)
+    bar.ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
+    bar.ax.tick_params(labelsize=7)
     return fig
 
 
@@ -138,14 +155,15 @@ def path_bars_plot(paths_by_deck: pl.DataFrame, order: list[str]) -> Figure | No
     ax.set_yticks(y, [_short(d, 28) for d in decks], fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
-    ax.set_xlabel("share of the deck's wins (dotted: quarters, where equal paths would sit)")
+    ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
+    ax.set_xlabel("share of the deck's wins (dotted: quarters, the Art. III reference only)")
     ax.legend(ncols=4, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     return fig
 
 
 def seat_plot(seats: pl.DataFrame) -> Figure | None:
-    """First-seat win rate by scope, drawn as its distance from the fair rate, with 95%
-    Wilson error bars; each bar is labelled with the rate itself."""
+    """First-seat win rate by scope, drawn as its distance from the fair rate, with its 95%
+    interval (per deal: the deal is the unit) as error bars; each bar is labelled with the rate itself."""
     rows = [r for r in seats.iter_rows(named=True) if r["games"] > 0]
     if not rows:
         return None
@@ -164,7 +182,10 @@ def seat_plot(seats: pl.DataFrame) -> Figure | None:
     ax = fig.add_subplot()
     x = np.arange(len(rows))
     ax.bar(x, v, color=["#2471a3" if r["scope"] == "all" else "#85c1e9" for r in rows])
-    ax.errorbar(x, v, yerr=[np.clip(v - lo, 0, None), np.clip(hi - v, 0, None)], fmt="none", ecolor="#222", capsize=4, lw=1)
+    # an interval that does not hold its point estimate (a ratio estimator's, far from 0.5)
+    # draws no negative bar
+    ax.errorbar(x, v, yerr=[np.clip(v - lo, 0, None), np.clip(hi - v, 0, None)], fmt="none",
+                ecolor="#222", capsize=4, lw=1)
     ax.axhline(0, color="#c0392b", lw=1)
     span = max(0.01, float(np.nanmax(np.abs(np.concatenate([lo, hi])))))
     ax.set_ylim(-1.25 * span, 1.45 * span)
@@ -217,9 +238,19 @@ def length_plot(hist: pl.DataFrame) -> Figure | None:
     return fig
 
 
+def card_metric_column(cards: pl.DataFrame) -> tuple[str, str]:
+    """The card metric the figures and the flags use: the game-length-adjusted IWD when the
+    cards table has it, else the raw IWD; (column, axis label)."""
+    if "iwd_adjusted" in cards.columns:
+        return "iwd_adjusted", "IWD adjusted for deck and game length"
+    return "iwd", "IWD (GIH WR − GNS WR)"
+
+
 def card_scatter_plot(cards: pl.DataFrame, max_labels: int = 14) -> Figure | None:
-    """Play rate (x) against IWD (y); cards flagged after Benjamini-Hochberg are labelled."""
-    df = cards.filter(pl.col("iwd").is_not_null() & pl.col("play_rate").is_not_null())
+    """Play rate (x) against IWD (y: the adjusted IWD when present); cards flagged after
+    Benjamini-Hochberg are labelled, the largest first, as many as fit without overlap."""
+    col, ylabel = card_metric_column(cards)
+    df = cards.filter(pl.col(col).is_not_null() & pl.col("play_rate").is_not_null())
     if df.height == 0:
         return None
     fig = _figure(7.5, 4.6)
@@ -229,45 +260,101 @@ def card_scatter_plot(cards: pl.DataFrame, max_labels: int = 14) -> Figure | Non
                         ("under", "under-performs")):
         sub = df.filter(pl.col("flag") == flag)
         if sub.height:
-            ax.scatter(sub["play_rate"], sub["iwd"], s=18 if flag == "" else 30,
+            ax.scatter(sub["play_rate"], sub[col], s=18 if flag == "" else 30,
                        color=FLAG_COLORS[flag], alpha=0.6 if flag == "" else 0.9, label=label)
     ax.axhline(0, color="#333", lw=0.7)
-    flagged = df.filter(pl.col("flag") != "").sort(pl.col("iwd").abs(), descending=True)
-    _label_points(ax, [(r["play_rate"], r["iwd"], _short(r["card"], 26))
-                       for r in flagged.head(max_labels).iter_rows(named=True)])
+    y = df[col].to_numpy()
+    pad = 0.12 * max(1e-3, float(y.max() - y.min()))
+    ax.set_ylim(float(y.min()) - pad, float(y.max()) + pad)
+    ax.set_xlim(0, min(1.0, float(df["play_rate"].max()) + 0.05))
     ax.set_xlabel("play rate (games played / games the deck held it)")
-    ax.set_ylabel("IWD (GIH WR − GNS WR)")
+    ax.set_ylabel(ylabel, fontsize=9)
     ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:+.0f} pp")
     ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
-    ax.legend(fontsize=7, frameon=False)
+    legend = ax.legend(fontsize=7, frameon=True, framealpha=0.9, loc="upper left")
+    flagged = df.filter(pl.col("flag") != "").sort(
+        [pl.col(col).abs(), "card"], descending=[True, False])
+    _label_points(ax, [(r["play_rate"], r[col], _short(r["card"], 30))
+                       for r in flagged.head(max_labels).iter_rows(named=True)],
+                  avoid=[legend],
+                  obstacles=list(zip(df["play_rate"].to_list(), y.tolist(), strict=True)))
     return fig
 
 
-def _label_points(ax, points: list[tuple[float, float, str]], size: float = 7.0) -> None:
-    """Label points without overlapping labels: each label takes the first free spot of a
-    few around its point (boxes estimated from the text length, in points)."""
+def _label_points(ax, points: list[tuple[float, float, str]], size: float = 7.0,
+                  avoid: list | None = None,
+                  obstacles: list[tuple[float, float]] | None = None) -> list[str]:
+    """Label points so that no label overlaps another label, a point (the labelled ones
+    and ``obstacles``), the ``avoid`` artists (a legend) or the axes' edge: each label
+    takes the first free spot of a ring around its point, measured on the rendered text; a
+    label with no free spot is left out. Returns the labels drawn."""
     fig = ax.figure
-    x0, x1 = ax.get_xlim()
-    to_pt = 72.0 / fig.dpi
-    placed: list[tuple[float, float, float, float]] = []
-    h = size * 1.25
+    renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    taken = [a.get_window_extent(renderer) for a in (avoid or [])]
+    marks = [ax.transData.transform((x, y)) for x, y, _ in points]
+    marks += [ax.transData.transform(xy) for xy in obstacles or []]
+    r = 3.0  # a marker's radius in pixels, about
+    dots = [(mx - r, my - r, mx + r, my + r) for mx, my in marks]
+    offsets = [(dx, dy) for dist in (5, 14, 26) for dx, dy in (
+        (dist, 2), (-dist, 2), (dist, -dist), (-dist, -dist), (0, dist), (0, -dist - 6),
+        (dist, dist), (-dist, dist))]
+    drawn: list[str] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    leaders: list[np.ndarray] = []  # points along each leader line drawn, in pixels
+
+    def hits(o, pts: np.ndarray) -> bool:
+        return bool(((pts[:, 0] > o[0]) & (pts[:, 0] < o[2]) & (pts[:, 1] > o[1])
+                     & (pts[:, 1] < o[3])).any())
+
+    def free(b, leader: np.ndarray | None) -> bool:
+        if b.x0 < frame.x0 + 2 or b.x1 > frame.x1 - 2 or b.y0 < frame.y0 + 2 or \
+                b.y1 > frame.y1 - 2:
+            return False
+        box = (b.x0, b.y0, b.x1, b.y1)
+        for o in boxes + dots:
+            if b.x0 < o[2] and o[0] < b.x1 and b.y0 < o[3] and o[1] < b.y1:
+                return False
+        if any(hits(box, pts) for pts in leaders):  # no label over another's leader
+            return False
+        if leader is not None and any(hits(o, leader) for o in boxes):
+            return False  # nor a leader through another label
+        return not any(b.overlaps(t) for t in taken)
+
     for x, y, label in points:
-        px, py = (v * to_pt for v in ax.transData.transform((x, y)))
-        w = len(label) * size * 0.55
-        right = x > x0 + 0.7 * (x1 - x0)
-        spots = [(4, 3), (4, -h - 1), (4, h + 4), (4, -2 * h - 2), (4, 2 * h + 5)]
-        for dx, dy in spots:
-            dx = -dx if right else dx
-            left = px + dx - (w if right else 0)
-            box = (left, py + dy, left + w, py + dy + h)
-            if not any(b[0] < box[2] and box[0] < b[2] and b[1] < box[3] and box[1] < b[3]
-                       for b in placed):
+        placed = None
+        px, py = ax.transData.transform((x, y))
+        for dx, dy in offsets:
+            ha = "left" if dx > 0 else "right" if dx < 0 else "center"
+            note = ax.annotate(label, (x, y), fontsize=size, xytext=(dx, dy),
+                               textcoords="offset points", ha=ha, va="bottom" if dy >= 0
+                               else "top")
+            b = note.get_window_extent(renderer).expanded(1.04, 1.1)
+            leader = None
+            if abs(dx) > 6 or abs(dy) > 6:
+                k = fig.dpi / 72.0
+                t = np.linspace(0.15, 0.95, 12)[:, None]
+                leader = np.array([px, py]) + t * np.array([dx * k, dy * k])
+            if free(b, leader):
+                placed = (note, b, dx, dy)
+                if leader is not None:
+                    leaders.append(leader)
                 break
-        placed.append(box)
-        ax.annotate(label, (x, y), fontsize=size, xytext=(dx, dy), textcoords="offset points",
-                    ha="right" if right else "left", va="bottom",
-                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#888"}
-                    if abs(dy) > h else None)
+            note.remove()
+        if placed is None:
+            continue
+        note, b, dx, dy = placed
+        if abs(dx) > 6 or abs(dy) > 6:  # far from its point: draw a leader line
+            note.remove()
+            note = ax.annotate(label, (x, y), fontsize=size, xytext=(dx, dy),
+                               textcoords="offset points",
+                               ha="left" if dx > 0 else "right" if dx < 0 else "center",
+                               va="bottom" if dy >= 0 else "top",
+                               arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#888",
+                                           "shrinkA": 0, "shrinkB": 3})
+        boxes.append((b.x0, b.y0, b.x1, b.y1))
+        drawn.append(label)
+    return drawn
 
 
 def lp_plot(bands: pl.DataFrame, max_panels: int = 12) -> Figure | None:
@@ -305,6 +392,7 @@ def lp_plot(bands: pl.DataFrame, max_panels: int = 12) -> Figure | None:
     return fig
 
 
-def branch_heatmap_plot(matrix: pl.DataFrame, keys: list[str]) -> Figure | None:
+def branch_heatmap_plot(matrix: pl.DataFrame, keys: list[str],
+                        fair: float = 0.5) -> Figure | None:
     return heatmap_plot(matrix, keys, "row branch's win rate against column branch",
-                        label=branch_label)
+                        label=branch_label, fair=fair)

@@ -13,12 +13,13 @@ from rnr_sim.report.format import (
     EMPTY,
     branch_label,
     count,
-    diff_text,
     interval,
+    missing,
     num,
     p_text,
     path_label,
     pct,
+    pp,
     rate_text,
 )
 
@@ -51,18 +52,21 @@ def _iqr(r: dict) -> str:
 
 
 def decks_table(m: Metrics) -> Table:
+    """One row per deck; the Nash share only with two players (no Nash mix at more)."""
+    nash = m.players <= 2
     share = dict(m.nash.select("deck", "share").iter_rows())
     rows = []
     for r in m.decks.iter_rows(named=True):
         rows.append([
             r["deck"], branch_label(r["main_branch"]), count(r["games"]),
             rate_text(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], r["games"]),
-            pct(share.get(r["deck"])),
+            *([pct(share.get(r["deck"]))] if nash else []),
             *[_share(r, p) for p in WIN_PATHS],
             _iqr(r),
         ])
     return Table(
-        ["Deck", "Main branch", "Games", "Win rate [95% CI]", "Nash share",
+        ["Deck", "Main branch", "Games", "Win rate [95% CI]",
+         *(["Nash share"] if nash else []),
          *[f"{path_label(p)} wins" for p in WIN_PATHS], "Turns: median (IQR)"],
         rows,
     )
@@ -79,29 +83,53 @@ def matrix_table(matrix: pl.DataFrame, keys: list[str],
             if r is None:
                 row.append(f"{EMPTY}  (n=0)")
             elif r["mirror"]:
-                row.append(f"mirror (n={count(r['games'])})")
+                row.append(f"mirror (n={count(r['games'])})" if r["games"] else EMPTY)
             else:
                 row.append(rate_text(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], r["n"]))
         rows.append(row)
     return Table(["row vs column", *[label(k) for k in keys]], rows)
 
 
+def _support_text(freq) -> str:
+    """How often a deck is in the mix over the bootstrap's resamples, in words."""
+    if missing(freq):
+        return EMPTY
+    if freq == 0:
+        return "in no resample"
+    if freq == 1:
+        return "in every resample"
+    share = ("under 1%" if freq < 0.005 else "over 99%" if freq > 0.995 else pct(freq, 0))
+    return f"in the support in {share} of resamples"
+
+
 def nash_table(m: Metrics) -> Table:
+    """The Nash mix, two players only (``m.players > 2``: no rows; the page says why):
+    each deck's share with its bootstrap interval, how often it is in the support over
+    the resamples, its win rate against the mix and the decks it met."""
+    head = ["Deck", "Share of the Nash mix [95% CI]", "In the mix", "Win rate against the mix",
+            "Decks met"]
+    if m.players > 2:
+        return Table(head, [])
     rows, hl = [], []
     for r in m.nash.iter_rows(named=True):
         if r["share"] is None:
-            rows.append([r["deck"], f"{EMPTY}  (n=0)", f"{EMPTY}  (met no other deck)", "0"])
-        else:
-            rows.append([r["deck"], pct(r["share"]), pct(r["expected_win_rate"]),
+            rows.append([r["deck"], f"{EMPTY}  (met no other deck)", EMPTY, EMPTY,
                          count(r["opponents"])])
+        else:
+            share = f"{pct(r['share'])} {interval(r.get('share_lo'), r.get('share_hi'))}"
+            rows.append([r["deck"], share.strip(), _support_text(r.get("support_freq")),
+                         pct(r["expected_win_rate"]), count(r["opponents"])])
         hl.append(bool(r["in_support"]))
-    return Table(["Deck", "Share of the Nash mix", "Win rate against the mix", "Decks met"],
-                 rows, hl)
+    return Table(head, rows, hl)
 
 
 def paths_table(frame: pl.DataFrame, group_label: str,
                 label: Callable[[str], str] = lambda k: k) -> Table:
-    rows, hl = [], []
+    """Each group's wins split by path. The last two columns set the split against Art.
+    III's flat 25% as a reference line only (they mostly show which paths the decks aim
+    at), so no row is highlighted on them: a path is judged against the deck-pool
+    expectation (``paths_expected_table``)."""
+    rows = []
     for r in frame.iter_rows(named=True):
         rows.append([
             "All games" if r["group"] == "all" and group_label == "Games" else label(r["group"]),
@@ -111,12 +139,59 @@ def paths_table(frame: pl.DataFrame, group_label: str,
             EMPTY if r["max_gap"] is None else f"{100 * r['max_gap']:.1f} pp",
             EMPTY if r["chi2"] is None else f"{r['chi2']:,.1f} ({p_text(r['chi2_p'])})",
         ])
-        hl.append(r["chi2_p"] is not None and r["chi2_p"] < 0.05)
     return Table(
         [group_label, "Wins", *[path_label(p) for p in WIN_PATHS], "Draws (of games)",
-         "Largest gap from 25%", "χ² vs equal paths (df 3)"],
-        rows, hl,
+         "Art. III reference (flat 25%): largest gap",
+         "Art. III reference (flat 25%): χ² (df 3)"],
+        rows,
     )
+
+
+def paths_expected_table(m: Metrics) -> Table:
+    """Each path's observed share of the wins against the deck-pool expectation (the
+    share it would take if every deck won its fair share with its own path mix), and the
+    gap with its interval; highlighted where the gap's interval is clear of 0."""
+    head = ["Path", "Wins", "Observed share [95% CI]", "Deck-pool expectation [95% CI]",
+            "Gap: observed − expected [95% CI]", "Decks winning by it"]
+    exp = m.paths_expected
+    if exp is None:
+        return Table(head, [])
+    rows, hl = [], []
+    for r in exp.iter_rows(named=True):
+        if missing(r["share"]):
+            rows.append([path_label(r["path"]), count(r["wins"]), f"{EMPTY}  (n=0)", EMPTY,
+                         EMPTY, EMPTY])
+            hl.append(False)
+            continue
+        rows.append([
+            path_label(r["path"]), count(r["wins"]),
+            f"{pct(r['share'])} {interval(r['share_lo'], r['share_hi'])}".strip(),
+            f"{pct(r['expected'])} {interval(r['expected_lo'], r['expected_hi'])}".strip(),
+            f"{pp(r['gap'])} {interval(r['gap_lo'], r['gap_hi'], signed=True)}".strip(),
+            count(r["decks"]),
+        ])
+        lo, hi = r["gap_lo"], r["gap_hi"]
+        hl.append(not missing(lo) and not missing(hi) and (lo > 0 or hi < 0))
+    return Table(head, rows, hl)
+
+
+def main_path_table(m: Metrics) -> Table:
+    """Decks grouped by their main path (the path of most of their wins): their win rate
+    against decks of other main paths, with the fair share; highlighted where the
+    interval is clear of it."""
+    head = ["Main path", "Decks", "Games", "Win rate vs other main paths [95% CI]", "Fair"]
+    mp = m.paths_by_main_path
+    if mp is None:
+        return Table(head, [])
+    rows, hl = [], []
+    for r in mp.iter_rows(named=True):
+        rows.append([path_label(r["main_path"]), r["decks"] or EMPTY, count(r["games"]),
+                     rate_text(r["win_rate"], r["win_rate_lo"], r["win_rate_hi"], r["games"]),
+                     pct(r["fair"] if not missing(r["fair"]) else m.fair, 0)])
+        lo, hi = r["win_rate_lo"], r["win_rate_hi"]
+        fair = r["fair"] if not missing(r["fair"]) else m.fair
+        hl.append(not missing(lo) and not missing(hi) and (lo > fair or hi < fair))
+    return Table(head, rows, hl)
 
 
 SCOPE_LABELS = {
@@ -153,30 +228,147 @@ def branches_table(m: Metrics) -> Table:
     return Table(["Main branch", "Decks", "Games", "Win rate [95% CI]"], rows)
 
 
-def cards_table(cards: pl.DataFrame, limit: int | None = None) -> Table:
-    """Flagged cards first (by IWD), then the rest by IWD; ``limit`` rows at most."""
-    flagged = cards.filter(pl.col("flag") != "")
-    rest = cards.filter(pl.col("flag") == "")
-    df = pl.concat([flagged, rest])
-    if limit is not None:
-        df = df.head(limit)
-    rows, hl = [], []
-    for r in df.iter_rows(named=True):
-        rows.append([
-            r["card"], str(r.get("type") or EMPTY), branch_label(r.get("branch")),
-            count(r["held"]),
-            rate_text(r["oh_wr"], r["oh_wr_lo"], r["oh_wr_hi"], r["oh"]),
-            rate_text(r["gd_wr"], r["gd_wr_lo"], r["gd_wr_hi"], r["gd"]),
-            rate_text(r["gih_wr"], r["gih_wr_lo"], r["gih_wr_hi"], r["gih"]),
-            rate_text(r["gns_wr"], r["gns_wr_lo"], r["gns_wr_hi"], r["gns"]),
-            diff_text(r["iwd"], r["iwd_lo"], r["iwd_hi"], r["gih"], r["gns"]),
-            rate_text(r["played_wr"], r["played_wr_lo"], r["played_wr_hi"], r["played"]),
-            rate_text(r["play_rate"], r["play_rate_lo"], r["play_rate_hi"], r["held"]),
-            {"over": "over-performs", "under": "under-performs"}.get(r["flag"], ""),
-        ])
+@dataclass
+class Column:
+    """A column of the card table: its key, header, whether it shows by default, and
+    whether it sorts as a number."""
+
+    key: str
+    header: str
+    default: bool
+    numeric: bool
+    title: str = ""
+
+
+@dataclass
+class CardTable:
+    """Every card, each cell as (text, sort key): what the page's sortable, filterable
+    table and the Markdown/CSV views are made from. ``search`` is each row's filter text
+    (card, type, branch, the decks that hold it), lower case."""
+
+    columns: list[Column]
+    rows: list[list[tuple[str, float | str | None]]]
+    search: list[str]
+    highlight: list[bool]
+
+    def table(self, limit: int | None = None, every_column: bool = False) -> Table:
+        keep = [i for i, c in enumerate(self.columns) if every_column or c.default]
+        rows = self.rows[:limit] if limit is not None else self.rows
+        return Table([self.columns[i].header for i in keep],
+                     [[r[i][0] for i in keep] for r in rows],
+                     self.highlight[: len(rows)])
+
+
+FLAG_TEXT = {"over": "over-performs", "under": "under-performs"}
+
+
+def _ci(lo, hi, signed: bool = False) -> str:
+    return interval(lo, hi, 1, signed=signed)
+
+
+def _rate_cell(r: dict, key: str, n_key: str) -> tuple[str, float | None]:
+    """"54.2% [50.1, 58.3]"; "—  (n=0)" when there are no games to rate."""
+    v = r.get(key)
+    if missing(v) or not r.get(n_key):
+        return f"{EMPTY}  (n={count(r.get(n_key) or 0)})", None
+    return f"{pct(v)} {_ci(r.get(f'{key}_lo'), r.get(f'{key}_hi'))}".strip(), float(v)
+
+
+def _pp_cell(r: dict, key: str, n: str) -> tuple[str, float | None]:
+    """"-25.2 pp [-26.4, -24.1]"; "—  (n=…)" when the difference has no value."""
+    v = r.get(key)
+    if missing(v):
+        return f"{EMPTY}  ({n})", None
+    return f"{pp(v)} {_ci(r.get(f'{key}_lo'), r.get(f'{key}_hi'), signed=True)}".strip(), float(v)
+
+
+def card_metric_key(cards: pl.DataFrame) -> str:
+    """The card metric that ranks and flags cards: ``iwd_adjusted`` when the table has it."""
+    return "iwd_adjusted" if "iwd_adjusted" in cards.columns else "iwd"
+
+
+def card_order(cards: pl.DataFrame) -> pl.DataFrame:
+    """Flagged cards first, then by the headline metric (largest first; none last), ties
+    by card name: the same order on every run of the report."""
+    key = card_metric_key(cards)
+    return cards.with_columns(
+        (pl.col("flag") == "").alias("_unflagged"),
+        pl.col(key).is_null().alias("_none"),
+    ).sort(["_unflagged", "_none", key, "card"], descending=[False, False, True, False]
+           ).drop("_unflagged", "_none")
+
+
+def card_table(cards: pl.DataFrame, by_deck: pl.DataFrame | None = None) -> CardTable:
+    """The card table (17lands-style): a short default column set (card, decks, games, GIH
+    WR, IWD adjusted, raw IWD, play rate, flag) and the rest behind a toggle."""
+    adjusted = "iwd_adjusted" in cards.columns
+    holders: dict[str, list[str]] = {}
+    if by_deck is not None and by_deck.height:
+        for deck, card in by_deck.select("deck", "card").iter_rows():
+            holders.setdefault(card, []).append(deck)
+    cols = [
+        Column("card", "Card", True, False),
+        Column("decks", "Decks", True, True, "decks in the run that hold the card"),
+        Column("held", "Games", True, True, "games a deck holding the card played"),
+        Column("gih_wr", "GIH WR [95% CI]", True, True,
+               "win rate in the games the card was seen (opening hand or drawn)"),
+    ]
+    if adjusted:
+        cols.append(Column("iwd_adjusted", "IWD adjusted, pp [95% CI]", True, True,
+                           "IWD compared within each deck and game length, then combined"))
+    cols += [
+        Column("iwd", "IWD raw, pp [95% CI]", True, True,
+               "GIH WR minus GNS WR, pooled over decks: confounded by deck and game length"),
+        Column("play_rate", "Play rate [95% CI]", True, True,
+               "games played / games the deck held it"),
+        Column("flag", "Flag (BH 5%)", True, False,
+               "significant after Benjamini-Hochberg at 5%"
+               + (" on the adjusted IWD" if adjusted else "")),
+        Column("type", "Type", False, False),
+        Column("branch", "Branch", False, False),
+        Column("holders", "Held by", False, False),
+        Column("oh_wr", "OH WR", False, True, "win rate when in the opening hand"),
+        Column("gd_wr", "GD WR", False, True, "win rate when drawn later"),
+        Column("gns_wr", "GNS WR", False, True, "win rate when never seen"),
+        Column("played_wr", "Played WR", False, True, "win rate when played"),
+        Column("gih", "GIH games", False, True),
+        Column("gns", "GNS games", False, True),
+    ]
+    rows, search, hl = [], [], []
+    for r in card_order(cards).iter_rows(named=True):
+        decks = sorted(holders.get(r["card"], []))
+        ns = f"n={count(r['gih'] or 0)} vs {count(r['gns'] or 0)}"
+        cell = {
+            "card": (r["card"], r["card"].lower()),
+            "decks": (count(r.get("decks")), r.get("decks")),
+            "held": (count(r["held"]), r["held"]),
+            "gih_wr": _rate_cell(r, "gih_wr", "gih"),
+            "iwd_adjusted": _pp_cell(r, "iwd_adjusted", ns) if adjusted else ("", None),
+            "iwd": _pp_cell(r, "iwd", ns),
+            "play_rate": _rate_cell(r, "play_rate", "held"),
+            "flag": (FLAG_TEXT.get(r["flag"], ""), r["flag"]),
+            "type": (str(r.get("type") or EMPTY), str(r.get("type") or "")),
+            "branch": (branch_label(r.get("branch")), str(r.get("branch") or "")),
+            "holders": (", ".join(decks) or EMPTY, ", ".join(decks)),
+            "oh_wr": _rate_cell(r, "oh_wr", "oh"),
+            "gd_wr": _rate_cell(r, "gd_wr", "gd"),
+            "gns_wr": _rate_cell(r, "gns_wr", "gns"),
+            "played_wr": _rate_cell(r, "played_wr", "played"),
+            "gih": (count(r["gih"]), r["gih"]),
+            "gns": (count(r["gns"]), r["gns"]),
+        }
+        rows.append([cell[c.key] for c in cols])
+        search.append(" ".join([r["card"], str(r.get("type") or ""),
+                                branch_label(r.get("branch")), *decks]).lower())
         hl.append(r["flag"] != "")
-    return Table(["Card", "Type", "Branch", "Games held", "OH WR", "GD WR", "GIH WR", "GNS WR",
-                  "IWD [95% CI] (GIH vs GNS games)", "Played WR", "Play rate", "Flag (BH 5%)"], rows, hl)
+    return CardTable(cols, rows, search, hl)
+
+
+def cards_table(cards: pl.DataFrame, limit: int | None = None,
+                by_deck: pl.DataFrame | None = None) -> Table:
+    """The card table's default columns: flagged cards first, then by the headline metric;
+    ``limit`` rows at most."""
+    return card_table(cards, by_deck).table(limit)
 
 
 def length_table(m: Metrics) -> Table:

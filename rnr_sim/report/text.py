@@ -9,6 +9,9 @@ from typing import Any
 
 import polars as pl
 
+from rnr_sim.analytics import findings as fnd
+from rnr_sim.analytics import stats as _stats
+from rnr_sim.analytics.cards import plain_card_baseline
 from rnr_sim.analytics.decks import WIN_PATHS
 from rnr_sim.analytics.findings import Finding
 from rnr_sim.analytics.length import MINUTES_PER_TURN, RULEBOOK_MINUTES
@@ -18,7 +21,6 @@ from rnr_sim.report.format import (
     count,
     interval,
     missing,
-    p_text,
     path_label,
     pct,
     pp,
@@ -41,7 +43,8 @@ def finding_title(f: Finding) -> str:
     if f.kind == "deck":
         return f"{'Dominant' if up else 'Weak'} deck: {f.subject}"
     if f.kind == "path":
-        return f"{'Dominant' if up else 'Neglected'} victory path: {path_label(f.subject)}"
+        return (f"{'Over' if up else 'Under'}-performing victory path: "
+                f"{path_label(f.subject)}")
     if f.kind == "card":
         return f"{'Over' if up else 'Under'}-performing card: {f.subject}"
     if f.kind == "seat":
@@ -51,51 +54,230 @@ def finding_title(f: Finding) -> str:
     return f.subject
 
 
+def _freq(x: float) -> str:
+    """A share of resamples: "37%", "under 1%", "over 99%"."""
+    if 0 < x < 0.005:
+        return "under 1%"
+    if 0.995 < x < 1:
+        return "over 99%"
+    return pct(x, 0)
+
+
+def nash_words(share: Any, lo: Any, hi: Any, support: Any) -> str:
+    """What the Nash metagame does with a deck, in words its bootstrap interval allows.
+
+    "never plays it" only when no resample puts the deck in the mix; otherwise the share
+    with its interval and how often the deck is in the support."""
+    if missing(share):
+        return ""
+    if missing(support) or missing(lo) or missing(hi):
+        return f"The Nash metagame plays it {pct(share)} of the time (no interval)."
+    if support == 0:
+        return "The Nash metagame leaves it out in every resample of the deals."
+    return (f"The Nash metagame plays it {pct(share)} of the time {interval(lo, hi)}; it is "
+            f"in the mix in {_freq(support)} of resamples of the deals.")
+
+
 def finding_text(f: Finding) -> str:
-    """One sentence with the number, its 95% interval and its sample."""
+    """One sentence (or two) with the number, its 95% interval and its sample."""
     r = _rate(f.value, f.lo, f.hi)
     gap = abs(f.value - f.fair) * 100
     if f.kind == "deck":
-        s = (f"{f.subject} wins {r} of its games (n={count(f.n)}), {gap:.1f} points "
-             f"{f.direction} an even {pct(f.fair, 0)}.")
-        share = f.detail.get("nash_share")
-        if not missing(share) and share >= 0.5:
-            s += f" The Nash metagame plays it {pct(share)} of the time."
-        elif not missing(share) and share == 0 and f.value < f.fair:
-            s += " The Nash metagame never plays it."
-        return s
+        s = (f"{f.subject} wins {r} of its games against the field (n={count(f.n)}), "
+             f"{gap:.1f} points {f.direction} a fair {pct(f.fair, 0)}.")
+        d = f.detail
+        words = nash_words(d.get("nash_share"), d.get("nash_lo"), d.get("nash_hi"),
+                           d.get("nash_support"))
+        return f"{s} {words}".strip()
     if f.kind == "path":
-        return (f"{path_label(f.subject)} victories are {r} of all {count(f.n)} wins; if no "
-                f"path were superior (Art. III), each would take 25%.")
+        d = f.detail
+        return (f"{path_label(f.subject)} victories are {pct(f.value)} of all {count(f.n)} "
+                f"wins; if every deck won its fair share with its own mix of paths, they "
+                f"would be {pct(f.fair)} {interval(d.get('expected_lo'), d.get('expected_hi'))}. "
+                f"The decks that win by {path_label(f.subject)} win "
+                f"{'more' if f.value > f.fair else 'less'} than that: "
+                f"{pp(d.get('gap'))} {interval(d.get('gap_lo'), d.get('gap_hi'), signed=True)}. "
+                f"(The flat {pct(d.get('flat', 0.25), 0)} of Art. III's \"no path is "
+                f"superior\" is a reference line, not the test.)")
     if f.kind == "card":
         d = f.detail
-        return (f"Decks that see {f.subject} win {pct(d['gih_wr'])} of those games (n={count(f.n)}) "
-                f"against {pct(d['gns_wr'])} when they never see it (n={count(d['gns'])}): "
-                f"IWD {pp(f.value)} {interval(f.lo, f.hi, signed=True)}, significant after "
-                f"Benjamini-Hochberg at 5% ({p_text(d['p'])}).")
+        return (f"Inside the decks that hold {f.subject}, comparing games of the same length "
+                f"and turn order, those in which the card was seen were won "
+                f"{pp(f.value)} {interval(f.lo, f.hi, signed=True)} more often than those in "
+                f"which it was not (adjusted IWD, {count(f.deals)} deals, "
+                f"{count(f.n)} games). Raw IWD, pooled over decks and game lengths: "
+                f"{pp(d.get('iwd'))}.")
     if f.kind == "seat":
         scope = SEAT_SCOPES.get((f.detail["scope"], f.detail["p2"]), "these games")
         return (f"The first seat wins {r} of {scope} (n={count(f.n)}); {pct(f.fair, 0)} would "
                 f"mean the seat order does not matter.")
     if f.kind == "branch":
         return (f"Decks whose main branch is {branch_label(f.subject)} ({f.detail['decks']}) "
-                f"win {r} of their games (n={count(f.n)}), against an even {pct(f.fair, 0)}.")
+                f"win {r} of their games against other branches (n={count(f.n)}), against a "
+                f"fair {pct(f.fair, 0)}.")
     return r
 
 
+def _games_and_deals(m: Metrics) -> tuple[int, int, int]:
+    """(games, deals, tables) of the run: deals are (table, deal) units."""
+    g = m.run.games.select(
+        pl.len().alias("games"),
+        pl.struct("table_id", "deal").n_unique().alias("deals"),
+        pl.col("table_id").n_unique().alias("tables"),
+    ).collect()
+    return int(g["games"][0]), int(g["deals"][0]), int(g["tables"][0])
+
+
+def verdict_banners(m: Metrics) -> list[str]:
+    """Plain sentences to show above the verdict (none when there is nothing to say).
+
+    "Too few games to judge" when no candidate has the minimum sample of the verdict's
+    rule (``findings.MIN_GAMES`` games, ``MIN_DEALS`` deals, an interval no wider than
+    ``± MAX_HALF_WIDTH``), or when no deck has it."""
+    out = []
+    cands = m.candidates
+    games, deals, tables = _games_and_deals(m)
+    judged = [c for c in cands if c.judgeable]
+    decks_judged = [c for c in judged if c.kind == "deck"]
+    per_table = deals / tables if tables else 0
+    if not judged or not decks_judged:
+        out.append(
+            f"Too few games to judge: {count(games)} games ({count(deals)} deals, "
+            f"{per_table:,.0f} per table). A finding needs at least {fnd.MIN_GAMES} games "
+            f"from {fnd.MIN_DEALS} deals and a 95% interval no wider than "
+            f"±{100 * fnd.MAX_HALF_WIDTH:g} points; "
+            + ("nothing in this run has that" if not judged else "no deck has that")
+            + ", so the figures below are shown as measured, not as findings. Play more "
+            "deals (rnr-sim run ... --games N) for a verdict.")
+    if m.players > 2:
+        out.append(
+            f"{m.players} players: a fair share is {pct(m.fair, 0)} of the games, not 50%, "
+            f"and every comparison below is against {pct(m.fair, 0)}. The Nash metagame is "
+            "left out: it is defined for two-player matchups.")
+    return out
+
+
 def verdict_empty(m: Metrics) -> str:
-    games = m.length.filter(pl.col("path") == "all")["games"].item()
-    return (f"No finding clears its 95% interval in this run ({count(games)} games): no deck, "
-            f"path, card, seat or branch is measurably away from fair. A larger run narrows "
-            f"the intervals.")
+    games, _, _ = _games_and_deals(m)
+    few = len(fnd.too_few(m.candidates))
+    if m.candidates and few == len(m.candidates):
+        return (f"No verdict: every candidate (deck, path, card, seat, branch) of this run "
+                f"({count(games)} games) has too few games to judge, so nothing is claimed. "
+                f"A larger run narrows the intervals.")
+    s = (f"No finding clears the verdict's rule in this run ({count(games)} games): no deck, "
+         f"path, card, seat or branch is measurably away from fair after the correction for "
+         f"multiple tests.")
+    if few:
+        s += f" {few} candidates had too few games to judge."
+    return s + " A larger run narrows the intervals."
 
 
 def scoring_rule() -> str:
-    return ("How these were chosen: every deck's win rate, every path's share of wins, every "
-            "flagged card's IWD, the first seat's win rate (all games, mirrors) and every "
-            "branch's win rate is "
-            "scored by how far its 95% interval stays from the fair value (0 if the interval "
-            "covers it); the best of each kind competes and the top three lead.")
+    """The verdict's rule, stated once (``findings.VERDICT_RULE``)."""
+    return fnd.VERDICT_RULE
+
+
+def method_notes(m: Metrics) -> list[str]:
+    """The method paragraphs for the adjusted card metric, the path expectation and the
+    Nash bootstrap, in a designer's words."""
+    return [card_method_note(m), path_method_note(), nash_method_note(m)]
+
+
+def interval_method_note(m: Metrics) -> str:
+    """How every interval is computed (the deal as the unit): ``stats.METHOD_NOTE``,
+    without its title sentence; "" if the analytics has none."""
+    note = getattr(_stats, "METHOD_NOTE", None)
+    if callable(note):
+        note = note(m)
+    note = str(note or "").strip().replace("`", "")  # plain text on the page
+    title = "How the intervals are computed."
+    return note[len(title):].strip() if note.startswith(title) else note
+
+
+def method_sections(m: Metrics) -> list[tuple[str, str]]:
+    """The report's one method section, "How to read these numbers": (title, paragraph)
+    pairs, each said once. The intervals (the deal as the unit), the adjusted card metric, the paths' deck-pool expectation, and the Nash mix (two players
+    only: with more, the Matchups section says why there is none)."""
+    out = []
+    iv = interval_method_note(m)
+    if iv:
+        out.append(("Intervals: the deal is the unit", iv))
+    out.append(("Cards: the adjusted IWD", card_method_note(m)))
+    out.append(("Victory paths: against the deck-pool expectation", path_method_note()))
+    if m.players <= 2:
+        out.append(("The Nash metagame", nash_method_note(m)))
+    return out
+
+
+def card_method_note(m: Metrics) -> str:
+    return (
+        "Raw IWD compares games in which a deck "
+        "saw a card with games in which it did not. Those two groups differ in more than the "
+        "card: a deck sees more of its cards in long games, so a card of a deck that wins "
+        "fast looks bad, and a card held by a strong deck looks good when decks are pooled. "
+        "The adjusted IWD (the card column that counts: it ranks and flags the cards) "
+        "compares like with like: inside one deck, between games of the "
+        "same length (turns, banded where games are few) and the same turn order, then "
+        "averages these differences with Mantel-Haenszel weights (more weight where both "
+        "groups are large) over all of them, every deck holding the card included. What it "
+        "can say: whether, all else about the game's length and the deck equal, drawing the "
+        "card goes with winning more. What it cannot say: game length is itself a result of "
+        "play, so a card whose whole effect is to end games sooner (or later) has that part "
+        "held fixed and can look weaker than it is; and it measures having the card against "
+        "having another card of the same deck in its place, not against an empty slot. "
+        "How far from 0 it strays on cards that do nothing is measured on every run: the "
+        "baseline in the Cards section.")
+
+
+def card_baseline_text(m: Metrics) -> str:
+    """The measured residual bias of the adjusted IWD on the plainest cards."""
+    b = plain_card_baseline(m.cards_by_deck, m.run.cards)
+    if b.height == 0 or not b["pairs"][0]:
+        return ("This run holds no plain common Pillar to measure the method's residual bias "
+                "on.")
+    r = b.row(0, named=True)
+    return (
+        f"Baseline, measured in this run: the plainest cards (common Pillars with no effect, "
+        f"Scroll Pillars aside since they count towards Petition Victory) do next to "
+        f"nothing, so their adjusted IWD should sit near 0. Over their {r['pairs']} "
+        f"(deck, card) pairs it averages {pp(r['adj_mean'], 2)} (from {pp(r['adj_min'])} "
+        f"to {pp(r['adj_max'])}; {pct(r['adj_cover'], 0)} of their intervals hold 0), where "
+        f"the raw IWD averages {pp(r['raw_mean'])} (from {pp(r['raw_min'])} to "
+        f"{pp(r['raw_max'])}). Read an adjusted IWD within about "
+        f"±{100 * max(abs(r['adj_min']), abs(r['adj_max'])):.1f} points as no effect.")
+
+
+def path_method_note() -> str:
+    return (
+        "Art. III says no path is superior, but the share of "
+        "wins a path takes depends first on which paths the decks aim at: with mostly "
+        "attacking decks, Attack takes most wins even if no deck wins more than its share. "
+        "So each path is measured against the deck-pool expectation: the share it would take "
+        "if every deck won its fair share of its games (1/players) with its own mix of "
+        "paths. A path above that expectation is one whose decks win more than they should; "
+        "the flat 25% is shown as a reference line only (the tables' \"Art. III reference\" "
+        "columns: with thousands of wins, a p-value there is tiny for any deck pool that "
+        "aims at some paths more than others, and says nothing about the paths). Decks are "
+        "also grouped by their main path (the path of most of their wins) and their win "
+        "rates against decks of other main paths compared with the fair share.")
+
+
+def nash_method_note(m: Metrics) -> str:
+    if m.players > 2:
+        return (
+            f"No Nash mix at {m.players} players: a deck's result there depends on the "
+            "whole table, not on one opponent, so the win-rate matrix is not a two-player "
+            "zero-sum game and its equilibrium would not describe the metagame. Each deck's "
+            f"win rate against the field, against a fair {pct(m.fair, 0)}, is the measure "
+            "to read.")
+    reps = m.nash["replicates"].drop_nulls() if "replicates" in m.nash.columns else None
+    n = int(reps.max()) if reps is not None and len(reps) else 0
+    return (
+        "The Nash metagame is the mix of decks no deck can beat on average, solved exactly "
+        "from the win-rate matrix. The matrix is measured, so the mix is uncertain: a deck can "
+        "move in and out of it on noise. Its interval comes from resampling the deals of each "
+        f"matchup ({n} resamples, fixed seed): the share's 95% range over the resamples, and "
+        "how often the deck is in the mix (share above 1%).")
 
 
 # ---------------------------------------------------------------- section leads
@@ -107,7 +289,8 @@ def decks_lead(m: Metrics) -> str:
     best, worst = played.row(0, named=True), played.row(-1, named=True)
     fair = m.fair
     off = played.filter((pl.col("win_rate_lo") > fair) | (pl.col("win_rate_hi") < fair)).height
-    s = (f"Each deck's share of its games won, over both seats. {best['deck']} does best at "
+    s = (f"Each deck's share of its games won against the field (mirror games left out), "
+         f"over both seats. {best['deck']} does best at "
          f"{_rate(best['win_rate'], best['win_rate_lo'], best['win_rate_hi'])}")
     if played.height > 1:
         s += (f", {worst['deck']} worst at "
@@ -120,12 +303,24 @@ def decks_lead(m: Metrics) -> str:
 
 
 def matchups_lead(m: Metrics) -> str:
+    fair = pct(m.fair, 0)
     s = ("Each cell is the row deck's win rate against the column deck, both seat orders "
-         "weighted equally, with its 95% interval and game count. ")
+         "weighted equally, with its 95% interval and game count")
+    if m.players > 2:
+        return s + (f", over the {m.players}-player games where both sat at the table; a "
+                    f"fair share is {fair}. " + nash_method_note(m))
+    s += ". "
     support = m.nash.filter(pl.col("in_support"))
     if support.height == 0:
         return s + "No two decks met, so there is no metagame to solve."
-    mix = ", ".join(f"{r['deck']} {pct(r['share'])}" for r in support.iter_rows(named=True))
+
+    def one(r: dict) -> str:
+        if missing(r.get("support_freq")):
+            return f"{r['deck']} {pct(r['share'])}"
+        return (f"{r['deck']} {pct(r['share'])} {interval(r['share_lo'], r['share_hi'])}, in "
+                f"the mix in {_freq(r['support_freq'])} of resamples")
+
+    mix = "; ".join(one(r) for r in support.iter_rows(named=True))
     if support.height == 1:
         s += (f"The Nash equilibrium, the metagame no deck can exploit, is {mix}: no other "
               f"deck beats it on average.")
@@ -137,6 +332,14 @@ def matchups_lead(m: Metrics) -> str:
         worst = out.sort("expected_win_rate").row(0, named=True)
         s += (f" Decks outside it lose to the mix, down to {worst['deck']} at "
               f"{pct(worst['expected_win_rate'])}.")
+        if "support_freq" in out.columns:
+            maybe = out.filter(pl.col("support_freq") > 0).sort("support_freq", descending=True)
+            if maybe.height:
+                s += (" Outside the mix on these deals but inside it on some resamples: "
+                      + ", ".join(f"{r['deck']} ({_freq(r['support_freq'])})"
+                                  for r in maybe.iter_rows(named=True)) + ".")
+    s += (" The intervals are 95% ranges over resamples of the deals: a mix this uncertain "
+          "says which decks matter, not their exact proportions.")
     return s
 
 
@@ -144,19 +347,36 @@ def paths_lead(m: Metrics) -> str:
     r = m.paths_overall.row(0, named=True)
     if not r["wins"]:
         return "No game was won, so there are no victory paths to compare."
-    shares = sorted(WIN_PATHS, key=lambda p: r[f"share_{p}"], reverse=True)
+    exp = m.paths_expected
+    s = ("Which paths the games are won by. A path is measured against the deck-pool "
+         "expectation: the share of wins it would take if every deck won its fair share "
+         f"({pct(m.fair, 0)} of its games) with its own mix of paths; more than that means "
+         "the decks that win by it win more than they should. ")
+    if exp is not None and exp.filter(pl.col("gap").is_not_null()).height:
+        rows = exp.filter(pl.col("gap").is_not_null())
+        e = rows.sort(pl.col("gap").abs(), descending=True).row(0, named=True)
+        clear = rows.filter((pl.col("gap_lo") > 0) | (pl.col("gap_hi") < 0)).height
+        s += (f"The largest gap: {path_label(e['path'])} takes {pct(e['share'])} of the "
+              f"wins against {pct(e['expected'])} expected, {pp(e['gap'])} "
+              f"{interval(e['gap_lo'], e['gap_hi'], signed=True)}; {clear} of {rows.height} "
+              "paths have a gap whose interval is clear of 0. ")
+    mp = m.paths_by_main_path
+    if mp is not None and mp.filter(pl.col("win_rate").is_not_null()).height > 1:
+        grp = mp.filter(pl.col("win_rate").is_not_null()).sort("win_rate", descending=True)
+        hi, lo = grp.row(0, named=True), grp.row(-1, named=True)
+        s += (f"Grouped by their main path, against decks of other main paths, "
+              f"{path_label(hi['main_path'])} decks win "
+              f"{_rate(hi['win_rate'], hi['win_rate_lo'], hi['win_rate_hi'])} and "
+              f"{path_label(lo['main_path'])} decks "
+              f"{_rate(lo['win_rate'], lo['win_rate_lo'], lo['win_rate_hi'])} (fair "
+              f"{pct(m.fair, 0)}). ")
+    shares = sorted(WIN_PATHS, key=lambda p: r[f"share_{p}"] or 0.0, reverse=True)
     top, low = shares[0], shares[-1]
-    verdict = ("The split is consistent with equal paths"
-               if r["chi2_p"] is None or r["chi2_p"] >= 0.05
-               else "The paths are not equal")
-    return (f"Art. III says no path to victory is superior: if so, each would take 25% of the "
-            f"wins. {path_label(top)} takes "
-            f"{_rate(r[f'share_{top}'], r[f'share_{top}_lo'], r[f'share_{top}_hi'])} and "
-            f"{path_label(low)} "
-            f"{_rate(r[f'share_{low}'], r[f'share_{low}_lo'], r[f'share_{low}_hi'])} of "
-            f"{count(r['wins'])} wins; the largest gap from 25% is "
-            f"{100 * r['max_gap']:.1f} points. {verdict} (χ² = {r['chi2']:,.1f}, df 3, "
-            f"{p_text(r['chi2_p'])}). {pct(r['draw_rate'])} of games were drawn.")
+    s += (f"For reference only, Art. III's \"no path is superior\" read as a flat 25% each: "
+          f"{path_label(top)} takes {pct(r[f'share_{top}'])} and {path_label(low)} "
+          f"{pct(r[f'share_{low}'])} of {count(r['wins'])} wins; that mostly tells which "
+          f"paths the decks aim at. {pct(r['draw_rate'])} of games were drawn.")
+    return s
 
 
 def seats_lead(m: Metrics) -> str:
@@ -202,21 +422,31 @@ def branches_lead(m: Metrics) -> str:
 
 
 def cards_lead(m: Metrics) -> str:
-    tested = m.cards.filter(pl.col("iwd_p").is_not_null()).height
+    has_adj = "iwd_adjusted" in m.cards.columns
+    col = "iwd_adjusted_p" if has_adj else "iwd_p"
+    tested = m.cards.filter(pl.col(col).is_not_null()).height
     flagged = m.cards.filter(pl.col("flag") != "")
-    s = ("17lands-style card ratings over the decks that hold each card. IWD (improvement "
-         "when drawn) is how much more often a deck wins when it sees the card (opening hand "
-         "or drawn: GIH) than when it never does (GNS). ")
+    s = ("17lands-style card ratings over the decks that hold each card. The headline is "
+         "the adjusted IWD: how much more often a deck wins the games in which it sees the "
+         "card than the games in which it does not, compared inside each deck at equal game "
+         "length and turn order, then combined over decks; the raw 17lands figures (GIH, GNS, "
+         "raw IWD) are beside it, pooled over decks and game lengths, and are not used for "
+         "flags. Because game length is held fixed, the adjusted IWD cannot credit a card "
+         "for making games shorter or longer, and it rates a card against the other cards "
+         "of its deck, not against an empty slot. ")
     if flagged.height == 0:
-        return s + (f"No card's IWD differs from zero after Benjamini-Hochberg correction at "
-                    f"5% ({tested} cards tested).")
-    names = ", ".join(
-        f"{r['card']} ({pp(r['iwd'])})" for r in flagged.head(6).iter_rows(named=True)
-    )
-    more = f" and {flagged.height - 6} more" if flagged.height > 6 else ""
-    return s + (f"{flagged.height} of {tested} cards differ from zero after Benjamini-Hochberg "
-                f"correction at 5%: {names}{more}. Cards that are seen more in long games "
-                f"drift with game length, so read IWD with the play rate beside it.")
+        s += (f"No card's adjusted IWD differs from zero after Benjamini-Hochberg correction "
+              f"at 5% ({tested} cards tested).")
+    else:
+        key = "iwd_adjusted" if has_adj else "iwd"
+        top = flagged.sort(pl.col(key).abs(), descending=True).head(6)
+        names = ", ".join(f"{r['card']} ({pp(r[key])})" for r in top.iter_rows(named=True))
+        more = f" and {flagged.height - 6} more" if flagged.height > 6 else ""
+        s += (f"{flagged.height} of {tested} cards' adjusted IWD differs from zero after "
+              f"Benjamini-Hochberg correction at 5%, largest first: {names}{more}.")
+    if has_adj:
+        s += " " + card_baseline_text(m)
+    return s
 
 
 def length_lead(m: Metrics) -> str:
