@@ -24,3 +24,18 @@ def test_wilson_expressions_hold_the_proportion():
     assert (out["lo"] <= out["p"]).all() and (out["hi"] >= out["p"]).all()
     assert out.filter(pl.col("p") == 0)["lo"].max() == 0.0
     assert out.filter(pl.col("p") == 1)["hi"].min() == 1.0
+
+
+def test_a_small_four_player_report_draws_every_error_bar(tmp_path):
+    """The report of a legal 100-deal 4-player run (once: 'yerr' must not contain negative
+    values) is written, plots and all."""
+    from pathlib import Path
+
+    from rnr_sim import runner
+    from rnr_sim.report.build import build_report
+
+    decks = sorted((Path(__file__).resolve().parent.parent / "decks").glob("*.txt"))[:5]
+    runner.start_run(runner.RunOptions(decks=decks, games=100, players=4, out=tmp_path / "r"),
+                     progress=False, log=lambda m: None)
+    index = build_report(tmp_path / "r", tmp_path / "rep")
+    assert Path(index).exists() and any((tmp_path / "rep" / "plots").iterdir())
