@@ -1,0 +1,531 @@
+"""The pilots' decisions, apart from the rules: how a heuristic policy (a weight vector,
+``policies.py``) values an effect or a card, which action it takes next in its Play Phase,
+whether it mulligans, which Pillar it places with the Player 2 right, what it discards to
+the hand limit, and whom and what it targets (R37, Amend. II §4). The rules (``game``)
+enumerate what is legal and apply what is chosen; nothing there knows how a pilot values
+a card. The Play Phase's noted card values live in the seat's policy row (``W_VALUE0``),
+and the shared threat facts in ``G_THREAT`` / ``G_OPP_HAS_DEFENSE``.
+"""
+
+import numpy as np
+from numba import njit
+
+from rnr_sim.engine.config import INLINED, KERNEL
+from rnr_sim.engine.layout import (
+    F_AOA_TARGETED,
+    F_BILL_TURN,
+    F_SIDEWAYS0,
+    G_DEBUG,
+    G_N_PLAYERS,
+    G_OPP_HAS_DEFENSE,
+    G_THREAT,
+    G_VIOLATIONS,
+    L_BOARD,
+    L_HAND,
+    L_SCRATCH,
+    P_ALIVE,
+    P_IP_OTHER,
+    P_IP_PILLAR,
+    P_LP,
+    P_N_AOA_TARGETS,
+    P_N_BOARD,
+    P_N_DEFENSES,
+    P_N_DRAW,
+    P_N_HAND,
+    P_N_PETITIONS,
+    P_N_PILLARS,
+    P_N_SCROLL_PILLARS,
+    P_N_UAS,
+    P_PILLARS_TURN,
+    P_UAS_LOST,
+    S_CARD,
+    S_DP,
+    S_FLAGS,
+    S_NAME_SLOT,
+    S_ZONE,
+    Z_PLAY,
+    Z_UA,
+)
+from rnr_sim.engine.policies import (
+    W_AOA,
+    W_ATTACK,
+    W_COST,
+    W_DEFENSE,
+    W_EACH_TURN,
+    W_KICKER,
+    W_MULLIGAN_MAX,
+    W_MULLIGAN_MIN,
+    W_P2_RIGHT,
+    W_PETITION,
+    W_PILLAR,
+    W_PILLAR_TARGET,
+    W_RANDOM,
+    W_SCROLL_PILLAR,
+    W_STOP,
+    W_UA_ATTACK,
+    W_VALUE0,
+    W_VERB,
+)
+from rnr_sim.engine.rng import rand_below, rand_unit
+from rnr_sim.engine.state import (
+    GAME_STREAM,
+    PETITIONS_NEEDED,
+    SCROLL_PILLARS_NEEDED,
+    STARTING_LP,
+    eff,
+    ip_amount,
+    pillars_in_hand,
+    play_cost,
+)
+from rnr_sim.enums import (
+    AIM_BIGGEST_HAND,
+    AIM_LOWEST_LP,
+    AIM_MOST_PETITIONS,
+    AIM_THINNEST_PILE,
+    ATTACK,
+    BILL,
+    C_BRANCH,
+    C_COST,
+    C_DAMAGE,
+    C_DP,
+    C_FLAGS,
+    C_IP,
+    C_KEYWORDS,
+    C_TYPE,
+    CF_ACTIVATE,
+    CF_VALUE_READS_PILLARS,
+    DEFENSE,
+    E_AMOUNT,
+    E_COST,
+    E_KICKER,
+    E_TRIGGER,
+    E_VERB,
+    FREEDOM,
+    IP_NONE,
+    KW_ONE_SHOT,
+    KW_PETITION,
+    LIFETIME_ONE_SHOT,
+    MAX_EFFECTS,
+    MAX_SLOTS,
+    PILLAR,
+    R_ATTACK_LIFETIME,
+    R_PILLARS_PER_TURN,
+    SCROLL,
+    TRIG_ACTIVATE,
+    TRIG_EACH_TURN,
+    TRIG_ON_RESOLVE,
+    UA,
+    V_DESTROY_PETITION,
+    V_DISCARD,
+    V_DRAW,
+    V_EXILE,
+    V_FORCE_DRAW,
+    V_HEAL,
+    V_LP,
+    V_MILL,
+    V_NONE,
+    V_RECOVER,
+    V_REPAIR,
+    V_STRIKE,
+    V_STRIKE_UA,
+    V_TUTOR_PILLAR,
+    VERB_AIM,
+    VERB_GIVES_IP,
+)
+
+ACT_STOP = 0
+ACT_PLAY = 1
+ACT_PLAY_KICKED = 2
+ACT_AOA = 3
+ACT_ACTIVATE = 4
+
+
+@njit("int64(int32[:, ::1], float64[:, ::1], int64[::1], int64, int64)", **KERNEL)
+def pick_opponent(pl, w, gm, p, verb):
+    """The opponent an effect of ``verb`` is aimed at: the one it hurts most.
+
+    LP damage: the lowest LP; mill, exile, force draw: the thinnest Draw Pile; discard:
+    the biggest hand; strikes: the one with most UAs lost; destroy petition: most
+    Petitions. Ties go to the next player in turn order. Two players: the other one.
+    """
+    n = gm[G_N_PLAYERS]
+    if n == 2:
+        return 1 - p if pl[1 - p, P_ALIVE] != 0 else -1
+    best = -1
+    best_key = 0
+    for k in range(1, n):
+        q = (p + k) % n
+        if pl[q, P_ALIVE] == 0:
+            continue
+        aim = VERB_AIM[verb]
+        if aim == AIM_LOWEST_LP:
+            key = -pl[q, P_LP]
+        elif aim == AIM_THINNEST_PILE:
+            key = -pl[q, P_N_DRAW]
+        elif aim == AIM_BIGGEST_HAND:
+            key = pl[q, P_N_HAND]
+        elif aim == AIM_MOST_PETITIONS:
+            key = pl[q, P_N_PETITIONS]
+        else:
+            key = pl[q, P_UAS_LOST]
+        if best < 0 or key > best_key:
+            best = q
+            best_key = key
+    return best
+
+
+@njit(**KERNEL)
+def choose_strike_target(cards, sl, ls, pl, q, damage, ua_only):
+    """Amend. II: a Defense while any exists (the attacker picks: one it can destroy, else
+    the weakest), otherwise a UA (the one with least DP left). ``ua_only``: past Defenses.
+    """
+    defense = -1
+    defense_key = 0
+    ua = -1
+    ua_key = 0
+    # Cards still to find: the Defenses in play (when they count) and the UAs left.
+    left = pl[q, P_N_UAS] - pl[q, P_UAS_LOST] + (0 if ua_only else pl[q, P_N_DEFENSES])
+    for i in range(pl[q, P_N_BOARD]):
+        if left <= 0:
+            break
+        s = ls[q, L_BOARD, i]
+        z = sl[q, s, S_ZONE]
+        if z == Z_UA:
+            left -= 1
+            key = -sl[q, s, S_DP]
+            if ua < 0 or key > ua_key:
+                ua = s
+                ua_key = key
+        elif z == Z_PLAY and not ua_only and cards[sl[q, s, S_CARD], C_TYPE] == DEFENSE:
+            left -= 1
+            dp = sl[q, s, S_DP]
+            key = 1000 + dp if dp <= damage else -dp  # Amend. II §4: attacker chooses
+            if defense < 0 or key > defense_key:
+                defense = s
+                defense_key = key
+    return defense if defense >= 0 else ua  # Amend. II §1-2: Defenses first
+
+
+@njit("float64(float64[:, ::1], int32[:, ::1], int64[::1], int64, int64, int64)", **KERNEL)
+def effect_value(w, pl, gm, p, verb, amount):
+    """How much ``p``'s policy wants one effect now (context-dependent, may be negative)."""
+    wv = w[p, W_VERB + verb]
+    if verb == V_LP:
+        q = pick_opponent(pl, w, gm, p, V_LP)
+        if q < 0:
+            return 0.0
+        if pl[q, P_LP] <= amount:
+            return 1000.0  # lethal
+        return wv * amount
+    if verb == V_STRIKE or verb == V_STRIKE_UA:
+        q = pick_opponent(pl, w, gm, p, V_STRIKE)
+        if q < 0 or pl[q, P_UAS_LOST] >= pl[q, P_N_UAS]:
+            return 0.0
+        return wv * amount
+    if verb == V_HEAL:
+        missing = STARTING_LP - pl[p, P_LP]
+        if missing <= 0:
+            return 0.0
+        urgency = 1.0 + (2.0 if pl[p, P_LP] < 30 else 0.0)
+        return wv * min(amount, missing) * urgency
+    if verb == V_DRAW:
+        if pl[p, P_N_DRAW] <= amount + 3:
+            return -1000.0  # drawing ourselves out (Art. III §4)
+        return wv * amount
+    if verb == V_FORCE_DRAW:
+        q = pick_opponent(pl, w, gm, p, verb)
+        if q < 0:
+            return 0.0
+        if pl[q, P_N_DRAW] < amount:
+            return 1000.0  # they cannot draw them all: lethal
+        return wv * amount * (1.0 + 20.0 / (pl[q, P_N_DRAW] + 5.0))
+    if verb == V_MILL or verb == V_EXILE:
+        q = pick_opponent(pl, w, gm, p, verb)
+        if q < 0 or pl[q, P_N_DRAW] == 0:
+            return 0.0
+        m = amount if amount < pl[q, P_N_DRAW] else pl[q, P_N_DRAW]
+        return wv * m * (1.0 + 20.0 / (pl[q, P_N_DRAW] + 5.0))
+    if verb == V_DISCARD:
+        q = pick_opponent(pl, w, gm, p, verb)
+        if q < 0 or pl[q, P_N_HAND] == 0:
+            return 0.0
+        return wv * min(amount, pl[q, P_N_HAND])
+    if VERB_GIVES_IP[verb] != IP_NONE:
+        return wv * ip_amount(pl, p, verb, amount)
+    if verb == V_REPAIR:
+        return wv * amount if pl[p, P_UAS_LOST] < pl[p, P_N_UAS] else 0.0
+    if verb == V_DESTROY_PETITION:
+        q = pick_opponent(pl, w, gm, p, verb)
+        if q < 0 or pl[q, P_N_PETITIONS] == 0:
+            return 0.0
+        return wv * min(amount, pl[q, P_N_PETITIONS]) * (1.0 + pl[q, P_N_PETITIONS])
+    if verb == V_RECOVER:
+        return wv * amount
+    if verb == V_TUTOR_PILLAR:
+        return wv if pl[p, P_N_PILLARS] < w[p, W_PILLAR_TARGET] else 0.0
+    return 0.0
+
+
+@njit(**KERNEL)
+def note_threats(cards, w, pl, sl, ls, gm, p):
+    """Facts the policy's valuations share during a phase (nothing in ``p``'s own Play Phase
+    changes them): the opposing Attacks in play (the possible Attack-on-Attack targets),
+    each opponent ``q``'s listed in ``q``'s own scratch list, ``P_N_AOA_TARGETS`` long (a
+    list of ``q``'s slots cannot outgrow its 64 entries, whatever the number of opponents;
+    ``q``'s scratch is idle outside ``q``'s Resolve Phase), their total damage (the threat
+    to our UAs), and whether the opponent ``p`` strikes holds a Defense. Returns how many
+    Attacks were listed."""
+    n = 0
+    total = 0
+    for q in range(gm[G_N_PLAYERS]):
+        pl[q, P_N_AOA_TARGETS] = 0
+        if q == p or pl[q, P_ALIVE] == 0:
+            continue
+        k = 0
+        for i in range(pl[q, P_N_BOARD]):
+            s = ls[q, L_BOARD, i]
+            if sl[q, s, S_ZONE] != Z_PLAY:
+                continue
+            if cards[sl[q, s, S_CARD], C_TYPE] == ATTACK:
+                ls[q, L_SCRATCH, k] = s
+                k += 1
+                total += sl[q, s, S_DP]
+        pl[q, P_N_AOA_TARGETS] = k
+        n += k
+    gm[G_THREAT] = total
+    q = pick_opponent(pl, w, gm, p, V_STRIKE)
+    gm[G_OPP_HAS_DEFENSE] = 1 if q >= 0 and pl[q, P_N_DEFENSES] > 0 else 0
+    return n
+
+
+@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int64[::1], int64, int64)", **KERNEL)
+def card_value(cards, rules, w, pl, gm, p, c):
+    """How much ``p``'s policy wants to play card ``c`` now, before its cost. It reads
+    ``p``'s Pillars and Petitions, and state no Play Phase of ``p``'s changes."""
+    t = cards[c, C_TYPE]
+    v = 0.0
+    if t == PILLAR:
+        limit = rules[R_PILLARS_PER_TURN]
+        if limit > 0 and pl[p, P_PILLARS_TURN] >= limit:  # R10
+            return -1.0e9
+        short = w[p, W_PILLAR_TARGET] - pl[p, P_N_PILLARS]
+        if short > 0:
+            v += w[p, W_PILLAR] * cards[c, C_IP] * min(1.0, short / 3.0)
+        else:
+            v += 0.05 * cards[c, C_IP]
+        if cards[c, C_BRANCH] == SCROLL and pl[p, P_N_SCROLL_PILLARS] < SCROLL_PILLARS_NEEDED:
+            v += w[p, W_SCROLL_PILLAR]
+    elif t == ATTACK:
+        q = pick_opponent(pl, w, gm, p, V_STRIKE)
+        if q >= 0 and pl[q, P_UAS_LOST] < pl[q, P_N_UAS]:
+            dmg = cards[c, C_DAMAGE]
+            lasting = 1.0 if ((cards[c, C_KEYWORDS] & KW_ONE_SHOT) != 0
+                              or rules[R_ATTACK_LIFETIME] == LIFETIME_ONE_SHOT) else 3.0
+            f = 1.0 if gm[G_OPP_HAS_DEFENSE] != 0 else w[p, W_UA_ATTACK]
+            v += w[p, W_ATTACK] * dmg * lasting * f
+    elif t == DEFENSE:
+        threat = gm[G_THREAT]
+        v += w[p, W_DEFENSE] * cards[c, C_DP] * (0.5 + min(2.0, threat / 6.0))
+    if (cards[c, C_KEYWORDS] & KW_PETITION) != 0:
+        if pl[p, P_N_PETITIONS] < PETITIONS_NEEDED:
+            v += w[p, W_PETITION]
+        else:
+            v += 0.2 * w[p, W_PETITION]  # a spare against 'destroy petition'
+    for e in range(MAX_EFFECTS):
+        verb = eff(cards, c, e, E_VERB)
+        if verb == V_NONE or eff(cards, c, e, E_KICKER) != 0:
+            continue
+        ev = effect_value(w, pl, gm, p, verb, eff(cards, c, e, E_AMOUNT))
+        trig = eff(cards, c, e, E_TRIGGER)
+        if trig == TRIG_ON_RESOLVE:
+            v += ev
+        elif trig == TRIG_EACH_TURN:
+            v += ev * w[p, W_EACH_TURN] if ev > 0 else ev
+        elif trig == TRIG_ACTIVATE:
+            v += 0.5 * ev * w[p, W_EACH_TURN] if ev > 0 else 0.0
+        else:
+            v += 0.3 * ev
+    return v
+
+
+@njit("float64(float64[:, ::1], uint64[::1], int64, float64)", **KERNEL)
+def score(w, rng, p, value):
+    """A policy's score of an action: its value, or uniform noise for the random policy."""
+    if w[p, W_RANDOM] != 0.0:
+        return rand_unit(rng, GAME_STREAM)
+    return value
+
+
+@njit("void(float64[:, ::1], int64)", **KERNEL)
+def forget_card_values(w, p):
+    """Clear the card values ``p``'s policy noted (every slot: a card may reach the hand
+    between two Play Phases)."""
+    for s in range(MAX_SLOTS):
+        w[p, W_VALUE0 + s] = np.nan
+
+
+@njit(**INLINED)
+def forget_pillar_values(cards, pl, sl, ls, w, p):
+    """After a Pillar or Petition is played: clear the noted values that read them."""
+    for i in range(pl[p, P_N_HAND]):
+        s = ls[p, L_HAND, i]
+        if (cards[sl[p, s, S_CARD], C_FLAGS] & CF_VALUE_READS_PILLARS) != 0:
+            w[p, W_VALUE0 + s] = np.nan
+
+
+@njit(**INLINED)
+def noted_card_value(cards, rules, w, pl, gm, p, s, c):
+    """``card_value`` of card ``c`` in hand slot ``s``, noted once per Play Phase: a play
+    changes no value but those that read Pillars and Petitions (``CF_VALUE_READS_PILLARS``),
+    and ``play_phase`` forgets those when it plays a Pillar or Petition. Debug mode
+    recomputes and counts any difference as a broken invariant."""
+    v = w[p, W_VALUE0 + s]
+    if v != v:  # NaN: not noted in this Play Phase yet
+        v = card_value(cards, rules, w, pl, gm, p, c)
+        w[p, W_VALUE0 + s] = v
+    elif gm[G_DEBUG] != 0 and v != card_value(cards, rules, w, pl, gm, p, c):
+        gm[G_VIOLATIONS] += 1
+    return v
+
+
+@njit(**INLINED)
+def hand_value(cards, rules, w, pl, sl, ls, gm, p, s):
+    c = sl[p, s, S_CARD]
+    return card_value(cards, rules, w, pl, gm, p, c) - w[p, W_COST] * play_cost(cards, sl, p, s)
+
+
+@njit(**INLINED)
+def choose_action(cards, rules, w, pl, sl, ls, gm, rng, p, n_targets, n_activatable):
+    """The pilot's next Play Phase action among the legal ones (Art. VII §5 phase three):
+    ``(kind, a, b, c)``: ``ACT_STOP``; ``ACT_PLAY`` / ``ACT_PLAY_KICKED`` hand slot ``a``;
+    ``ACT_AOA`` hand slot ``a`` against seat ``b``'s Attack in slot ``c`` (Amend. I §1);
+    ``ACT_ACTIVATE`` effect ``b`` of the card in slot ``a`` (Art. VII §6). Each legal action
+    is scored (``score``: its value, or noise for the random policy) and the best taken;
+    stopping scores ``W_STOP``. ``n_targets``: opposing Attacks listed by ``note_threats``
+    (0: no Attack-on-Attack); ``n_activatable``: cards in play with an 'activate' effect.
+    """
+    randomly = w[p, W_RANDOM] != 0.0
+    ip = pl[p, P_IP_PILLAR] + pl[p, P_IP_OTHER]
+    best_kind = ACT_STOP
+    best_score = score(w, rng, p, w[p, W_STOP])
+    best_a = -1
+    best_b = -1
+    best_c = -1
+    # Cards in hand.
+    for i in range(pl[p, P_N_HAND]):
+        s = ls[p, L_HAND, i]
+        c = sl[p, s, S_CARD]
+        t = cards[c, C_TYPE]
+        cost = play_cost(cards, sl, p, s)
+        if cost > ip:  # Art. II §2
+            continue
+        if t == BILL and (sl[p, sl[p, s, S_NAME_SLOT], S_FLAGS] & F_BILL_TURN) != 0:
+            continue  # Art. IV §7.1: once per turn
+        if t == PILLAR and rules[R_PILLARS_PER_TURN] > 0 and \
+                pl[p, P_PILLARS_TURN] >= rules[R_PILLARS_PER_TURN]:
+            continue  # R10
+        if t == UA:
+            continue
+        v = 0.0 if randomly else noted_card_value(cards, rules, w, pl, gm, p, s, c) \
+            - w[p, W_COST] * cost
+        sc = score(w, rng, p, v)
+        if sc > best_score:
+            best_kind, best_score, best_a, best_b, best_c = ACT_PLAY, sc, s, -1, -1
+        if t == FREEDOM:
+            for e in range(MAX_EFFECTS):
+                if eff(cards, c, e, E_KICKER) != 0:
+                    kc = eff(cards, c, e, E_COST)
+                    if cost + kc <= ip:
+                        kv = effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB),
+                                          eff(cards, c, e, E_AMOUNT))
+                        sk = score(w, rng, p, v + w[p, W_KICKER] * kv - w[p, W_COST] * kc)
+                        if sk > best_score:
+                            best_kind, best_score, best_a, best_b, best_c = \
+                                ACT_PLAY_KICKED, sk, s, -1, -1
+        if t == ATTACK and n_targets > 0 and cost + 1 <= ip:  # Amend. I §1: cost + 1
+            dmg = cards[c, C_DAMAGE]
+            for q in range(gm[G_N_PLAYERS]):
+                for j in range(pl[q, P_N_AOA_TARGETS]):
+                    s2 = ls[q, L_SCRATCH, j]
+                    if (sl[q, s2, S_FLAGS] & F_AOA_TARGETED) != 0:
+                        continue
+                    theirs = sl[q, s2, S_DP]
+                    if w[p, W_RANDOM] == 0.0 and dmg <= theirs:
+                        continue  # the heuristic only fights Attack-on-Attack it wins
+                    va = w[p, W_AOA] * theirs * 3.0 + w[p, W_ATTACK] * (dmg - theirs) \
+                        - w[p, W_COST] * (cost + 1)
+                    sa = score(w, rng, p, va)
+                    if sa > best_score:
+                        best_kind, best_score, best_a, best_b, best_c = \
+                            ACT_AOA, sa, s, q, s2
+    # Activate effects of cards in play (Art. VII §6).
+    for i in range(pl[p, P_N_BOARD] if n_activatable > 0 else 0):
+        s = ls[p, L_BOARD, i]
+        c = sl[p, s, S_CARD]
+        if (cards[c, C_FLAGS] & CF_ACTIVATE) == 0:
+            continue
+        for e in range(MAX_EFFECTS):
+            if eff(cards, c, e, E_TRIGGER) != TRIG_ACTIVATE or \
+                    eff(cards, c, e, E_VERB) == V_NONE or eff(cards, c, e, E_KICKER) != 0:
+                continue
+            if (sl[p, s, S_FLAGS] & (F_SIDEWAYS0 << e)) != 0:
+                continue  # Amend. V §2: not twice in a turn
+            k = eff(cards, c, e, E_COST)
+            if k > ip:
+                continue
+            v = effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB),
+                             eff(cards, c, e, E_AMOUNT)) - w[p, W_COST] * k
+            sa = score(w, rng, p, v)
+            if sa > best_score:
+                best_kind, best_score, best_a, best_b, best_c = ACT_ACTIVATE, sa, s, e, -1
+    return best_kind, best_a, best_b, best_c
+
+
+@njit(**INLINED)
+def choose_mulligan(cards, w, pl, sl, ls, rng, q):
+    """Amend. VII: does ``q`` send its opening hand back? The heuristic keeps a hand holding
+    ``W_MULLIGAN_MIN`` to ``W_MULLIGAN_MAX`` Pillars; the random policy tosses a coin."""
+    if w[q, W_RANDOM] != 0.0:
+        return rand_below(rng, GAME_STREAM, 2) == 1
+    k = pillars_in_hand(cards, pl, sl, ls, q)
+    return k < w[q, W_MULLIGAN_MIN] or k > w[q, W_MULLIGAN_MAX]
+
+
+@njit(**INLINED)
+def choose_p2_pillar(cards, w, pl, sl, ls, rng, p2, zero_cost_only):
+    """Art. VII §4, Amend. VIII, R7: the hand slot of the Pillar the second seat places
+    free, or -1 to decline (no Pillar, or ``W_P2_RIGHT`` = 0; the random policy tosses a
+    coin). The heuristic takes the most IP, a Scroll Pillar counting ``W_SCROLL_PILLAR``
+    more. ``zero_cost_only``: only a Pillar of printed cost 0 may be placed (R7)."""
+    best = -1
+    best_key = -1.0
+    for i in range(pl[p2, P_N_HAND]):
+        s = ls[p2, L_HAND, i]
+        c = sl[p2, s, S_CARD]
+        if cards[c, C_TYPE] != PILLAR:
+            continue
+        if zero_cost_only and cards[c, C_COST] != 0:
+            continue
+        key = cards[c, C_IP] + (w[p2, W_SCROLL_PILLAR] if cards[c, C_BRANCH] == SCROLL else 0.0)
+        key += 0.01 * cards[c, C_COST]
+        if key > best_key:
+            best = s
+            best_key = key
+    take = best >= 0 and w[p2, W_P2_RIGHT] != 0.0
+    if take and w[p2, W_RANDOM] != 0.0:
+        take = rand_below(rng, GAME_STREAM, 2) == 1
+    return best if take else -1
+
+
+@njit(**INLINED)
+def choose_hand_limit_discard(cards, rules, w, pl, sl, ls, gm, rng, p):
+    """Step ix (Art. VI §7): the hand slot ``p`` discards next, the least wanted."""
+    worst = ls[p, L_HAND, 0]
+    worst_v = 1.0e300
+    for i in range(pl[p, P_N_HAND]):
+        s = ls[p, L_HAND, i]
+        v = score(w, rng, p, hand_value(cards, rules, w, pl, sl, ls, gm, p, s))
+        if v < worst_v:
+            worst = s
+            worst_v = v
+    return worst
