@@ -44,9 +44,11 @@ import numpy as np
 import polars as pl
 
 from rnr_sim import __version__, enums
+from rnr_sim.analytics.stats import Z95  # noqa: F401 (re-exported)
 from rnr_sim.errors import InputError
 from rnr_sim.pilots import policy_rows, resolve_policies
 from rnr_sim.progress import compile_clock
+from rnr_sim.schema import DECKS_SCHEMA, GAMES_SCHEMA, SEATS_SCHEMA, WIN_PATHS  # noqa: F401
 
 DEFAULT_SEED = 20251129
 DEFAULT_GAMES = 1000  # deals per table
@@ -54,40 +56,6 @@ DEFAULT_CHUNK_SIZE = 100_000  # games per chunk (and per parquet part)
 DEFAULT_POLICY = "balanced"
 MANIFEST = "manifest.json"
 SEED_LIMIT = 2**64
-Z95 = 1.959963984540054  # the 97.5% normal quantile: two-sided 95% intervals
-
-#: The result tables' columns and dtypes (the run dir contract).
-GAMES_SCHEMA: dict[str, pl.DataType] = {
-    "game_id": pl.Int64,
-    "table_id": pl.Int32,
-    "deal": pl.Int64,
-    "n_players": pl.Int8,
-    "first_seat": pl.Int8,
-    "winner_seat": pl.Int8,
-    "path": pl.String,
-    "turns": pl.Int32,
-}
-SEATS_SCHEMA: dict[str, pl.DataType] = {
-    "game_id": pl.Int64,
-    "seat": pl.Int8,
-    "deck": pl.String,
-    "policy": pl.String,
-    "won": pl.Boolean,
-    "is_first": pl.Boolean,
-    "final_lp": pl.Int32,
-    "uas_lost": pl.Int8,
-    "petitions": pl.Int8,
-    "scroll_pillars": pl.Int8,
-    "mulligan": pl.Boolean,
-    "p2_right": pl.Boolean,
-    "opening_mask": pl.UInt64,
-    "drawn_mask": pl.UInt64,
-    "played_mask": pl.UInt64,
-}
-DECKS_SCHEMA: dict[str, pl.DataType] = {"deck": pl.String, "slot": pl.Int16, "card": pl.String}
-#: The victory paths a win can take (``draw`` is no one's win).
-WIN_PATHS = tuple(p for p in enums.PATHS if p != "draw")
-
 
 def _driver():
     """The engine driver, imported on first use (numba is slow to import); tests swap it."""

@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
+from rnr_sim.analytics.stats import Z95
 from rnr_sim.engine.policies import FLAG_WEIGHTS, WEIGHT_SPECS, WHOLE_WEIGHTS
 from rnr_sim.errors import InputError
 
-Z95 = 1.959963984540054
 #: Weights the search moves: every one but the 0/1 switches.
 TUNED = tuple(k for k in WEIGHT_SPECS if k not in FLAG_WEIGHTS)
 DEFAULT_BUDGET = 400_000

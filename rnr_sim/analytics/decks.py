@@ -20,8 +20,7 @@ from rnr_sim.analytics.stats import (
     wilson_hi,
     wilson_lo,
 )
-
-WIN_PATHS = ("life", "attack", "petition", "deck_out")  # Art. III, the four paths to victory
+from rnr_sim.schema import WIN_PATHS  # noqa: F401 (Art. III: the four paths; re-exported)
 
 
 def deck_names(decks: pl.LazyFrame) -> pl.LazyFrame:

@@ -10,16 +10,11 @@ from typing import Any
 import polars as pl
 
 from rnr_sim.errors import InputError
+from rnr_sim.schema import DECKS_SCHEMA, GAMES_SCHEMA, SEATS_SCHEMA
 
-GAMES_COLUMNS = (
-    "game_id", "table_id", "deal", "n_players", "first_seat", "winner_seat", "path", "turns",
-)
-SEATS_COLUMNS = (
-    "game_id", "seat", "deck", "policy", "won", "is_first", "final_lp", "uas_lost",
-    "petitions", "scroll_pillars", "mulligan", "p2_right", "opening_mask", "drawn_mask",
-    "played_mask",
-)
-DECKS_COLUMNS = ("deck", "slot", "card")
+GAMES_COLUMNS = tuple(GAMES_SCHEMA)
+SEATS_COLUMNS = tuple(SEATS_SCHEMA)
+DECKS_COLUMNS = tuple(DECKS_SCHEMA)
 CARDS_COLUMNS = ("name", "type", "branch")
 LP_COLUMNS = ("game_id", "table_id", "turn", "seat", "deck", "lp")
 
