@@ -12,7 +12,9 @@ The check: the best candidate seen and the start policy then play a fresh set of
 seed the search never used), and the gain is the paired difference of their win shares,
 averaged per deal with a 95% interval over deals (the deal is the unit). The tuned policy is
 kept only when that interval lies above zero; otherwise the start is returned, and the
-result says so.
+result says so. Its coverage, measured with two fixed pilots against a 40,000-deal truth:
+93.8% +/- 1.5% (1,000 checks of 200 deals), 93.0% +/- 2.2% (500 of 800): about a point
+under nominal (docs/designers.md, section 10).
 """
 
 from __future__ import annotations
