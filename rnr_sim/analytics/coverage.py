@@ -25,6 +25,18 @@ interval family of the report, counts how often seed k's interval holds the valu
 Two methods are measured on the same runs: ``deal`` (the report's intervals, the deal as
 the unit: ``stats.ratio_by_deal``) and ``naive`` (Wilson intervals over seat rows as if
 every game were independent: the intervals the report had before).
+
+**Compare deltas** (``compare=True``): each seed is played as ``rnr-sim compare`` plays it
+(``compare.run_compare``: a baseline and a variant -- a card patch, default
+``DEFAULT_PATCH``, and/or a rules variant -- on the same deals), and every change of
+``compare.compare_runs`` (variant - baseline, its paired 95% interval: normal on the
+per-deal differences, or the score interval where fewer than ``FEW_DEALS`` deals differ)
+is checked against the mean change of the other seeds, with the same stretch. The
+report's families are measured on the baseline run of the same seed (it is the run
+``rnr-sim run`` plays). Besides one family per kind of change, the families ``compare,
+score intervals`` and ``compare, normal intervals`` regroup every change by the interval
+its seed used; their reference is still the mean over all the other seeds (column
+``group``: the family the reference is taken in).
 """
 
 from __future__ import annotations
@@ -32,8 +44,9 @@ from __future__ import annotations
 import math
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +70,19 @@ INTERVAL_SCHEMA = {
     "family": pl.String, "subject": pl.String, "method": pl.String, "value": pl.Float64,
     "lo": pl.Float64, "hi": pl.Float64,
 }
+#: The built-in change of the compare families: a common Attack of four of the nine
+#: sample decks hits twice as hard (it moves every sample deck's win rate by 2-8 pp).
+DEFAULT_PATCH = """[patch]
+name = "check coverage"
+note = "Minuteman Volley deals 6 damage instead of 3"
+
+[cards."Minuteman Volley"]
+damage = 6
+"""
+#: The families that count every compare change once more, by the interval its run used
+#: (``compare.paired``: a score interval where fewer than FEW_DEALS deals differ).
+COMPARE_SCORE = "compare, score intervals (few deals differ)"
+COMPARE_NORMAL = "compare, normal intervals"
 
 
 def _rows(family: str, subject: str, value, lo, hi, naive: tuple[float, float] | None
@@ -121,18 +147,68 @@ def intervals_of(m) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=INTERVAL_SCHEMA, orient="row")
 
 
+def compare_intervals_of(paired) -> pl.DataFrame:
+    """Every change of a paired comparison (``compare.Paired``) with its interval, in the
+    long form of ``intervals_of`` (method ``deal``: compare's paired intervals are per deal)
+    plus ``group`` (the family the leave-one-out reference is taken in).
+
+    Families: ``compare deck win rate``, ``compare matchup``, ``compare first-seat win
+    rate``, ``compare path share (all games)`` (shares of the wins and the draw rate),
+    ``compare path vs deck pool`` (``expected_*`` and ``gap_*``), ``compare path share by
+    deck``, ``compare patched card`` (the patched cards' metrics), and ``compare moved
+    card <metric>`` for every other card; then every change once more in
+    ``COMPARE_SCORE`` or ``COMPARE_NORMAL`` by the interval this run used, with ``group``
+    its own family (so its reference is the mean over all the other seeds).
+    """
+    rows: list[tuple] = []
+    for r in paired.changes.filter(pl.col("lo").is_not_null() & pl.col("hi").is_not_null()
+                                   & pl.col("change").is_not_null()).iter_rows(named=True):
+        kind, subject, metric = r["kind"], r["subject"], r["metric"]
+        if kind == "deck":
+            family, key = "compare deck win rate", subject
+        elif kind == "matchup":
+            family, key = "compare matchup", subject
+        elif kind == "seat":
+            family, key = "compare first-seat win rate", subject
+        elif kind == "path" and metric.startswith(("expected_", "gap_")):
+            family, key = "compare path vs deck pool", metric
+        elif kind == "path":
+            family = ("compare path share (all games)" if subject == "all games"
+                      else "compare path share by deck")
+            key = f"{subject}: {metric}"
+        elif kind == "card" and r["role"] == "patched":
+            family, key = "compare patched card", f"{subject}: {metric}"
+        elif kind == "card":
+            family, key = f"compare moved card {metric}", subject
+        else:
+            continue
+        by_interval = COMPARE_SCORE if r["interval"] == "score" else COMPARE_NORMAL
+        for fam, group in ((family, family), (by_interval, f"{family} | by interval")):
+            rows.append((fam, key, "deal", float(r["change"]), float(r["lo"]),
+                         float(r["hi"]), group))
+    return pl.DataFrame(rows, schema={**INTERVAL_SCHEMA, "group": pl.String}, orient="row")
+
+
 def coverage_table(intervals: pl.DataFrame, z: float = Z95) -> pl.DataFrame:
     """Coverage per (family, method) from the intervals of K seeds (column ``seed``).
+
+    The leave-one-out reference of an interval is taken over the seeds' intervals of the
+    same ``group``, subject and method (``group``: the family when the column is absent
+    or null; ``compare_intervals_of`` regroups changes by interval kind this way).
 
     Columns: ``family``, ``method``, ``intervals`` (counted), ``covered`` (hold the
     leave-one-out reference after the ``sqrt(1 + 1/(K-1))`` stretch), ``coverage`` with
     its 95% interval ``coverage_lo``/``_hi`` (the seed as the unit), ``deff_est`` and ``deff_seeds``
     (module docstring), ``subjects`` (informative subjects) and ``seeds``.
     """
+    if "group" in intervals.columns:
+        intervals = intervals.with_columns(pl.col("group").fill_null(pl.col("family")))
+    else:
+        intervals = intervals.with_columns(pl.col("family").alias("group"))
     keyed = intervals.with_columns(
-        pl.len().over("family", "subject", "method").alias("k"),
-        pl.col("value").sum().over("family", "subject", "method").alias("_sum"),
-        (pl.col("value").max() - pl.col("value").min()).over("family", "subject", "method")
+        pl.len().over("group", "subject", "method").alias("k"),
+        pl.col("value").sum().over("group", "subject", "method").alias("_sum"),
+        (pl.col("value").max() - pl.col("value").min()).over("group", "subject", "method")
         .alias("_range"),
     ).filter((pl.col("k") >= 2) & (pl.col("_range") > 0))
     k = pl.col("k").cast(pl.Float64)
@@ -181,9 +257,38 @@ class CoverageRun:
     games: int  # deals per table
     players: int
     decks: list[str]
-    total_games: int
-    intervals: pl.DataFrame  # intervals_of per seed, with ``seed``
+    total_games: int  # games played, both runs of a comparison counted
+    intervals: pl.DataFrame  # intervals_of (and compare_intervals_of) per seed, with ``seed``
     table: pl.DataFrame  # coverage_table
+    change: list[str] = field(default_factory=list)  # the compared change, one line each
+    seconds: float = 0.0
+
+
+def _compare_seed(decks, seed: int, games: int, players: int, threads, out: Path,
+                  patch: Path | None, rules_b: str | Path | None):
+    """One seed played as ``rnr-sim compare`` plays it; returns (report intervals of the
+    baseline run, compare intervals, games played, change lines)."""
+    from rnr_sim.analytics import compute_metrics, load_run
+    from rnr_sim.compare import CompareOptions, compare_runs, run_compare
+    from rnr_sim.errors import InputError
+
+    result = run_compare(CompareOptions(decks=list(decks), patch=patch, rules_b=rules_b,
+                                        games=games, players=players, seed=seed,
+                                        threads=threads, out=out, command="check coverage"),
+                         progress=False, log=lambda msg: None)
+    if result.excluded:
+        e = result.excluded[0]
+        raise InputError(f"{e.path}: deck '{e.deck}' cannot play in the variant ({e.reason}); "
+                         "check coverage compares every deck: leave it out or change the "
+                         "patch")
+    m = compute_metrics(load_run(result.baseline_dir))
+    report = intervals_of(m)
+    names = m.deck_order
+    del m
+    paired = compare_runs(result.baseline_dir, result.variant_dir)
+    change = result.patch_lines + [f"rules {k}: {a} -> {b}"
+                                   for k, (a, b) in sorted(result.rules_changes.items())]
+    return report, compare_intervals_of(paired), result.games * 2, change, names
 
 
 def measure_coverage(
@@ -194,40 +299,64 @@ def measure_coverage(
     threads: int | None = None,
     mirrors: bool = False,
     progress: Callable[[str], None] | None = None,
+    compare: bool = False,
+    patch: str | Path | None = None,
+    rules_b: str | Path | None = None,
 ) -> CoverageRun:
     """Play one run per seed with the real runner into a temporary folder, compute every
     metric of the report (``analytics.compute_metrics``), collect ``intervals_of`` it,
-    and measure ``coverage_table`` over the seeds."""
+    and measure ``coverage_table`` over the seeds.
+
+    With ``compare``, each seed is a comparison instead (``run_compare``: the baseline and
+    the variant of ``patch`` -- default ``DEFAULT_PATCH`` -- and/or ``rules_b``, on the
+    same deals): the report's families come from its baseline run, the compare families
+    from ``compare_runs`` (``compare_intervals_of``). ``mirrors`` is not available then
+    (``rnr-sim compare`` plays no mirrors)."""
     from rnr_sim import runner
     from rnr_sim.analytics import compute_metrics, load_run
 
-    frames, total = [], 0
+    if compare and mirrors:
+        raise ValueError("compare plays no mirror tables")
+    t_start = time.perf_counter()
+    frames, total, change, names = [], 0, [], []
     with tempfile.TemporaryDirectory(prefix="rnr-sim-coverage-") as tmp:
+        if compare and patch is None and rules_b is None:
+            patch = Path(tmp) / "check-coverage-patch.toml"
+            patch.write_text(DEFAULT_PATCH, encoding="utf-8")
         for i, seed in enumerate(seeds):
             out = Path(tmp) / f"seed-{seed}"
-            options = runner.RunOptions(decks=list(decks), games=games, players=players,
-                                        seed=seed, threads=threads, out=out, mirrors=mirrors,
-                                        command="check coverage")
-            result = runner.start_run(options, progress=False, log=lambda msg: None)
-            total += int(result.manifest["games_done"])
-            m = compute_metrics(load_run(out))
-            frames.append(intervals_of(m).with_columns(pl.lit(seed, pl.Int64).alias("seed")))
-            names = m.deck_order
-            del m
+            tag = pl.lit(seed, pl.Int64).alias("seed")
+            if compare:
+                report, deltas, played, change, names = _compare_seed(
+                    decks, seed, games, players, threads, out, patch, rules_b)
+                frames += [report.with_columns(tag), deltas.with_columns(tag)]
+                total += played
+            else:
+                options = runner.RunOptions(decks=list(decks), games=games, players=players,
+                                            seed=seed, threads=threads, out=out,
+                                            mirrors=mirrors, command="check coverage")
+                result = runner.start_run(options, progress=False, log=lambda msg: None)
+                total += int(result.manifest["games_done"])
+                m = compute_metrics(load_run(out))
+                frames.append(intervals_of(m).with_columns(tag))
+                names = m.deck_order
+                del m
             shutil.rmtree(out, ignore_errors=True)  # one seed's run on disk at a time
             if progress is not None:
                 progress(f"seed {i + 1}/{len(seeds)} ({seed}) played")
-    intervals = pl.concat(frames) if frames else pl.DataFrame(
+    intervals = pl.concat(frames, how="diagonal") if frames else pl.DataFrame(
         schema={**INTERVAL_SCHEMA, "seed": pl.Int64})
-    return CoverageRun(list(seeds), games, players, sorted(names) if frames else [], total,
-                       intervals, coverage_table(intervals))
+    return CoverageRun(list(seeds), games, players, sorted(names), total, intervals,
+                       coverage_table(intervals), change,
+                       round(time.perf_counter() - t_start, 1))
 
 
 def format_coverage(cov: CoverageRun, low: float = 0.93, high: float = 0.97) -> str:
     """The coverage table: one line per family, the naive (before) and per-deal (after)
     coverage side by side, ``!`` where the coverage is outside [low, high]."""
     t = cov.table
-    fams = t["family"].unique(maintain_order=True).to_list()
+    fams = sorted(t["family"].unique(maintain_order=True).to_list(),
+                  key=lambda f: (f.startswith("compare"), f))  # compare's deltas last
     by = {(r["family"], r["method"]): r for r in t.iter_rows(named=True)}
 
     def cell(r) -> str:
@@ -255,6 +384,9 @@ def format_coverage(cov: CoverageRun, low: float = 0.93, high: float = 0.97) -> 
              f"other seeds' estimates (half-widths x sqrt(1 + 1/(K-1)) for the reference's "
              f"own noise), with its 95% interval. Target {100 * low:.0f}-{100 * high:.0f}%; "
              f"! = outside."]
+    if cov.change:
+        lines[0] += (f" compare families: the change variant - baseline on the same deals "
+                     f"({'; '.join(cov.change)}), compare's paired intervals (no before).")
     for row in [head, *body]:
         lines.append("  ".join([row[0].ljust(widths[0])]
                                + [c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)]))

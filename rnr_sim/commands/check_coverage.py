@@ -22,7 +22,12 @@ def register(check_app: typer.Typer) -> None:
         "first seat, path shares, branch, each card metric), and print per family the "
         "share of intervals that hold the mean of the other seeds' estimates, with its own "
         "95% interval, for the report's per-deal intervals (after) and for Wilson intervals "
-        "over independent games (before), and the design effects. Target: 93-97%.",
+        "over independent games (before), and the design effects. Target: 93-97%. With "
+        "--compare (the default), each seed is played as `rnr-sim compare` plays it (a "
+        "baseline and a variant on the same deals; the variant: --patch, --rules-b, or a "
+        "built-in patch, Minuteman Volley damage 3 -> 6) and compare's deltas (decks, "
+        "matchups, first seat, paths, patched and moved cards) are checked the same way; "
+        "the report's families then come from the baseline run.",
         epilog="Example: rnr-sim check coverage --seeds 40 --games 300",
     )(coverage_command)
 
@@ -51,6 +56,24 @@ def coverage_command(
         bool, typer.Option("--mirrors", help="Also play each deck against itself."),
     ] = False,
     threads: ThreadsOption = None,
+    compare: Annotated[
+        bool | None,
+        typer.Option("--compare/--no-compare", show_default=False,
+                     help="Also measure compare's deltas (each seed then plays a baseline "
+                     "and a variant on the same deals: about 1.5 times as long). Default: on, "
+                     "off with --mirrors (compare plays no mirrors)."),
+    ] = None,
+    patch: Annotated[
+        Path | None,
+        typer.Option("--patch", metavar="CARDS.toml", show_default=False,
+                     help="The variant's card patch for --compare (as for `rnr-sim "
+                     "compare`). Default: Minuteman Volley damage 3 -> 6, unless --rules-b."),
+    ] = None,
+    rules_b: Annotated[
+        Path | None,
+        typer.Option("--rules-b", metavar="RULES.toml", show_default=False,
+                     help="The variant's rules profile for --compare."),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the coverage table as one JSON object."),
     ] = False,
@@ -64,17 +87,26 @@ def coverage_command(
                          f"two other seeds), not {seeds}")
     if games < 1:
         raise InputError(f"--games must be a whole number at least 1, not {games}")
+    if compare is None:
+        compare = not mirrors
+    if compare and mirrors:
+        raise InputError("--compare plays no mirror tables (as `rnr-sim compare`): drop "
+                         "--mirrors or add --no-compare")
+    if not compare and (patch is not None or rules_b is not None):
+        raise InputError("--patch and --rules-b are the variant of --compare: drop them or "
+                         "drop --no-compare")
     deck_paths = list(decks) if decks else runner.sample_decks()
     first = runner.DEFAULT_SEED if seed is None else seed
     log = (lambda msg: None) if as_json else (
         lambda msg: typer.echo(f"check coverage: {msg}", err=True))
     cov = measure_coverage(deck_paths, [first + i for i in range(seeds)], games,
                            players=players or 2, threads=threads, mirrors=mirrors,
-                           progress=log)
+                           progress=log, compare=compare, patch=patch, rules_b=rules_b)
     if as_json:
         typer.echo(json.dumps({
             "seeds": cov.seeds, "games": cov.games, "players": cov.players,
-            "decks": cov.decks, "total_games": cov.total_games,
+            "decks": cov.decks, "total_games": cov.total_games, "change": cov.change,
+            "seconds": cov.seconds,
             "families": cov.table.to_dicts(),
         }, indent=2))
     else:
