@@ -529,3 +529,22 @@ def test_compare_does_not_import_the_report_or_the_cli():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_newcombe_interval_for_a_path_never_taken_is_not_zero_width():
+    """A ratio whose numerator is 0 in both runs (a path a deck never won by) changes by 0
+    in every deal; its interval still has width (Newcombe's paired interval on the runs'
+    Wilson intervals), and with large counts it is the normal paired interval again."""
+    import numpy as np
+
+    from rnr_sim.compare.paired import newcombe_paired
+
+    zeros = np.zeros(200)
+    lo, hi = newcombe_paired(0.0, 0.0, zeros, zeros, 150.0, 150.0)
+    assert lo < 0 < hi and hi - lo > 0.01
+    rng = np.random.default_rng(3)
+    zb = rng.normal(0, 0.5, 4000)
+    zv = zb + rng.normal(0, 0.2, 4000)
+    lo, hi = newcombe_paired(0.40, 0.42, zb, zv, 8000.0, 8000.0)
+    se = float(np.std(zv - zb, ddof=1)) / np.sqrt(4000)
+    assert (lo, hi) == pytest.approx((0.02 - 1.96 * se, 0.02 + 1.96 * se), abs=0.004)

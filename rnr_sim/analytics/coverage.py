@@ -83,6 +83,7 @@ damage = 6
 #: (``compare.paired``: a score interval where fewer than FEW_DEALS deals differ).
 COMPARE_SCORE = "compare, score intervals (few deals differ)"
 COMPARE_NORMAL = "compare, normal intervals"
+COMPARE_NEWCOMBE = "compare, Newcombe intervals (few events)"
 
 
 def _rows(family: str, subject: str, value, lo, hi, naive: tuple[float, float] | None
@@ -182,7 +183,8 @@ def compare_intervals_of(paired) -> pl.DataFrame:
             family, key = f"compare moved card {metric}", subject
         else:
             continue
-        by_interval = COMPARE_SCORE if r["interval"] == "score" else COMPARE_NORMAL
+        by_interval = {"score": COMPARE_SCORE, "newcombe": COMPARE_NEWCOMBE}.get(
+            r["interval"], COMPARE_NORMAL)
         for fam, group in ((family, family), (by_interval, f"{family} | by interval")):
             rows.append((fam, key, "deal", float(r["change"]), float(r["lo"]),
                          float(r["hi"]), group))

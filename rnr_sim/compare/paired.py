@@ -52,7 +52,7 @@ import polars as pl
 
 from rnr_sim.analytics.cards import card_masks
 from rnr_sim.analytics.decks import WIN_PATHS
-from rnr_sim.analytics.stats import Z95, benjamini_hochberg, two_sided_p
+from rnr_sim.analytics.stats import Z95, benjamini_hochberg, two_sided_p, wilson
 from rnr_sim.errors import InputError
 
 #: Kinds of change, in the order the terminal and the report rank them.
@@ -98,6 +98,9 @@ CHANGE_SCHEMA: dict[str, pl.DataType] = {
 }
 #: Below this many deals that differ between the runs, intervals are score intervals.
 FEW_DEALS = 40
+#: A ratio whose numerator (or its complement) counts fewer events than this in either run
+#: gets Newcombe's paired interval instead of the normal one (``newcombe_paired``).
+FEW_EVENTS = 10
 
 
 @dataclass
@@ -269,6 +272,17 @@ class Estimate:
             diff |= (m.a_b != m.a_v) | (m.b_b != m.b_v)
         return int(diff.sum())
 
+    def few_events(self) -> bool:
+        """A plain ratio (not a difference) whose numerator, or what it leaves of the
+        denominator, counts fewer than ``FEW_EVENTS`` in either run: a path a deck almost
+        never wins by. Its normal interval is far too narrow there (of zero width when the
+        numerator is 0 in both runs)."""
+        if self.minus is not None or type(self) is not Estimate:
+            return False
+        counts = (self.a_b.sum(), self.a_v.sum(), self.b_b.sum() - self.a_b.sum(),
+                  self.b_v.sum() - self.a_v.sum())
+        return min(counts) < FEW_EVENTS
+
     def value(self, variant: bool) -> tuple[float, np.ndarray | None]:
         """The metric in one run and its per-deal linearisation (``nan, None`` if it has
         no value there)."""
@@ -307,6 +321,10 @@ class Estimate:
             one_game = 1.0 / float(self.b_b.mean())
             lo, hi, p = score_interval(self.discordant(), one_game, z_crit)
             method = "score"
+        elif self.few_events():
+            lo, hi = newcombe_paired(rb, rv, zb, zv, self.b_b.sum(), self.b_v.sum(), z_crit)
+            p = two_sided_p(change / se) if se > 0 else (1.0 if abs(change) < 1e-12 else 0.0)
+            method = "newcombe"
         else:
             lo, hi = change - z_crit * se, change + z_crit * se
             if se > 0:
@@ -358,6 +376,31 @@ class Combination(Estimate):
             if b_b.sum() > 0 and b_v.sum() > 0:
                 u = u + c * discordant_parts(a_b, b_b, a_v, b_v)
         return u
+
+
+def newcombe_paired(rb: float, rv: float, zb: np.ndarray, zv: np.ndarray, nb: float,
+                    nv: float, z: float = Z95) -> tuple[float, float]:
+    """Newcombe's interval for a paired difference of proportions (Newcombe 1998, method
+    10), ``rv - rb``: each run's Wilson interval, on its effective sample size (the count
+    of games its per-deal variance is worth, ``r(1 - r) / se²``; the plain count where
+    that variance is 0), joined with the correlation of the runs' per-deal terms. Never of
+    zero width, and the normal paired interval again when counts are large."""
+    n = len(zb)
+
+    def bounds(r: float, zz: np.ndarray, total: float) -> tuple[float, float]:
+        var = float(np.var(zz, ddof=1)) / n if n > 1 else 0.0
+        n_eff = r * (1 - r) / var if var > 0 and 0 < r < 1 else total
+        return wilson(r * n_eff, n_eff, z)
+
+    lb, ub = bounds(rb, zb, nb)
+    lv, uv = bounds(rv, zv, nv)
+    sb, sv = float(np.std(zb)), float(np.std(zv))
+    phi = float(np.mean((zb - zb.mean()) * (zv - zv.mean())) / (sb * sv)) if sb > 0 and sv > 0 \
+        else 0.0
+    d = rv - rb
+    lo = d - math.sqrt(max((rv - lv) ** 2 - 2 * phi * (rv - lv) * (ub - rb) + (ub - rb) ** 2, 0.0))
+    hi = d + math.sqrt(max((uv - rv) ** 2 - 2 * phi * (uv - rv) * (rb - lb) + (rb - lb) ** 2, 0.0))
+    return lo, hi
 
 
 def discordant_parts(a_b: np.ndarray, b_b: np.ndarray, a_v: np.ndarray,
