@@ -275,7 +275,9 @@ def summary_json(result: CompareResult, paired: Paired, report: str | None = Non
             "interval": "change +/- 1.96 * sd(d) / sqrt(n), d = per-deal difference of the "
                         "linearised metric (variant - baseline); where fewer than "
                         f"{FEW_DEALS} deals differ, Tango's score interval on the "
-                        "discordant deals (column interval = score)",
+                        "discordant deals (column interval = score); a share counting "
+                        "fewer than 10 events in a run, Newcombe's paired interval on the "
+                        "runs' Wilson intervals (interval = newcombe)",
             "multiple_testing": f"Benjamini-Hochberg at {paired.q:g} over every change tested",
         },
         "changes": changes,

@@ -233,7 +233,10 @@ def _method(result: CompareResult, paired: Paired) -> str:
         "differs); those changes get a score interval on the discordant deals instead "
         "(Tango's interval for a paired difference, the inversion of McNemar's test; "
         "column interval = score in changes.csv), which keeps 95% down to a single "
-        "differing deal and spans about ±3.8/n deals' worth of games when none differs.</p>",
+        "differing deal and spans about ±3.8/n deals' worth of games when none differs. "
+        "A share counting fewer than 10 events in a run (a path a deck almost never wins "
+        "by) gets Newcombe's interval for a paired difference (column interval = "
+        "newcombe), never of zero width.</p>",
         f"<p>{esc(vrf_line(paired))}.</p>",
     ]
     note = score_note(paired)
