@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from rnr_sim.analytics.stats import Z95
-from rnr_sim.engine.policies import FLAG_WEIGHTS, WEIGHT_SPECS, WHOLE_WEIGHTS
+from rnr_sim.engine.policies import FLAG_WEIGHTS, POLICIES, WEIGHT_SPECS, WHOLE_WEIGHTS
 from rnr_sim.errors import InputError
 
 #: Weights the search moves: every one but the 0/1 switches.
@@ -55,6 +55,10 @@ class TuneResult:
     holdout_deals: int
     start_share: float
     tuned_share: float
+    random_share: float  # the random pilot, same held-out deals
+    skill: float  # start - random, paired per deal, with its interval
+    skill_lo: float
+    skill_hi: float
     search_share: float
     games_search: int
     games_holdout: int
@@ -68,7 +72,9 @@ class TuneResult:
             "deck": self.deck, "start": self.start_name, "kept": self.kept,
             "holdout": {"gain": self.gain, "gain_lo": self.gain_lo, "gain_hi": self.gain_hi,
                         "deals": self.holdout_deals, "start_share": self.start_share,
-                        "tuned_share": self.tuned_share},
+                        "tuned_share": self.tuned_share, "random_share": self.random_share,
+                        "skill": self.skill, "skill_lo": self.skill_lo,
+                        "skill_hi": self.skill_hi},
             "search_best_share": self.search_share,
             "games": {"search": self.games_search, "holdout": self.games_holdout,
                       "total": self.games_search + self.games_holdout},
@@ -207,14 +213,14 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
         if progress is not None:
             progress(per_gen)
     # The held-out check, on deals of a seed the search never saw.
-    shares, per_deal = fld.play(driver, [start, best_w], holdout, seed + HOLDOUT_SEED_OFFSET,
-                                threads)
+    # The random pilot plays the same deals: how much of the deck's result is its pilot's
+    # skill (restricted play, Jaffe 2012).
+    shares, per_deal = fld.play(driver, [start, best_w, POLICIES["random"]], holdout,
+                                seed + HOLDOUT_SEED_OFFSET, threads)
     if progress is not None:
-        progress(2 * n_field * holdout * 2)
-    diff = per_deal[1] - per_deal[0]
-    gain = float(diff.mean())
-    se = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else float("inf")
-    lo, hi = gain - Z95 * se, gain + Z95 * se
+        progress(3 * n_field * holdout * 2)
+    gain, lo, hi = paired_gain(per_deal[1], per_deal[0])
+    skill, skill_lo, skill_hi = paired_gain(per_deal[0], per_deal[2])
     kept = lo > 0
     weights = best_w if kept else start
     moved = {}
@@ -224,16 +230,26 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     return TuneResult(
         deck=plan.decks[0].name, start_name=start_pilot.name, weights=weights,
         start_weights=start, kept=kept, gain=gain, gain_lo=lo, gain_hi=hi,
-        holdout_deals=len(diff), start_share=float(shares[0]), tuned_share=float(shares[1]),
-        search_share=best_share, games_search=games_search,
-        games_holdout=2 * n_field * holdout * 2, generations=generations,
+        holdout_deals=per_deal.shape[1], start_share=float(shares[0]),
+        tuned_share=float(shares[1]), random_share=float(shares[2]), skill=skill,
+        skill_lo=skill_lo, skill_hi=skill_hi, search_share=best_share,
+        games_search=games_search, games_holdout=3 * n_field * holdout * 2,
+        generations=generations,
         seconds=time.perf_counter() - t0, seed=seed, moved=moved)
+
+
+def paired_gain(new: np.ndarray, old: np.ndarray) -> tuple[float, float, float]:
+    """Mean of ``new - old`` over deals (per-deal win shares on the same deals) with its
+    95% normal interval, the deal as the unit."""
+    diff = new - old
+    gain = float(diff.mean())
+    se = float(diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else float("inf")
+    return gain, gain - Z95 * se, gain + Z95 * se
 
 
 def policy_toml(result: TuneResult, base: str) -> str:
     """The tuned policy as a policy file: ``base`` (a built-in) and every weight that
     differs from it, with the measurement in comments."""
-    from rnr_sim.engine.policies import POLICIES
     from rnr_sim.patches import toml_string
 
     ref = POLICIES[base]

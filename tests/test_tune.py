@@ -42,6 +42,9 @@ def test_tune_rescues_a_pilot_that_never_plays(tmp_path):
     assert r.kept and r.gain_lo > 0 and r.tuned_share > r.start_share + 0.2
     assert "stop" in r.moved and r.weights[WEIGHT_SPECS["stop"][0]] < 1e9
     assert r.games_search <= 12_000
+    # The random pilot on the same held-out deals plays better than one that never plays:
+    # the start's "skill" over random is negative, and says so with its interval.
+    assert r.random_share > r.start_share and r.skill_hi < 0
 
 
 def test_tune_returns_the_start_when_nothing_beats_it(monkeypatch):

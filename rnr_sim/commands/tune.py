@@ -90,6 +90,10 @@ def tune_command(
     typer.echo(f"Held out ({result.holdout_deals:,} deals, a seed the search never saw): start "
                f"{100 * result.start_share:.1f}%, tuned {100 * result.tuned_share:.1f}%, "
                f"paired gain {gain}.")
+    typer.echo(f"Skill: the random pilot wins {100 * result.random_share:.1f}% on the same "
+               f"deals; the start pilot's {100 * result.skill:+.1f} pp "
+               f"[{100 * result.skill_lo:+.1f}, {100 * result.skill_hi:+.1f}] over it is what "
+               "its play adds to the deck.")
     if result.kept:
         typer.echo("Kept: the tuned pilot wins more on the held-out deals.")
     else:
