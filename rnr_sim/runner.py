@@ -57,14 +57,14 @@ DEFAULT_POLICY = "balanced"
 MANIFEST = "manifest.json"
 SEED_LIMIT = 2**64
 
-def _driver():
+def engine_driver():
     """The engine driver, imported on first use (numba is slow to import); tests swap it."""
     from rnr_sim.engine import driver
 
     return driver
 
 
-def _stderr(message: str) -> None:
+def log_to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
@@ -193,7 +193,7 @@ class RunPlan:
         }
 
 
-def _check_count(value: int, what: str, low: int, high: int | None = None) -> int:
+def check_count(value: int, what: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (
         high is not None and value > high
     ):
@@ -202,13 +202,13 @@ def _check_count(value: int, what: str, low: int, high: int | None = None) -> in
     return value
 
 
-def _check_threads(threads: int | None) -> None:
+def check_threads(threads: int | None) -> None:
     if threads is None:
         return
     import numba
 
     top = numba.config.NUMBA_NUM_THREADS
-    _check_count(threads, "--threads", 1, top)
+    check_count(threads, "--threads", 1, top)
 
 
 def _load_decks(paths: Sequence[Path], catalog) -> list:
@@ -249,11 +249,11 @@ def plan_run(options: RunOptions) -> RunPlan:
     from rnr_sim.cards import load_catalog
     from rnr_sim.rules import load_profile
 
-    players = _check_count(options.players, "--players", 2, enums.MAX_PLAYERS)
-    games = _check_count(options.games, "--games", 1)
-    chunk_size = _check_count(options.chunk_size, "--chunk-size", 1)
-    seed = _check_count(options.seed, "--seed", 0, SEED_LIMIT - 1)
-    _check_threads(options.threads)
+    players = check_count(options.players, "--players", 2, enums.MAX_PLAYERS)
+    games = check_count(options.games, "--games", 1)
+    chunk_size = check_count(options.chunk_size, "--chunk-size", 1)
+    seed = check_count(options.seed, "--seed", 0, SEED_LIMIT - 1)
+    check_threads(options.threads)
 
     paths = [Path(p) for p in options.decks]
     if not paths and options.vs is None:
@@ -542,13 +542,13 @@ def _create_out(out: Path) -> None:
 
 
 def start_run(options: RunOptions, progress: bool = True,
-              log: Callable[[str], None] = _stderr) -> RunResult:
+              log: Callable[[str], None] = log_to_stderr) -> RunResult:
     """Plan, create the run dir (``options.out``, else ``runs/<YYYYmmdd-HHMMSS>``) and
     simulate every chunk. Ctrl-C stops after the current chunk (``interrupted``)."""
     out = Path(options.out) if options.out is not None else default_out()
     check_out(out)
     plan = plan_run(options)
-    driver = _driver()
+    driver = engine_driver()
     _create_out(out)
     manifest = new_manifest(plan, driver, options.command)
     write_manifest(out, manifest)
@@ -601,7 +601,7 @@ def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
     ):
         raise InputError(f"{where}: the manifest's tables or games do not match its decks; "
                          "was it edited? Start a new run")
-    driver = _driver()
+    driver = engine_driver()
     for deck, ref in zip(decks, plan.policies, strict=True):
         try:
             policy_rows([ref])
@@ -614,16 +614,16 @@ def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
 
 
 def resume_run(run_dir: str | Path, threads: int | None = None, progress: bool = True,
-               log: Callable[[str], None] = _stderr) -> RunResult:
+               log: Callable[[str], None] = log_to_stderr) -> RunResult:
     """Finish the chunks a stopped run did not complete; the result equals the run done
     in one go. Inputs are re-read and must be unchanged (SHA-256)."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputError(f"--resume {run_dir}: no such run dir")
     manifest = read_manifest(run_dir)
-    _check_threads(threads)
+    check_threads(threads)
     plan = _plan_from_manifest(run_dir, manifest)
-    driver = _driver()
+    driver = engine_driver()
     for sub in ("games", "seats"):
         try:
             (run_dir / sub).mkdir(exist_ok=True)

@@ -173,7 +173,7 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     plan = runner.plan_run(options)
     if policy is not None:  # the start policy of the tuned deck only
         plan.policies[0] = runner.resolve_policies([plan.decks[0]], policy)[0]
-    driver = runner._driver()
+    driver = runner.engine_driver()
     plan.compile(driver)
     start_ref = plan.policies[0]
     start_pilot = load_policy(start_ref)

@@ -65,7 +65,7 @@ def engine(monkeypatch):
     from rnr_sim import runner
 
     driver = engine_driver()
-    monkeypatch.setattr(runner, "_driver", lambda: driver)
+    monkeypatch.setattr(runner, "engine_driver", lambda: driver)
     return driver
 
 

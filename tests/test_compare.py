@@ -40,7 +40,7 @@ needs_engine = pytest.mark.skipif(not REAL_ENGINE, reason="needs the real engine
 def engine():
     driver = engine_driver()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(runner, "_driver", lambda: driver)
+        mp.setattr(runner, "engine_driver", lambda: driver)
         yield driver
 
 

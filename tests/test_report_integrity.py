@@ -32,7 +32,7 @@ def made_run(tmp_path_factory, decks_module):
     driver = engine_driver()
     out = tmp_path_factory.mktemp("integrity") / "run"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(runner, "_driver", lambda: driver)
+        mp.setattr(runner, "engine_driver", lambda: driver)
         runner.start_run(runner.RunOptions(decks=decks_module, games=GAMES, chunk_size=CHUNK,
                                            out=out), progress=False, log=lambda m: None)
     return out

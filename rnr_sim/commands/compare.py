@@ -115,7 +115,7 @@ def compare_command(
         rules=rules, cards=cards, policy=policy, threads=threads, out=out,
         precision=precision, command=shlex.join(["rnr-sim", *sys.argv[1:]]),
     )
-    log = (lambda m: None) if (quiet or as_json) else runner._stderr
+    log = (lambda m: None) if (quiet or as_json) else runner.log_to_stderr
     try:
         result = run_compare(options, progress=not (quiet or as_json), log=log)
     except Interrupted as e:

@@ -305,7 +305,7 @@ def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> tuple[in
 
 
 def run_compare(options: CompareOptions, progress: bool = True,
-                log: Callable[[str], None] = runner._stderr) -> CompareResult:
+                log: Callable[[str], None] = runner.log_to_stderr) -> CompareResult:
     """Plan, simulate and write both runs (see the module docstring). Raises InputError."""
     from rnr_sim.cards import load_catalog
     from rnr_sim.patches import apply_patch, load_patch
@@ -318,12 +318,12 @@ def run_compare(options: CompareOptions, progress: bool = True,
     _check_precision(options.precision)
     cap_default = DEFAULT_PRECISION_CAP if options.precision is not None else DEFAULT_GAMES
     games = cap_default if options.games is None else options.games
-    runner._check_count(games, "--games", 2)
-    runner._check_count(options.min_deals, "the initial sample (deals)", 2)
-    runner._check_count(options.players, "--players", 2, enums.MAX_PLAYERS)
-    runner._check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1)
-    runner._check_count(options.chunk_size, "--chunk-size", 1)
-    runner._check_threads(options.threads)
+    runner.check_count(games, "--games", 2)
+    runner.check_count(options.min_deals, "the initial sample (deals)", 2)
+    runner.check_count(options.players, "--players", 2, enums.MAX_PLAYERS)
+    runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1)
+    runner.check_count(options.chunk_size, "--chunk-size", 1)
+    runner.check_threads(options.threads)
 
     out = Path(options.out) if options.out is not None else runner.default_out("compare-")
     runner.check_out(out)
@@ -375,7 +375,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
                   else options.rules)
     assert plan_b.deck_names == plan_v.deck_names and np.array_equal(plan_b.tables,
                                                                      plan_v.tables)
-    driver = runner._driver()
+    driver = runner.engine_driver()
     sides = [_Side("baseline", plan_b, out / "baseline"), _Side("variant", plan_v, out / "variant")]
     for side in sides:
         (side.dir / STAGING).mkdir(parents=True, exist_ok=True)
