@@ -27,6 +27,7 @@ import numpy as np
 from rnr_sim import enums
 from rnr_sim.cards import Catalog, parse_catalog
 from rnr_sim.engine import batch, game, trace
+from rnr_sim.engine import decisions as D
 from rnr_sim.engine import layout as L
 from rnr_sim.engine import policies as P
 from rnr_sim.engine.records import game_records, new_records
@@ -177,7 +178,8 @@ class Table:
         self.catalog = catalog if catalog is not None else catalog_of(extra, base=base)
         self.cards = _c(self.catalog.compile(), np.int32)
         self.rules = rules_array(rules)
-        self.w = np.zeros((enums.MAX_PLAYERS, P.W_ROW), dtype=np.float64)
+        self.w = np.zeros((enums.MAX_PLAYERS, P.N_WEIGHTS), dtype=np.float64)
+        self.memo = np.full((enums.MAX_PLAYERS, D.MEMO_WIDTH), np.nan, dtype=np.float64)
         for q in range(enums.MAX_PLAYERS):
             self.w[q, :P.N_WEIGHTS] = P.POLICIES[policy]
         self.pl, self.sl, self.ls, self.gm, self.masks, self.rng = batch.new_state()
@@ -473,13 +475,19 @@ class Table:
         return (self.cards, self.rules, self.w, self.pl, self.sl, self.ls, self.gm, self.masks,
                 self.rng, self.tr)
 
+    def _pilot_state(self):
+        """The arrays of the kernels that let a pilot choose: ``_state`` with the pilots'
+        memory (``decisions.MEMO_WIDTH`` a seat) after the weights."""
+        return (self.cards, self.rules, self.w, self.memo, self.pl, self.sl, self.ls, self.gm,
+                self.masks, self.rng, self.tr)
+
     def _p(self, p: int | None) -> int:
         return self.active if p is None else int(p)
 
     def take_turn(self, p: int | None = None) -> None:
         p = self._p(p)
         self.gm[L.G_ACTIVE] = p
-        game.take_turn(*self._state(), p)
+        game.take_turn(*self._pilot_state(), p)
 
     def next_seat(self, p: int) -> int:
         """The next player in turn order who is still in the game (-1: none)."""
@@ -504,13 +512,13 @@ class Table:
         return seats
 
     def play_phase(self, p: int | None = None) -> None:
-        game.play_phase(*self._state(), self._p(p))
+        game.play_phase(*self._pilot_state(), self._p(p))
 
     def independence_phase(self, p: int | None = None) -> None:
         game.independence_phase(*self._state(), self._p(p))
 
     def resolve_phase(self, p: int | None = None) -> None:
-        game.resolve_phase(*self._state(), self._p(p))
+        game.resolve_phase(*self._pilot_state(), self._p(p))
 
     def end_phase(self, p: int | None = None) -> None:
         game.end_phase(self.pl, self.sl, self.ls, self._p(p))
@@ -535,8 +543,8 @@ class Table:
         game.finish_pending(self.cards, self.pl, self.sl, self.ls, self.gm, self.tr, self._p(p))
 
     def hand_limit_step(self, p: int | None = None) -> None:
-        game.hand_limit_step(self.cards, self.rules, self.w, self.pl, self.sl, self.ls, self.gm,
-                             self.rng, self.tr, self._p(p))
+        game.hand_limit_step(self.cards, self.rules, self.w, self.memo, self.pl, self.sl,
+                             self.ls, self.gm, self.rng, self.tr, self._p(p))
 
     def play_card(self, p: int, s: int, kicked: bool = False, aoa: tuple[int, int] | None = None,
                   pay: bool = True) -> None:

@@ -24,7 +24,7 @@ def test_opposing_attacks_past_64_leave_the_next_draw_pile_intact():
     t.draw_pile(1, *["Pillar"] * 10, "Wall")
     t.draw_pile(2, *["Big Pillar"] * 10)
     before = {q: t.draw_slots(q) for q in (1, 2)}
-    n = game.note_threats(t.cards, t.w, t.pl, t.sl, t.ls, t.gm, 0)
+    n = game.note_threats(t.cards, t.w, t.memo, t.pl, t.sl, t.ls, t.gm, 0)
     assert n == 80
     assert {q: t.draw_slots(q) for q in (1, 2)} == before
     listed = {(q, int(t.ls[q, L.L_SCRATCH, j]))

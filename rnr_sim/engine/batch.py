@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from rnr_sim.engine.config import BATCH
+from rnr_sim.engine.decisions import MEMO_WIDTH
 from rnr_sim.engine.game import play_game
 from rnr_sim.engine.layout import (
     G_DEBUG,
@@ -38,7 +39,7 @@ from rnr_sim.engine.layout import (
     P_UAS_LOST,
     TRACE_WIDTH,
 )
-from rnr_sim.engine.policies import N_WEIGHTS, W_ROW
+from rnr_sim.engine.policies import N_WEIGHTS
 from rnr_sim.engine.records import new_records
 from rnr_sim.enums import MAX_PLAYERS, MAX_SLOTS
 
@@ -56,7 +57,8 @@ STATE = (
 SEATS = (  # the seats' decks and policy weights, loaded per game
     ("dc", (MAX_PLAYERS, MAX_SLOTS), np.int32),
     ("ds", (MAX_PLAYERS,), np.int32),
-    ("w", (MAX_PLAYERS, W_ROW), np.float64),
+    ("w", (MAX_PLAYERS, N_WEIGHTS), np.float64),
+    ("memo", (MAX_PLAYERS, MEMO_WIDTH), np.float64),  # the pilots' memory (decisions.py)
 )
 
 
@@ -95,7 +97,7 @@ def worker_state(n_workers: int):
 @njit(parallel=True, **BATCH)
 def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
                       deal, first_seat, rules, seed, debug, game_rec, seat_rec, gap,
-                      pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w, w_w, tr):
+                      pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w, w_w, memo_w, tr):
     """``prange`` over the workers (the first axis of the ``*_w`` state, over ``gap``):
     worker k plays tasks k, k + n, ... of ``GAMES_PER_TASK`` games. ``tr`` is the trace:
     no rows in bulk runs (one worker only when it has rows)."""
@@ -114,13 +116,14 @@ def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, poli
         dc = dc_w[j]
         ds = ds_w[j]
         w = w_w[j]
+        memo = memo_w[j]
         for task in range(k, n_tasks, n_workers):
             lo = np.int64(task) * GAMES_PER_TASK
             hi = min(lo + GAMES_PER_TASK, n)
             for g in range(lo, hi):
                 load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
                 gm[G_DEBUG] = debug
-                play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, dc, ds, n_players,
+                play_game(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, dc, ds, n_players,
                           first_seat[g], seed, table_id[g], deal[g])
                 rec = game_rec[g]
                 rec["winner_seat"] = gm[G_WINNER]

@@ -3,8 +3,9 @@
 whether it mulligans, which Pillar it places with the Player 2 right, what it discards to
 the hand limit, and whom and what it targets (R37, Amend. II §4). The rules (``game``)
 enumerate what is legal and apply what is chosen; nothing there knows how a pilot values
-a card. The Play Phase's noted card values live in the seat's policy row (``W_VALUE0``),
-and the shared threat facts in ``G_THREAT`` / ``G_OPP_HAS_DEFENSE``.
+a card. A pilot's memory is its own: ``memo`` float64[MAX_PLAYERS, MEMO_WIDTH], one row a
+seat (``PM_*`` below): the card values noted in a Play Phase and the threat facts of the
+phase; the policy weights ``w`` are only read.
 """
 
 import numpy as np
@@ -17,8 +18,6 @@ from rnr_sim.engine.layout import (
     F_SIDEWAYS0,
     G_DEBUG,
     G_N_PLAYERS,
-    G_OPP_HAS_DEFENSE,
-    G_THREAT,
     G_VIOLATIONS,
     L_BOARD,
     L_HAND,
@@ -63,7 +62,6 @@ from rnr_sim.engine.policies import (
     W_SCROLL_PILLAR,
     W_STOP,
     W_UA_ATTACK,
-    W_VALUE0,
     W_VERB,
 )
 from rnr_sim.engine.rng import rand_below, rand_unit
@@ -132,6 +130,12 @@ from rnr_sim.enums import (
     VERB_AIM,
     VERB_GIVES_IP,
 )
+
+# A pilot's memory, one row a seat (``memo``): never part of the game state.
+PM_VALUE0 = 0  # + hand slot: the card's value, noted once per Play Phase (NaN: not yet)
+PM_THREAT = MAX_SLOTS  # damage of the opposing Attacks in play (``note_threats``)
+PM_OPP_HAS_DEFENSE = MAX_SLOTS + 1  # 1.0 if the opponent an Attack strikes has a Defense
+MEMO_WIDTH = MAX_SLOTS + 2
 
 ACT_STOP = 0
 ACT_PLAY = 1
@@ -267,7 +271,7 @@ def effect_value(w, pl, gm, p, verb, amount):
 
 
 @njit(**KERNEL)
-def note_threats(cards, w, pl, sl, ls, gm, p):
+def note_threats(cards, w, memo, pl, sl, ls, gm, p):
     """Facts the policy's valuations share during a phase (nothing in ``p``'s own Play Phase
     changes them): the opposing Attacks in play (the possible Attack-on-Attack targets),
     each opponent ``q``'s listed in ``q``'s own scratch list, ``P_N_AOA_TARGETS`` long (a
@@ -292,14 +296,14 @@ def note_threats(cards, w, pl, sl, ls, gm, p):
                 total += sl[q, s, S_DP]
         pl[q, P_N_AOA_TARGETS] = k
         n += k
-    gm[G_THREAT] = total
+    memo[p, PM_THREAT] = total
     q = pick_opponent(pl, w, gm, p, V_STRIKE)
-    gm[G_OPP_HAS_DEFENSE] = 1 if q >= 0 and pl[q, P_N_DEFENSES] > 0 else 0
+    memo[p, PM_OPP_HAS_DEFENSE] = 1.0 if q >= 0 and pl[q, P_N_DEFENSES] > 0 else 0.0
     return n
 
 
-@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int64[::1], int64, int64)", **KERNEL)
-def card_value(cards, rules, w, pl, gm, p, c):
+@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], float64[:, ::1], int32[:, ::1], int64[::1], int64, int64)", **KERNEL)
+def card_value(cards, rules, w, memo, pl, gm, p, c):
     """How much ``p``'s policy wants to play card ``c`` now, before its cost. It reads
     ``p``'s Pillars and Petitions, and state no Play Phase of ``p``'s changes."""
     t = cards[c, C_TYPE]
@@ -321,10 +325,10 @@ def card_value(cards, rules, w, pl, gm, p, c):
             dmg = cards[c, C_DAMAGE]
             lasting = 1.0 if ((cards[c, C_KEYWORDS] & KW_ONE_SHOT) != 0
                               or rules[R_ATTACK_LIFETIME] == LIFETIME_ONE_SHOT) else 3.0
-            f = 1.0 if gm[G_OPP_HAS_DEFENSE] != 0 else w[p, W_UA_ATTACK]
+            f = 1.0 if memo[p, PM_OPP_HAS_DEFENSE] != 0.0 else w[p, W_UA_ATTACK]
             v += w[p, W_ATTACK] * dmg * lasting * f
     elif t == DEFENSE:
-        threat = gm[G_THREAT]
+        threat = memo[p, PM_THREAT]
         v += w[p, W_DEFENSE] * cards[c, C_DP] * (0.5 + min(2.0, threat / 6.0))
     if (cards[c, C_KEYWORDS] & KW_PETITION) != 0:
         if pl[p, P_N_PETITIONS] < PETITIONS_NEEDED:
@@ -357,45 +361,45 @@ def score(w, rng, p, value):
 
 
 @njit("void(float64[:, ::1], int64)", **KERNEL)
-def forget_card_values(w, p):
+def forget_card_values(memo, p):
     """Clear the card values ``p``'s policy noted (every slot: a card may reach the hand
     between two Play Phases)."""
     for s in range(MAX_SLOTS):
-        w[p, W_VALUE0 + s] = np.nan
+        memo[p, PM_VALUE0 + s] = np.nan
 
 
 @njit(**INLINED)
-def forget_pillar_values(cards, pl, sl, ls, w, p):
+def forget_pillar_values(cards, pl, sl, ls, memo, p):
     """After a Pillar or Petition is played: clear the noted values that read them."""
     for i in range(pl[p, P_N_HAND]):
         s = ls[p, L_HAND, i]
         if (cards[sl[p, s, S_CARD], C_FLAGS] & CF_VALUE_READS_PILLARS) != 0:
-            w[p, W_VALUE0 + s] = np.nan
+            memo[p, PM_VALUE0 + s] = np.nan
 
 
 @njit(**INLINED)
-def noted_card_value(cards, rules, w, pl, gm, p, s, c):
+def noted_card_value(cards, rules, w, memo, pl, gm, p, s, c):
     """``card_value`` of card ``c`` in hand slot ``s``, noted once per Play Phase: a play
     changes no value but those that read Pillars and Petitions (``CF_VALUE_READS_PILLARS``),
     and ``play_phase`` forgets those when it plays a Pillar or Petition. Debug mode
     recomputes and counts any difference as a broken invariant."""
-    v = w[p, W_VALUE0 + s]
+    v = memo[p, PM_VALUE0 + s]
     if v != v:  # NaN: not noted in this Play Phase yet
-        v = card_value(cards, rules, w, pl, gm, p, c)
-        w[p, W_VALUE0 + s] = v
-    elif gm[G_DEBUG] != 0 and v != card_value(cards, rules, w, pl, gm, p, c):
+        v = card_value(cards, rules, w, memo, pl, gm, p, c)
+        memo[p, PM_VALUE0 + s] = v
+    elif gm[G_DEBUG] != 0 and v != card_value(cards, rules, w, memo, pl, gm, p, c):
         gm[G_VIOLATIONS] += 1
     return v
 
 
 @njit(**INLINED)
-def hand_value(cards, rules, w, pl, sl, ls, gm, p, s):
+def hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s):
     c = sl[p, s, S_CARD]
-    return card_value(cards, rules, w, pl, gm, p, c) - w[p, W_COST] * play_cost(cards, sl, p, s)
+    return card_value(cards, rules, w, memo, pl, gm, p, c) - w[p, W_COST] * play_cost(cards, sl, p, s)
 
 
 @njit(**INLINED)
-def choose_action(cards, rules, w, pl, sl, ls, gm, rng, p, n_targets, n_activatable):
+def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, n_targets, n_activatable):
     """The pilot's next Play Phase action among the legal ones (Art. VII §5 phase three):
     ``(kind, a, b, c)``: ``ACT_STOP``; ``ACT_PLAY`` / ``ACT_PLAY_KICKED`` hand slot ``a``;
     ``ACT_AOA`` hand slot ``a`` against seat ``b``'s Attack in slot ``c`` (Amend. I §1);
@@ -426,7 +430,7 @@ def choose_action(cards, rules, w, pl, sl, ls, gm, rng, p, n_targets, n_activata
             continue  # R10
         if t == UA:
             continue
-        v = 0.0 if randomly else noted_card_value(cards, rules, w, pl, gm, p, s, c) \
+        v = 0.0 if randomly else noted_card_value(cards, rules, w, memo, pl, gm, p, s, c) \
             - w[p, W_COST] * cost
         sc = score(w, rng, p, v)
         if sc > best_score:
@@ -518,13 +522,13 @@ def choose_p2_pillar(cards, w, pl, sl, ls, rng, p2, zero_cost_only):
 
 
 @njit(**INLINED)
-def choose_hand_limit_discard(cards, rules, w, pl, sl, ls, gm, rng, p):
+def choose_hand_limit_discard(cards, rules, w, memo, pl, sl, ls, gm, rng, p):
     """Step ix (Art. VI §7): the hand slot ``p`` discards next, the least wanted."""
     worst = ls[p, L_HAND, 0]
     worst_v = 1.0e300
     for i in range(pl[p, P_N_HAND]):
         s = ls[p, L_HAND, i]
-        v = score(w, rng, p, hand_value(cards, rules, w, pl, sl, ls, gm, p, s))
+        v = score(w, rng, p, hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s))
         if v < worst_v:
             worst = s
             worst_v = v

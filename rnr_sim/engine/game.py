@@ -2,7 +2,8 @@
 
 Every kernel takes the catalog table ``cards`` (int32[n_cards, N_CARD_COLS], with the
 derived columns of ``enums``), the rules profile ``rules`` (int64[N_RULES]), the seats'
-policies ``w`` (float64[4, W_ROW]: weights, then the Play Phase's noted card values) and
+policies ``w`` (float64[4, N_WEIGHTS], only read; a pilot's memory is ``memo``, see
+``decisions``) and
 the game state arrays described in ``layout.py``. Nothing here allocates. What a pilot
 chooses (its next action, mulligan, targets) comes from ``decisions``; this module applies
 the choice, and nothing here knows how a pilot values a card. Kernels called from one place run inlined there (``INLINED``, config.py). Comments cite the Constitution
@@ -797,22 +798,22 @@ def pay(pl, p, cost):
 
 
 @njit(**INLINED)
-def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
+def play_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase three: the pilot plays cards, activates effects and declares
     Attack-on-Attack, one action at a time (``decisions.choose_action``), until it stops or
     nothing is affordable.
     """
-    n_targets = note_threats(cards, w, pl, sl, ls, gm, p)  # Attack-on-Attack targets
+    n_targets = note_threats(cards, w, memo, pl, sl, ls, gm, p)  # Attack-on-Attack targets
     if rules[R_AOA] == 0:  # R17 switched off
         n_targets = 0
     n_activatable = 0  # cards in play with an 'activate' effect: most turns, none
     for i in range(pl[p, P_N_BOARD]):
         if has_activate_effect(cards, sl[p, ls[p, L_BOARD, i], S_CARD]):
             n_activatable += 1
-    forget_card_values(w, p)
+    forget_card_values(memo, p)
     while gm[G_OVER] == 0 and pl[p, P_ALIVE] != 0:
-        best_kind, best_a, best_b, best_c = choose_action(cards, rules, w, pl, sl, ls, gm, rng,
-                                                          p, n_targets, n_activatable)
+        best_kind, best_a, best_b, best_c = choose_action(cards, rules, w, memo, pl, sl, ls, gm,
+                                                          rng, p, n_targets, n_activatable)
         if best_kind == ACT_STOP:
             return
         if best_kind == ACT_ACTIVATE:
@@ -824,7 +825,7 @@ def play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             if has_activate_effect(cards, c):
                 n_activatable += 1
             if cards[c, C_TYPE] == PILLAR or (cards[c, C_KEYWORDS] & KW_PETITION) != 0:
-                forget_pillar_values(cards, pl, sl, ls, w, p)
+                forget_pillar_values(cards, pl, sl, ls, memo, p)
 
 
 @njit(**INLINED)
@@ -1133,12 +1134,12 @@ def drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
 
 
 @njit(**INLINED)
-def hand_limit_step(cards, rules, w, pl, sl, ls, gm, rng, tr, p):
+def hand_limit_step(cards, rules, w, memo, pl, sl, ls, gm, rng, tr, p):
     """Step ix (Art. VI §7): discard down to seven, the least wanted first."""
     if pl[p, P_N_HAND] > HAND_LIMIT:
-        note_threats(cards, w, pl, sl, ls, gm, p)
+        note_threats(cards, w, memo, pl, sl, ls, gm, p)
     while pl[p, P_N_HAND] > HAND_LIMIT:
-        worst = choose_hand_limit_discard(cards, rules, w, pl, sl, ls, gm, rng, p)
+        worst = choose_hand_limit_discard(cards, rules, w, memo, pl, sl, ls, gm, rng, p)
         list_remove(pl, ls, p, L_HAND, P_N_HAND, worst)
         sl[p, worst, S_ZONE] = Z_DISCARD
         emit(gm, tr, EV_HAND_LIMIT, p, sl[p, worst, S_CARD], 0, 0, 0, 0)
@@ -1168,7 +1169,7 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
 
 
 @njit(**INLINED)
-def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
+def resolve_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase four: the nine steps, in order. ``G_STEP`` names the step in
     progress (R47 reads it); it is 0 again when the phase ends."""
     if any_on_destroy_waiting(pl, gm):
@@ -1227,7 +1228,7 @@ def resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
     # viii. LP, the third UA and deck-out were checked the moment they happened (R23);
     # Petition Victory only at step v (Art. III §3).
     if pl[p, P_N_HAND] > HAND_LIMIT:
-        hand_limit_step(cards, rules, w, pl, sl, ls, gm, rng, tr, p)  # ix
+        hand_limit_step(cards, rules, w, memo, pl, sl, ls, gm, rng, tr, p)  # ix
 
 
 # =============================================================================== turn
@@ -1269,7 +1270,7 @@ def end_phase(pl, sl, ls, p):
 
 
 @njit(**INLINED)
-def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
+def take_turn(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
     """One turn of five phases (Art. VII §5)."""
     gm[G_STEP] = 0  # outside the Resolve Phase (a phase cut short may have left a step)
     pl[p, P_TURNS] += 1
@@ -1289,12 +1290,12 @@ def take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         if not draw_one(rules, pl, sl, ls, gm, masks, tr, p, True):
             return
     independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # II
-    play_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # III
+    play_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p)  # III
     if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     if rules[R_ATTACK_TARGETS] == TARGETS_PLAY_PHASE:
         declare_attack_targets(cards, w, pl, sl, ls, gm, p)  # R48, Amend. II §4
-    resolve_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # IV
+    resolve_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p)  # IV
     if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     end_phase(pl, sl, ls, p)  # V
@@ -1397,7 +1398,7 @@ def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck
 
 
 @njit(**KERNEL)
-def play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size, n_players,
+def play_game(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size, n_players,
               first_seat, seed, table_id, deal):
     """Play one complete game; the result is left in ``gm`` (winner, path, turns) and
     ``pl``/``masks`` (per seat)."""
@@ -1412,7 +1413,7 @@ def play_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_
             end_game(gm, tr, -1, PATH_DRAW, RULE_TURN_LIMIT)
             break
         gm[G_ACTIVE] = p
-        take_turn(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)
+        take_turn(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p)
         if gm[G_DEBUG] != 0:
             gm[G_VIOLATIONS] += check_invariants(cards, pl, sl, ls, gm)
         gm[G_TURN] += 1

@@ -114,9 +114,7 @@ G_DEBUG = 9
 G_VIOLATIONS = 10
 G_N_ALIVE = 11
 G_STEP = 12  # the Resolve step in progress (Art. VII §5, by its numeral); 0 outside it
-G_THREAT = 14  # damage of opposing Attacks in play, noted for the policy's valuations
-G_OPP_HAS_DEFENSE = 15
-N_GAME_FIELDS = 16
+N_GAME_FIELDS = 13
 
 # ---------------------------------------------------------------- masks
 M_OPENING = 0  # the final opening hand (after any mulligan)

@@ -9,7 +9,6 @@ so it picks uniformly among the legal actions (a floor for comparison).
 import numpy as np
 
 from rnr_sim.enums import (
-    MAX_SLOTS,
     N_VERBS,
     V_DESTROY_PETITION,
     V_DISCARD,
@@ -44,11 +43,6 @@ W_PILLAR_TARGET = N_VERBS + 13  # Pillars wanted in play
 W_KICKER = N_VERBS + 14  # multiplier on a Freedom kicker's value
 W_UA_ATTACK = N_VERBS + 15  # multiplier on Attack value while the opponent has no Defense
 N_WEIGHTS = N_VERBS + 16
-# A seat's row of ``w`` holds its policy's weights, then the policy's memory of one Play
-# Phase: the value of each hand slot's card, noted once and kept while the plays that
-# follow leave it unchanged (NaN: not noted yet).
-W_VALUE0 = N_WEIGHTS  # + slot
-W_ROW = N_WEIGHTS + MAX_SLOTS
 
 
 #: Every weight a policy file may set: name -> (index, lowest, highest, meaning). Verb
