@@ -180,6 +180,7 @@ class Table:
         self.rules = rules_array(rules)
         self.w = np.zeros((enums.MAX_PLAYERS, P.N_WEIGHTS), dtype=np.float64)
         self.memo = np.full((enums.MAX_PLAYERS, D.MEMO_WIDTH), np.nan, dtype=np.float64)
+        self.acts = np.zeros((L.MAX_ACTIONS, 4), dtype=np.int32)
         for q in range(enums.MAX_PLAYERS):
             self.w[q, :P.N_WEIGHTS] = P.POLICIES[policy]
         self.pl, self.sl, self.ls, self.gm, self.masks, self.rng = batch.new_state()
@@ -481,13 +482,18 @@ class Table:
         return (self.cards, self.rules, self.w, self.memo, self.pl, self.sl, self.ls, self.gm,
                 self.masks, self.rng, self.tr)
 
+    def _turn_state(self):
+        """``_pilot_state`` with the Play Phase's legal-action scratch (``acts``)."""
+        return (self.cards, self.rules, self.w, self.memo, self.acts, self.pl, self.sl,
+                self.ls, self.gm, self.masks, self.rng, self.tr)
+
     def _p(self, p: int | None) -> int:
         return self.active if p is None else int(p)
 
     def take_turn(self, p: int | None = None) -> None:
         p = self._p(p)
         self.gm[L.G_ACTIVE] = p
-        game.take_turn(*self._pilot_state(), p)
+        game.take_turn(*self._turn_state(), p)
 
     def next_seat(self, p: int) -> int:
         """The next player in turn order who is still in the game (-1: none)."""
@@ -512,7 +518,7 @@ class Table:
         return seats
 
     def play_phase(self, p: int | None = None) -> None:
-        game.play_phase(*self._pilot_state(), self._p(p))
+        game.play_phase(*self._turn_state(), self._p(p))
 
     def independence_phase(self, p: int | None = None) -> None:
         game.independence_phase(*self._state(), self._p(p))

@@ -27,6 +27,7 @@ from rnr_sim.engine.layout import (
     M_DRAWN,
     M_OPENING,
     M_PLAYED,
+    MAX_ACTIONS,
     N_GAME_FIELDS,
     N_LISTS,
     N_PLAYER_FIELDS,
@@ -59,6 +60,7 @@ SEATS = (  # the seats' decks and policy weights, loaded per game
     ("ds", (MAX_PLAYERS,), np.int32),
     ("w", (MAX_PLAYERS, N_WEIGHTS), np.float64),
     ("memo", (MAX_PLAYERS, MEMO_WIDTH), np.float64),  # the pilots' memory (decisions.py)
+    ("acts", (MAX_ACTIONS, 4), np.int32),  # the Play Phase's legal actions (game.py)
 )
 
 
@@ -97,7 +99,8 @@ def worker_state(n_workers: int):
 @njit(parallel=True, **BATCH)
 def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
                       deal, first_seat, rules, seed, debug, game_rec, seat_rec, gap,
-                      pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w, w_w, memo_w, tr):
+                      pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w, w_w, memo_w, acts_w,
+                      tr):
     """``prange`` over the workers (the first axis of the ``*_w`` state, over ``gap``):
     worker k plays tasks k, k + n, ... of ``GAMES_PER_TASK`` games. ``tr`` is the trace:
     no rows in bulk runs (one worker only when it has rows)."""
@@ -117,13 +120,15 @@ def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, poli
         ds = ds_w[j]
         w = w_w[j]
         memo = memo_w[j]
+        acts = acts_w[j]
         for task in range(k, n_tasks, n_workers):
             lo = np.int64(task) * GAMES_PER_TASK
             hi = min(lo + GAMES_PER_TASK, n)
             for g in range(lo, hi):
                 load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
                 gm[G_DEBUG] = debug
-                play_game(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, dc, ds, n_players,
+                play_game(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, dc, ds,
+                          n_players,
                           first_seat[g], seed, table_id[g], deal[g])
                 rec = game_rec[g]
                 rec["winner_seat"] = gm[G_WINNER]

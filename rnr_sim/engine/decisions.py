@@ -13,9 +13,9 @@ from numba import njit
 
 from rnr_sim.engine.config import INLINED, KERNEL
 from rnr_sim.engine.layout import (
-    F_AOA_TARGETED,
-    F_BILL_TURN,
-    F_SIDEWAYS0,
+    ACT_ACTIVATE,
+    ACT_PLAY,
+    ACT_PLAY_KICKED,
     G_DEBUG,
     G_N_PLAYERS,
     G_VIOLATIONS,
@@ -23,8 +23,6 @@ from rnr_sim.engine.layout import (
     L_HAND,
     L_SCRATCH,
     P_ALIVE,
-    P_IP_OTHER,
-    P_IP_PILLAR,
     P_LP,
     P_N_AOA_TARGETS,
     P_N_BOARD,
@@ -39,8 +37,6 @@ from rnr_sim.engine.layout import (
     P_UAS_LOST,
     S_CARD,
     S_DP,
-    S_FLAGS,
-    S_NAME_SLOT,
     S_ZONE,
     Z_PLAY,
     Z_UA,
@@ -81,7 +77,6 @@ from rnr_sim.enums import (
     AIM_MOST_PETITIONS,
     AIM_THINNEST_PILE,
     ATTACK,
-    BILL,
     C_BRANCH,
     C_COST,
     C_DAMAGE,
@@ -90,7 +85,6 @@ from rnr_sim.enums import (
     C_IP,
     C_KEYWORDS,
     C_TYPE,
-    CF_ACTIVATE,
     CF_VALUE_READS_PILLARS,
     DEFENSE,
     E_AMOUNT,
@@ -98,7 +92,6 @@ from rnr_sim.enums import (
     E_KICKER,
     E_TRIGGER,
     E_VERB,
-    FREEDOM,
     IP_NONE,
     KW_ONE_SHOT,
     KW_PETITION,
@@ -112,7 +105,6 @@ from rnr_sim.enums import (
     TRIG_ACTIVATE,
     TRIG_EACH_TURN,
     TRIG_ON_RESOLVE,
-    UA,
     V_DESTROY_PETITION,
     V_DISCARD,
     V_DRAW,
@@ -137,11 +129,6 @@ PM_THREAT = MAX_SLOTS  # damage of the opposing Attacks in play (``note_threats`
 PM_OPP_HAS_DEFENSE = MAX_SLOTS + 1  # 1.0 if the opponent an Attack strikes has a Defense
 MEMO_WIDTH = MAX_SLOTS + 2
 
-ACT_STOP = 0
-ACT_PLAY = 1
-ACT_PLAY_KICKED = 2
-ACT_AOA = 3
-ACT_ACTIVATE = 4
 
 
 @njit("int64(int32[:, ::1], float64[:, ::1], int64[::1], int64, int64)", **KERNEL)
@@ -399,90 +386,47 @@ def hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s):
 
 
 @njit(**INLINED)
-def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, n_targets, n_activatable):
-    """The pilot's next Play Phase action among the legal ones (Art. VII §5 phase three):
-    ``(kind, a, b, c)``: ``ACT_STOP``; ``ACT_PLAY`` / ``ACT_PLAY_KICKED`` hand slot ``a``;
-    ``ACT_AOA`` hand slot ``a`` against seat ``b``'s Attack in slot ``c`` (Amend. I §1);
-    ``ACT_ACTIVATE`` effect ``b`` of the card in slot ``a`` (Art. VII §6). Each legal action
-    is scored (``score``: its value, or noise for the random policy) and the best taken;
-    stopping scores ``W_STOP``. ``n_targets``: opposing Attacks listed by ``note_threats``
-    (0: no Attack-on-Attack); ``n_activatable``: cards in play with an 'activate' effect.
+def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
+    """The pilot's next Play Phase action (Art. VII §5 phase three): the index in
+    ``acts[:n_acts]`` (the legal actions the rules listed, ``game.legal_actions``: rows
+    ``(kind, a, b, c)``) of the best one, or -1 to stop. Stopping is scored first
+    (``W_STOP``), then each legal action in order (``score``: its value, or noise for the
+    random policy); the heuristic leaves out the Attack-on-Attack fights it would not win.
     """
     randomly = w[p, W_RANDOM] != 0.0
-    ip = pl[p, P_IP_PILLAR] + pl[p, P_IP_OTHER]
-    best_kind = ACT_STOP
+    best = -1
     best_score = score(w, rng, p, w[p, W_STOP])
-    best_a = -1
-    best_b = -1
-    best_c = -1
-    # Cards in hand.
-    for i in range(pl[p, P_N_HAND]):
-        s = ls[p, L_HAND, i]
-        c = sl[p, s, S_CARD]
-        t = cards[c, C_TYPE]
-        cost = play_cost(cards, sl, p, s)
-        if cost > ip:  # Art. II §2
-            continue
-        if t == BILL and (sl[p, sl[p, s, S_NAME_SLOT], S_FLAGS] & F_BILL_TURN) != 0:
-            continue  # Art. IV §7.1: once per turn
-        if t == PILLAR and rules[R_PILLARS_PER_TURN] > 0 and \
-                pl[p, P_PILLARS_TURN] >= rules[R_PILLARS_PER_TURN]:
-            continue  # R10
-        if t == UA:
-            continue
-        v = 0.0 if randomly else noted_card_value(cards, rules, w, memo, pl, gm, p, s, c) \
-            - w[p, W_COST] * cost
-        sc = score(w, rng, p, v)
+    v = 0.0  # the value of the last card's plain play (its kicked plays add to it)
+    for i in range(n_acts):
+        kind = acts[i, 0]
+        s = acts[i, 1]
+        if kind == ACT_ACTIVATE:
+            c = sl[p, s, S_CARD]
+            e = acts[i, 2]
+            sc = score(w, rng, p, effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB),
+                                               eff(cards, c, e, E_AMOUNT))
+                       - w[p, W_COST] * eff(cards, c, e, E_COST))
+        else:
+            c = sl[p, s, S_CARD]
+            cost = play_cost(cards, sl, p, s)
+            if kind == ACT_PLAY:
+                v = 0.0 if randomly else noted_card_value(cards, rules, w, memo, pl, gm, p, s, c) \
+                    - w[p, W_COST] * cost
+                sc = score(w, rng, p, v)
+            elif kind == ACT_PLAY_KICKED:
+                e = acts[i, 2]
+                kv = effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB), eff(cards, c, e, E_AMOUNT))
+                sc = score(w, rng, p, v + w[p, W_KICKER] * kv - w[p, W_COST] * eff(cards, c, e, E_COST))
+            else:  # ACT_AOA
+                dmg = cards[c, C_DAMAGE]
+                theirs = sl[acts[i, 2], acts[i, 3], S_DP]
+                if not randomly and dmg <= theirs:
+                    continue  # the heuristic only fights Attack-on-Attack it wins
+                sc = score(w, rng, p, w[p, W_AOA] * theirs * 3.0 + w[p, W_ATTACK] * (dmg - theirs)
+                           - w[p, W_COST] * (cost + 1))
         if sc > best_score:
-            best_kind, best_score, best_a, best_b, best_c = ACT_PLAY, sc, s, -1, -1
-        if t == FREEDOM:
-            for e in range(MAX_EFFECTS):
-                if eff(cards, c, e, E_KICKER) != 0:
-                    kc = eff(cards, c, e, E_COST)
-                    if cost + kc <= ip:
-                        kv = effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB),
-                                          eff(cards, c, e, E_AMOUNT))
-                        sk = score(w, rng, p, v + w[p, W_KICKER] * kv - w[p, W_COST] * kc)
-                        if sk > best_score:
-                            best_kind, best_score, best_a, best_b, best_c = \
-                                ACT_PLAY_KICKED, sk, s, -1, -1
-        if t == ATTACK and n_targets > 0 and cost + 1 <= ip:  # Amend. I §1: cost + 1
-            dmg = cards[c, C_DAMAGE]
-            for q in range(gm[G_N_PLAYERS]):
-                for j in range(pl[q, P_N_AOA_TARGETS]):
-                    s2 = ls[q, L_SCRATCH, j]
-                    if (sl[q, s2, S_FLAGS] & F_AOA_TARGETED) != 0:
-                        continue
-                    theirs = sl[q, s2, S_DP]
-                    if w[p, W_RANDOM] == 0.0 and dmg <= theirs:
-                        continue  # the heuristic only fights Attack-on-Attack it wins
-                    va = w[p, W_AOA] * theirs * 3.0 + w[p, W_ATTACK] * (dmg - theirs) \
-                        - w[p, W_COST] * (cost + 1)
-                    sa = score(w, rng, p, va)
-                    if sa > best_score:
-                        best_kind, best_score, best_a, best_b, best_c = \
-                            ACT_AOA, sa, s, q, s2
-    # Activate effects of cards in play (Art. VII §6).
-    for i in range(pl[p, P_N_BOARD] if n_activatable > 0 else 0):
-        s = ls[p, L_BOARD, i]
-        c = sl[p, s, S_CARD]
-        if (cards[c, C_FLAGS] & CF_ACTIVATE) == 0:
-            continue
-        for e in range(MAX_EFFECTS):
-            if eff(cards, c, e, E_TRIGGER) != TRIG_ACTIVATE or \
-                    eff(cards, c, e, E_VERB) == V_NONE or eff(cards, c, e, E_KICKER) != 0:
-                continue
-            if (sl[p, s, S_FLAGS] & (F_SIDEWAYS0 << e)) != 0:
-                continue  # Amend. V §2: not twice in a turn
-            k = eff(cards, c, e, E_COST)
-            if k > ip:
-                continue
-            v = effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB),
-                             eff(cards, c, e, E_AMOUNT)) - w[p, W_COST] * k
-            sa = score(w, rng, p, v)
-            if sa > best_score:
-                best_kind, best_score, best_a, best_b, best_c = ACT_ACTIVATE, sa, s, e, -1
-    return best_kind, best_a, best_b, best_c
+            best, best_score = i, sc
+    return best
 
 
 @njit(**INLINED)

@@ -15,9 +15,6 @@ from numba import njit
 
 from rnr_sim.engine.config import INLINED, KERNEL
 from rnr_sim.engine.decisions import (
-    ACT_ACTIVATE,
-    ACT_PLAY_KICKED,
-    ACT_STOP,
     choose_action,
     choose_hand_limit_discard,
     choose_mulligan,
@@ -29,6 +26,10 @@ from rnr_sim.engine.decisions import (
     pick_opponent,
 )
 from rnr_sim.engine.layout import (
+    ACT_ACTIVATE,
+    ACT_AOA,
+    ACT_PLAY,
+    ACT_PLAY_KICKED,
     F_ACT0,
     F_ACT1,
     F_AOA,
@@ -77,6 +78,7 @@ from rnr_sim.engine.layout import (
     P_LP,
     P_MULLIGAN,
     P_N_AOA,
+    P_N_AOA_TARGETS,
     P_N_BOARD,
     P_N_DEFENSES,
     P_N_DRAW,
@@ -180,6 +182,7 @@ from rnr_sim.enums import (
     C_RESOLVE_STEPS,
     C_TURN_STEPS,
     C_TYPE,
+    CF_ACTIVATE,
     CF_EACH_TURN_IP,
     CF_ON_DESTROY,
     DEFENSE,
@@ -219,6 +222,7 @@ from rnr_sim.enums import (
     R_MULTIPLAYER,
     R_ON_DESTROY_TIMING,
     R_P2_FREE_PILLAR,
+    R_PILLARS_PER_TURN,
     R_TURN_LIMIT,
     R_TURN_LIMIT_SCALES,
     R_UA_DRAIN_TARGET,
@@ -798,11 +802,76 @@ def pay(pl, p, cost):
 
 
 @njit(**INLINED)
-def play_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
-    """Art. VII §5 phase three: the pilot plays cards, activates effects and declares
-    Attack-on-Attack, one action at a time (``decisions.choose_action``), until it stops or
-    nothing is affordable.
-    """
+def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, acts):
+    """Every action ``p`` may take next in its Play Phase (Art. VII §5 phase three), listed
+    in ``acts`` as rows ``(kind, a, b, c)``; returns how many. In order: each card in hand
+    that ``p`` can pay for (Art. II §2; not a UA, Art. IV §3.2; a Bill once a turn, Art. IV
+    §7.1; Pillars per R10) as ``ACT_PLAY`` (slot), then its paid kickers as
+    ``ACT_PLAY_KICKED`` (slot, kicker effect), then, for an Attack, each opposing Attack
+    not already fought this turn as ``ACT_AOA`` (slot, seat, slot) at cost + 1 (Amend. I
+    §1, R49); then each 'activate' effect ``p`` can pay for and has not used this turn
+    (Art. VII §6, Amend. V §2) as ``ACT_ACTIVATE`` (slot, effect). Stopping is always legal
+    and not listed. ``n_targets``: opposing Attacks listed by ``note_threats`` (0: no
+    Attack-on-Attack, R17); ``n_activatable``: cards in play with an 'activate' effect."""
+    ip = pl[p, P_IP_PILLAR] + pl[p, P_IP_OTHER]
+    n = 0
+    for i in range(pl[p, P_N_HAND]):
+        s = ls[p, L_HAND, i]
+        c = sl[p, s, S_CARD]
+        t = cards[c, C_TYPE]
+        cost = play_cost(cards, sl, p, s)
+        if cost > ip:  # Art. II §2
+            continue
+        if t == BILL and (sl[p, sl[p, s, S_NAME_SLOT], S_FLAGS] & F_BILL_TURN) != 0:
+            continue  # Art. IV §7.1: once per turn
+        if t == PILLAR and rules[R_PILLARS_PER_TURN] > 0 and \
+                pl[p, P_PILLARS_TURN] >= rules[R_PILLARS_PER_TURN]:
+            continue  # R10
+        if t == UA:
+            continue
+        n = put_action(acts, n, ACT_PLAY, s, -1, -1)
+        if t == FREEDOM:
+            for e in range(MAX_EFFECTS):
+                if eff(cards, c, e, E_KICKER) != 0 and cost + eff(cards, c, e, E_COST) <= ip:
+                    n = put_action(acts, n, ACT_PLAY_KICKED, s, e, -1)
+        if t == ATTACK and n_targets > 0 and cost + 1 <= ip:  # Amend. I §1: cost + 1
+            for q in range(gm[G_N_PLAYERS]):
+                for j in range(pl[q, P_N_AOA_TARGETS]):
+                    s2 = ls[q, L_SCRATCH, j]
+                    if (sl[q, s2, S_FLAGS] & F_AOA_TARGETED) == 0:  # R49
+                        n = put_action(acts, n, ACT_AOA, s, q, s2)
+    for i in range(pl[p, P_N_BOARD] if n_activatable > 0 else 0):
+        s = ls[p, L_BOARD, i]
+        c = sl[p, s, S_CARD]
+        if (cards[c, C_FLAGS] & CF_ACTIVATE) == 0:
+            continue
+        for e in range(MAX_EFFECTS):
+            if eff(cards, c, e, E_TRIGGER) != TRIG_ACTIVATE or \
+                    eff(cards, c, e, E_VERB) == V_NONE or eff(cards, c, e, E_KICKER) != 0:
+                continue
+            if (sl[p, s, S_FLAGS] & (F_SIDEWAYS0 << e)) != 0:
+                continue  # Amend. V §2: not twice in a turn
+            if eff(cards, c, e, E_COST) <= ip:
+                n = put_action(acts, n, ACT_ACTIVATE, s, e, -1)
+    return n
+
+
+@njit(**INLINED)
+def put_action(acts, n, kind, a, b, c):
+    """Append one legal action; the list holds every action a Play Phase can offer
+    (``layout.MAX_ACTIONS``), so it never fills."""
+    acts[n, 0] = kind
+    acts[n, 1] = a
+    acts[n, 2] = b
+    acts[n, 3] = c
+    return n + 1
+
+
+@njit(**INLINED)
+def play_phase(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
+    """Art. VII §5 phase three: the rules list the legal actions (``legal_actions``), the
+    pilot picks one (``decisions.choose_action``) and the rules apply it, one action at a
+    time, until the pilot stops. ``acts`` int32[MAX_ACTIONS, 4] is the worker's scratch."""
     n_targets = note_threats(cards, w, memo, pl, sl, ls, gm, p)  # Attack-on-Attack targets
     if rules[R_AOA] == 0:  # R17 switched off
         n_targets = 0
@@ -812,16 +881,21 @@ def play_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
             n_activatable += 1
     forget_card_values(memo, p)
     while gm[G_OVER] == 0 and pl[p, P_ALIVE] != 0:
-        best_kind, best_a, best_b, best_c = choose_action(cards, rules, w, memo, pl, sl, ls, gm,
-                                                          rng, p, n_targets, n_activatable)
-        if best_kind == ACT_STOP:
+        n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, acts)
+        k = choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n)
+        if k < 0:
             return
-        if best_kind == ACT_ACTIVATE:
-            activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, best_a, best_b)
+        kind, a = acts[k, 0], acts[k, 1]
+        if kind == ACT_ACTIVATE:
+            activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, a, acts[k, 2])
         else:
-            play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, best_a,
-                      best_kind == ACT_PLAY_KICKED, best_b, best_c)
-            c = sl[p, best_a, S_CARD]
+            if kind == ACT_AOA:
+                q, s2 = acts[k, 2], acts[k, 3]
+            else:
+                q, s2 = -1, -1
+            play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, a,
+                      kind == ACT_PLAY_KICKED, q, s2)
+            c = sl[p, a, S_CARD]
             if has_activate_effect(cards, c):
                 n_activatable += 1
             if cards[c, C_TYPE] == PILLAR or (cards[c, C_KEYWORDS] & KW_PETITION) != 0:
@@ -1270,7 +1344,7 @@ def end_phase(pl, sl, ls, p):
 
 
 @njit(**INLINED)
-def take_turn(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
+def take_turn(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
     """One turn of five phases (Art. VII §5)."""
     gm[G_STEP] = 0  # outside the Resolve Phase (a phase cut short may have left a step)
     pl[p, P_TURNS] += 1
@@ -1290,7 +1364,7 @@ def take_turn(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
         if not draw_one(rules, pl, sl, ls, gm, masks, tr, p, True):
             return
     independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # II
-    play_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p)  # III
+    play_phase(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p)  # III
     if gm[G_OVER] != 0 or pl[p, P_ALIVE] == 0:
         return
     if rules[R_ATTACK_TARGETS] == TARGETS_PLAY_PHASE:
@@ -1398,7 +1472,8 @@ def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck
 
 
 @njit(**KERNEL)
-def play_game(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size, n_players,
+def play_game(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size,
+              n_players,
               first_seat, seed, table_id, deal):
     """Play one complete game; the result is left in ``gm`` (winner, path, turns) and
     ``pl``/``masks`` (per seat)."""
@@ -1413,7 +1488,7 @@ def play_game(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, deck_cards,
             end_game(gm, tr, -1, PATH_DRAW, RULE_TURN_LIMIT)
             break
         gm[G_ACTIVE] = p
-        take_turn(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p)
+        take_turn(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p)
         if gm[G_DEBUG] != 0:
             gm[G_VIOLATIONS] += check_invariants(cards, pl, sl, ls, gm)
         gm[G_TURN] += 1
