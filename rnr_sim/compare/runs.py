@@ -33,6 +33,7 @@ import polars as pl
 from rnr_sim import enums, runner
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
+from rnr_sim.progress import compile_clock
 
 DEFAULT_GAMES = runner.DEFAULT_GAMES  # deals per table without --precision
 DEFAULT_PRECISION_CAP = 50_000  # deals per table: the cap of --precision without --games
@@ -399,11 +400,9 @@ def run_compare(options: CompareOptions, progress: bool = True,
             inputs["table_id"], inputs["deal"], inputs["first_seat"], p.rules, p.seed,
             threads=options.threads, policies=p.policy_table)
 
-    compile_s = 0.0
-    if driver.needs_compile():
-        log("Compiling the engine (first run only)…")
     t0 = time.perf_counter()
-    play(sides[0], _inputs(plan_b, 0, 1, 0, 1, stride))
+    with compile_clock(driver.needs_compile(), log=log):
+        play(sides[0], _inputs(plan_b, 0, 1, 0, 1, stride))
     compile_s = time.perf_counter() - t0
 
     precision = options.precision
