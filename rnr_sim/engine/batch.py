@@ -14,53 +14,31 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from rnr_sim import enums as E
+from rnr_sim.engine import layout as L
+from rnr_sim.engine import policies as W
 from rnr_sim.engine.config import BATCH
 from rnr_sim.engine.decisions import MEMO_WIDTH
 from rnr_sim.engine.game import play_game
-from rnr_sim.engine.layout import (
-    G_DEBUG,
-    G_N_TRACE,
-    G_PATH,
-    G_TURN,
-    G_VIOLATIONS,
-    G_WINNER,
-    M_DRAWN,
-    M_OPENING,
-    M_PLAYED,
-    MAX_ACTIONS,
-    N_GAME_FIELDS,
-    N_LISTS,
-    N_PLAYER_FIELDS,
-    N_SLOT_FIELDS,
-    P_LP,
-    P_MULLIGAN,
-    P_N_PETITIONS,
-    P_N_SCROLL_PILLARS,
-    P_P2_RIGHT,
-    P_UAS_LOST,
-    TRACE_WIDTH,
-)
-from rnr_sim.engine.policies import N_WEIGHTS
 from rnr_sim.engine.records import new_records
-from rnr_sim.enums import MAX_PLAYERS, MAX_SLOTS
 
 GAMES_PER_TASK = 256  # games per task; worker k of n plays tasks k, k + n, ...
 
 # One game's state: (name, per-game shape, dtype), in the kernels' argument order.
 STATE = (
-    ("pl", (MAX_PLAYERS, N_PLAYER_FIELDS), np.int32),
-    ("sl", (MAX_PLAYERS, MAX_SLOTS, N_SLOT_FIELDS), np.int32),
-    ("ls", (MAX_PLAYERS, N_LISTS, MAX_SLOTS), np.int16),
-    ("gm", (N_GAME_FIELDS,), np.int64),
-    ("masks", (MAX_PLAYERS, 3), np.uint64),
-    ("rng", (MAX_PLAYERS + 1,), np.uint64),
+    ("pl", (E.MAX_PLAYERS, L.N_PLAYER_FIELDS), np.int32),
+    ("sl", (E.MAX_PLAYERS, E.MAX_SLOTS, L.N_SLOT_FIELDS), np.int32),
+    ("ls", (E.MAX_PLAYERS, L.N_LISTS, E.MAX_SLOTS), np.int16),
+    ("gm", (L.N_GAME_FIELDS,), np.int64),
+    ("masks", (E.MAX_PLAYERS, 3), np.uint64),
+    ("rng", (E.MAX_PLAYERS + 1,), np.uint64),
 )
 SEATS = (  # the seats' decks and policy weights, loaded per game
-    ("dc", (MAX_PLAYERS, MAX_SLOTS), np.int32),
-    ("ds", (MAX_PLAYERS,), np.int32),
-    ("w", (MAX_PLAYERS, N_WEIGHTS), np.float64),
-    ("memo", (MAX_PLAYERS, MEMO_WIDTH), np.float64),  # the pilots' memory (decisions.py)
-    ("acts", (MAX_ACTIONS, 4), np.int32),  # the Play Phase's legal actions (game.py)
+    ("dc", (E.MAX_PLAYERS, E.MAX_SLOTS), np.int32),
+    ("ds", (E.MAX_PLAYERS,), np.int32),
+    ("w", (E.MAX_PLAYERS, W.N_WEIGHTS), np.float64),
+    ("memo", (E.MAX_PLAYERS, MEMO_WIDTH), np.float64),  # the pilots' memory (decisions.py)
+    ("acts", (L.MAX_ACTIONS, 4), np.int32),  # the Play Phase's legal actions (game.py)
 )
 
 
@@ -75,9 +53,9 @@ def load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, d
     for q in range(n_players):
         d = seat_deck[g, q]
         ds[q] = deck_size[d]
-        for s in range(MAX_SLOTS):
+        for s in range(E.MAX_SLOTS):
             dc[q, s] = deck_cards[d, s]
-        for j in range(N_WEIGHTS):
+        for j in range(W.N_WEIGHTS):
             w[q, j] = policies[seat_policy[g, q], j]
 
 
@@ -126,26 +104,26 @@ def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, poli
             hi = min(lo + GAMES_PER_TASK, n)
             for g in range(lo, hi):
                 load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
-                gm[G_DEBUG] = debug
+                gm[L.G_DEBUG] = debug
                 play_game(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, dc, ds,
                           n_players,
                           first_seat[g], seed, table_id[g], deal[g])
                 rec = game_rec[g]
-                rec["winner_seat"] = gm[G_WINNER]
-                rec["path"] = gm[G_PATH]
-                rec["turns"] = gm[G_TURN]
-                rec["violations"] = gm[G_VIOLATIONS]
+                rec["winner_seat"] = gm[L.G_WINNER]
+                rec["path"] = gm[L.G_PATH]
+                rec["turns"] = gm[L.G_TURN]
+                rec["violations"] = gm[L.G_VIOLATIONS]
                 for q in range(n_players):
                     seat = seat_rec[g, q]
-                    seat["final_lp"] = pl[q, P_LP]
-                    seat["uas_lost"] = pl[q, P_UAS_LOST]
-                    seat["petitions"] = pl[q, P_N_PETITIONS]
-                    seat["scroll_pillars"] = pl[q, P_N_SCROLL_PILLARS]
-                    seat["mulligan"] = pl[q, P_MULLIGAN] != 0
-                    seat["p2_right"] = pl[q, P_P2_RIGHT] != 0
-                    seat["opening_mask"] = masks[q, M_OPENING]
-                    seat["drawn_mask"] = masks[q, M_DRAWN]
-                    seat["played_mask"] = masks[q, M_PLAYED]
+                    seat["final_lp"] = pl[q, L.P_LP]
+                    seat["uas_lost"] = pl[q, L.P_UAS_LOST]
+                    seat["petitions"] = pl[q, L.P_N_PETITIONS]
+                    seat["scroll_pillars"] = pl[q, L.P_N_SCROLL_PILLARS]
+                    seat["mulligan"] = pl[q, L.P_MULLIGAN] != 0
+                    seat["p2_right"] = pl[q, L.P_P2_RIGHT] != 0
+                    seat["opening_mask"] = masks[q, L.M_OPENING]
+                    seat["drawn_mask"] = masks[q, L.M_DRAWN]
+                    seat["played_mask"] = masks[q, L.M_PLAYED]
 
 
 def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
@@ -158,7 +136,7 @@ def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
     gap, state = worker_state(max(1, min(numba.get_num_threads(), n_tasks)))
     play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
                       deal, first_seat, rules, seed, debug, game_rec, seat_rec,
-                      np.int64(gap), *state, np.zeros((0, TRACE_WIDTH), dtype=np.int32))
+                      np.int64(gap), *state, np.zeros((0, L.TRACE_WIDTH), dtype=np.int32))
 
 
 def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
@@ -167,10 +145,10 @@ def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
     The batch kernel plays it (one worker, one game, debug checks on), so nothing more is
     compiled."""
     gap, state = worker_state(1)
-    tr = np.zeros((capacity, TRACE_WIDTH), dtype=np.int32)
+    tr = np.zeros((capacity, L.TRACE_WIDTH), dtype=np.int32)
     game_rec, seat_rec = new_records(1, seat_deck.shape[1])
     play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
                       deal, first_seat, rules, seed, np.int64(1), game_rec, seat_rec,
                       np.int64(gap), *state, tr)
     pl, gm = state[0][0], state[3][0]
-    return tr[: gm[G_N_TRACE]].copy(), gm.copy(), pl.copy()
+    return tr[: gm[L.G_N_TRACE]].copy(), gm.copy(), pl.copy()

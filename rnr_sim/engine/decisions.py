@@ -11,55 +11,10 @@ phase; the policy weights ``w`` are only read.
 import numpy as np
 from numba import njit
 
+from rnr_sim import enums as E
+from rnr_sim.engine import layout as L
+from rnr_sim.engine import policies as W
 from rnr_sim.engine.config import INLINED, KERNEL
-from rnr_sim.engine.layout import (
-    ACT_ACTIVATE,
-    ACT_PLAY,
-    ACT_PLAY_KICKED,
-    G_DEBUG,
-    G_N_PLAYERS,
-    G_VIOLATIONS,
-    L_BOARD,
-    L_HAND,
-    L_SCRATCH,
-    P_ALIVE,
-    P_LP,
-    P_N_AOA_TARGETS,
-    P_N_BOARD,
-    P_N_DEFENSES,
-    P_N_DRAW,
-    P_N_HAND,
-    P_N_PETITIONS,
-    P_N_PILLARS,
-    P_N_SCROLL_PILLARS,
-    P_N_UAS,
-    P_PILLARS_TURN,
-    P_UAS_LOST,
-    S_CARD,
-    S_DP,
-    S_ZONE,
-    Z_PLAY,
-    Z_UA,
-)
-from rnr_sim.engine.policies import (
-    W_AOA,
-    W_ATTACK,
-    W_COST,
-    W_DEFENSE,
-    W_EACH_TURN,
-    W_KICKER,
-    W_MULLIGAN_MAX,
-    W_MULLIGAN_MIN,
-    W_P2_RIGHT,
-    W_PETITION,
-    W_PILLAR,
-    W_PILLAR_TARGET,
-    W_RANDOM,
-    W_SCROLL_PILLAR,
-    W_STOP,
-    W_UA_ATTACK,
-    W_VERB,
-)
 from rnr_sim.engine.rng import rand_below, rand_unit
 from rnr_sim.engine.state import (
     GAME_STREAM,
@@ -71,63 +26,12 @@ from rnr_sim.engine.state import (
     pillars_in_hand,
     play_cost,
 )
-from rnr_sim.enums import (
-    AIM_BIGGEST_HAND,
-    AIM_LOWEST_LP,
-    AIM_MOST_PETITIONS,
-    AIM_THINNEST_PILE,
-    ATTACK,
-    C_BRANCH,
-    C_COST,
-    C_DAMAGE,
-    C_DP,
-    C_FLAGS,
-    C_IP,
-    C_KEYWORDS,
-    C_TYPE,
-    CF_VALUE_READS_PILLARS,
-    DEFENSE,
-    E_AMOUNT,
-    E_COST,
-    E_KICKER,
-    E_TRIGGER,
-    E_VERB,
-    IP_NONE,
-    KW_ONE_SHOT,
-    KW_PETITION,
-    LIFETIME_ONE_SHOT,
-    MAX_EFFECTS,
-    MAX_SLOTS,
-    PILLAR,
-    R_ATTACK_LIFETIME,
-    R_PILLARS_PER_TURN,
-    SCROLL,
-    TRIG_ACTIVATE,
-    TRIG_EACH_TURN,
-    TRIG_ON_RESOLVE,
-    V_DESTROY_PETITION,
-    V_DISCARD,
-    V_DRAW,
-    V_EXILE,
-    V_FORCE_DRAW,
-    V_HEAL,
-    V_LP,
-    V_MILL,
-    V_NONE,
-    V_RECOVER,
-    V_REPAIR,
-    V_STRIKE,
-    V_STRIKE_UA,
-    V_TUTOR_PILLAR,
-    VERB_AIM,
-    VERB_GIVES_IP,
-)
 
 # A pilot's memory, one row a seat (``memo``): never part of the game state.
 PM_VALUE0 = 0  # + hand slot: the card's value, noted once per Play Phase (NaN: not yet)
-PM_THREAT = MAX_SLOTS  # damage of the opposing Attacks in play (``note_threats``)
-PM_OPP_HAS_DEFENSE = MAX_SLOTS + 1  # 1.0 if the opponent an Attack strikes has a Defense
-MEMO_WIDTH = MAX_SLOTS + 2
+PM_THREAT = E.MAX_SLOTS  # damage of the opposing Attacks in play (``note_threats``)
+PM_OPP_HAS_DEFENSE = E.MAX_SLOTS + 1  # 1.0 if the opponent an Attack strikes has a Defense
+MEMO_WIDTH = E.MAX_SLOTS + 2
 
 
 
@@ -139,26 +43,26 @@ def pick_opponent(pl, w, gm, p, verb):
     the biggest hand; strikes: the one with most UAs lost; destroy petition: most
     Petitions. Ties go to the next player in turn order. Two players: the other one.
     """
-    n = gm[G_N_PLAYERS]
+    n = gm[L.G_N_PLAYERS]
     if n == 2:
-        return 1 - p if pl[1 - p, P_ALIVE] != 0 else -1
+        return 1 - p if pl[1 - p, L.P_ALIVE] != 0 else -1
     best = -1
     best_key = 0
     for k in range(1, n):
         q = (p + k) % n
-        if pl[q, P_ALIVE] == 0:
+        if pl[q, L.P_ALIVE] == 0:
             continue
-        aim = VERB_AIM[verb]
-        if aim == AIM_LOWEST_LP:
-            key = -pl[q, P_LP]
-        elif aim == AIM_THINNEST_PILE:
-            key = -pl[q, P_N_DRAW]
-        elif aim == AIM_BIGGEST_HAND:
-            key = pl[q, P_N_HAND]
-        elif aim == AIM_MOST_PETITIONS:
-            key = pl[q, P_N_PETITIONS]
+        aim = E.VERB_AIM[verb]
+        if aim == E.AIM_LOWEST_LP:
+            key = -pl[q, L.P_LP]
+        elif aim == E.AIM_THINNEST_PILE:
+            key = -pl[q, L.P_N_DRAW]
+        elif aim == E.AIM_BIGGEST_HAND:
+            key = pl[q, L.P_N_HAND]
+        elif aim == E.AIM_MOST_PETITIONS:
+            key = pl[q, L.P_N_PETITIONS]
         else:
-            key = pl[q, P_UAS_LOST]
+            key = pl[q, L.P_UAS_LOST]
         if best < 0 or key > best_key:
             best = q
             best_key = key
@@ -175,21 +79,21 @@ def choose_strike_target(cards, sl, ls, pl, q, damage, ua_only):
     ua = -1
     ua_key = 0
     # Cards still to find: the Defenses in play (when they count) and the UAs left.
-    left = pl[q, P_N_UAS] - pl[q, P_UAS_LOST] + (0 if ua_only else pl[q, P_N_DEFENSES])
-    for i in range(pl[q, P_N_BOARD]):
+    left = pl[q, L.P_N_UAS] - pl[q, L.P_UAS_LOST] + (0 if ua_only else pl[q, L.P_N_DEFENSES])
+    for i in range(pl[q, L.P_N_BOARD]):
         if left <= 0:
             break
-        s = ls[q, L_BOARD, i]
-        z = sl[q, s, S_ZONE]
-        if z == Z_UA:
+        s = ls[q, L.L_BOARD, i]
+        z = sl[q, s, L.S_ZONE]
+        if z == L.Z_UA:
             left -= 1
-            key = -sl[q, s, S_DP]
+            key = -sl[q, s, L.S_DP]
             if ua < 0 or key > ua_key:
                 ua = s
                 ua_key = key
-        elif z == Z_PLAY and not ua_only and cards[sl[q, s, S_CARD], C_TYPE] == DEFENSE:
+        elif z == L.Z_PLAY and not ua_only and cards[sl[q, s, L.S_CARD], E.C_TYPE] == E.DEFENSE:
             left -= 1
-            dp = sl[q, s, S_DP]
+            dp = sl[q, s, L.S_DP]
             key = 1000 + dp if dp <= damage else -dp  # Amend. II §4: attacker chooses
             if defense < 0 or key > defense_key:
                 defense = s
@@ -200,60 +104,60 @@ def choose_strike_target(cards, sl, ls, pl, q, damage, ua_only):
 @njit("float64(float64[:, ::1], int32[:, ::1], int64[::1], int64, int64, int64)", **KERNEL)
 def effect_value(w, pl, gm, p, verb, amount):
     """How much ``p``'s policy wants one effect now (context-dependent, may be negative)."""
-    wv = w[p, W_VERB + verb]
-    if verb == V_LP:
-        q = pick_opponent(pl, w, gm, p, V_LP)
+    wv = w[p, W.W_VERB + verb]
+    if verb == E.V_LP:
+        q = pick_opponent(pl, w, gm, p, E.V_LP)
         if q < 0:
             return 0.0
-        if pl[q, P_LP] <= amount:
+        if pl[q, L.P_LP] <= amount:
             return 1000.0  # lethal
         return wv * amount
-    if verb == V_STRIKE or verb == V_STRIKE_UA:
-        q = pick_opponent(pl, w, gm, p, V_STRIKE)
-        if q < 0 or pl[q, P_UAS_LOST] >= pl[q, P_N_UAS]:
+    if verb == E.V_STRIKE or verb == E.V_STRIKE_UA:
+        q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
+        if q < 0 or pl[q, L.P_UAS_LOST] >= pl[q, L.P_N_UAS]:
             return 0.0
         return wv * amount
-    if verb == V_HEAL:
-        missing = STARTING_LP - pl[p, P_LP]
+    if verb == E.V_HEAL:
+        missing = STARTING_LP - pl[p, L.P_LP]
         if missing <= 0:
             return 0.0
-        urgency = 1.0 + (2.0 if pl[p, P_LP] < 30 else 0.0)
+        urgency = 1.0 + (2.0 if pl[p, L.P_LP] < 30 else 0.0)
         return wv * min(amount, missing) * urgency
-    if verb == V_DRAW:
-        if pl[p, P_N_DRAW] <= amount + 3:
+    if verb == E.V_DRAW:
+        if pl[p, L.P_N_DRAW] <= amount + 3:
             return -1000.0  # drawing ourselves out (Art. III §4)
         return wv * amount
-    if verb == V_FORCE_DRAW:
+    if verb == E.V_FORCE_DRAW:
         q = pick_opponent(pl, w, gm, p, verb)
         if q < 0:
             return 0.0
-        if pl[q, P_N_DRAW] < amount:
+        if pl[q, L.P_N_DRAW] < amount:
             return 1000.0  # they cannot draw them all: lethal
-        return wv * amount * (1.0 + 20.0 / (pl[q, P_N_DRAW] + 5.0))
-    if verb == V_MILL or verb == V_EXILE:
+        return wv * amount * (1.0 + 20.0 / (pl[q, L.P_N_DRAW] + 5.0))
+    if verb == E.V_MILL or verb == E.V_EXILE:
         q = pick_opponent(pl, w, gm, p, verb)
-        if q < 0 or pl[q, P_N_DRAW] == 0:
+        if q < 0 or pl[q, L.P_N_DRAW] == 0:
             return 0.0
-        m = amount if amount < pl[q, P_N_DRAW] else pl[q, P_N_DRAW]
-        return wv * m * (1.0 + 20.0 / (pl[q, P_N_DRAW] + 5.0))
-    if verb == V_DISCARD:
+        m = amount if amount < pl[q, L.P_N_DRAW] else pl[q, L.P_N_DRAW]
+        return wv * m * (1.0 + 20.0 / (pl[q, L.P_N_DRAW] + 5.0))
+    if verb == E.V_DISCARD:
         q = pick_opponent(pl, w, gm, p, verb)
-        if q < 0 or pl[q, P_N_HAND] == 0:
+        if q < 0 or pl[q, L.P_N_HAND] == 0:
             return 0.0
-        return wv * min(amount, pl[q, P_N_HAND])
-    if VERB_GIVES_IP[verb] != IP_NONE:
+        return wv * min(amount, pl[q, L.P_N_HAND])
+    if E.VERB_GIVES_IP[verb] != E.IP_NONE:
         return wv * ip_amount(pl, p, verb, amount)
-    if verb == V_REPAIR:
-        return wv * amount if pl[p, P_UAS_LOST] < pl[p, P_N_UAS] else 0.0
-    if verb == V_DESTROY_PETITION:
+    if verb == E.V_REPAIR:
+        return wv * amount if pl[p, L.P_UAS_LOST] < pl[p, L.P_N_UAS] else 0.0
+    if verb == E.V_DESTROY_PETITION:
         q = pick_opponent(pl, w, gm, p, verb)
-        if q < 0 or pl[q, P_N_PETITIONS] == 0:
+        if q < 0 or pl[q, L.P_N_PETITIONS] == 0:
             return 0.0
-        return wv * min(amount, pl[q, P_N_PETITIONS]) * (1.0 + pl[q, P_N_PETITIONS])
-    if verb == V_RECOVER:
+        return wv * min(amount, pl[q, L.P_N_PETITIONS]) * (1.0 + pl[q, L.P_N_PETITIONS])
+    if verb == E.V_RECOVER:
         return wv * amount
-    if verb == V_TUTOR_PILLAR:
-        return wv if pl[p, P_N_PILLARS] < w[p, W_PILLAR_TARGET] else 0.0
+    if verb == E.V_TUTOR_PILLAR:
+        return wv if pl[p, L.P_N_PILLARS] < w[p, W.W_PILLAR_TARGET] else 0.0
     return 0.0
 
 
@@ -268,24 +172,24 @@ def note_threats(cards, w, memo, pl, sl, ls, gm, p):
     Attacks were listed."""
     n = 0
     total = 0
-    for q in range(gm[G_N_PLAYERS]):
-        pl[q, P_N_AOA_TARGETS] = 0
-        if q == p or pl[q, P_ALIVE] == 0:
+    for q in range(gm[L.G_N_PLAYERS]):
+        pl[q, L.P_N_AOA_TARGETS] = 0
+        if q == p or pl[q, L.P_ALIVE] == 0:
             continue
         k = 0
-        for i in range(pl[q, P_N_BOARD]):
-            s = ls[q, L_BOARD, i]
-            if sl[q, s, S_ZONE] != Z_PLAY:
+        for i in range(pl[q, L.P_N_BOARD]):
+            s = ls[q, L.L_BOARD, i]
+            if sl[q, s, L.S_ZONE] != L.Z_PLAY:
                 continue
-            if cards[sl[q, s, S_CARD], C_TYPE] == ATTACK:
-                ls[q, L_SCRATCH, k] = s
+            if cards[sl[q, s, L.S_CARD], E.C_TYPE] == E.ATTACK:
+                ls[q, L.L_SCRATCH, k] = s
                 k += 1
-                total += sl[q, s, S_DP]
-        pl[q, P_N_AOA_TARGETS] = k
+                total += sl[q, s, L.S_DP]
+        pl[q, L.P_N_AOA_TARGETS] = k
         n += k
     memo[p, PM_THREAT] = total
-    q = pick_opponent(pl, w, gm, p, V_STRIKE)
-    memo[p, PM_OPP_HAS_DEFENSE] = 1.0 if q >= 0 and pl[q, P_N_DEFENSES] > 0 else 0.0
+    q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
+    memo[p, PM_OPP_HAS_DEFENSE] = 1.0 if q >= 0 and pl[q, L.P_N_DEFENSES] > 0 else 0.0
     return n
 
 
@@ -293,47 +197,47 @@ def note_threats(cards, w, memo, pl, sl, ls, gm, p):
 def card_value(cards, rules, w, memo, pl, gm, p, c):
     """How much ``p``'s policy wants to play card ``c`` now, before its cost. It reads
     ``p``'s Pillars and Petitions, and state no Play Phase of ``p``'s changes."""
-    t = cards[c, C_TYPE]
+    t = cards[c, E.C_TYPE]
     v = 0.0
-    if t == PILLAR:
-        limit = rules[R_PILLARS_PER_TURN]
-        if limit > 0 and pl[p, P_PILLARS_TURN] >= limit:  # R10
+    if t == E.PILLAR:
+        limit = rules[E.R_PILLARS_PER_TURN]
+        if limit > 0 and pl[p, L.P_PILLARS_TURN] >= limit:  # R10
             return -1.0e9
-        short = w[p, W_PILLAR_TARGET] - pl[p, P_N_PILLARS]
+        short = w[p, W.W_PILLAR_TARGET] - pl[p, L.P_N_PILLARS]
         if short > 0:
-            v += w[p, W_PILLAR] * cards[c, C_IP] * min(1.0, short / 3.0)
+            v += w[p, W.W_PILLAR] * cards[c, E.C_IP] * min(1.0, short / 3.0)
         else:
-            v += 0.05 * cards[c, C_IP]
-        if cards[c, C_BRANCH] == SCROLL and pl[p, P_N_SCROLL_PILLARS] < SCROLL_PILLARS_NEEDED:
-            v += w[p, W_SCROLL_PILLAR]
-    elif t == ATTACK:
-        q = pick_opponent(pl, w, gm, p, V_STRIKE)
-        if q >= 0 and pl[q, P_UAS_LOST] < pl[q, P_N_UAS]:
-            dmg = cards[c, C_DAMAGE]
-            lasting = 1.0 if ((cards[c, C_KEYWORDS] & KW_ONE_SHOT) != 0
-                              or rules[R_ATTACK_LIFETIME] == LIFETIME_ONE_SHOT) else 3.0
-            f = 1.0 if memo[p, PM_OPP_HAS_DEFENSE] != 0.0 else w[p, W_UA_ATTACK]
-            v += w[p, W_ATTACK] * dmg * lasting * f
-    elif t == DEFENSE:
+            v += 0.05 * cards[c, E.C_IP]
+        if cards[c, E.C_BRANCH] == E.SCROLL and pl[p, L.P_N_SCROLL_PILLARS] < SCROLL_PILLARS_NEEDED:
+            v += w[p, W.W_SCROLL_PILLAR]
+    elif t == E.ATTACK:
+        q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
+        if q >= 0 and pl[q, L.P_UAS_LOST] < pl[q, L.P_N_UAS]:
+            dmg = cards[c, E.C_DAMAGE]
+            lasting = 1.0 if ((cards[c, E.C_KEYWORDS] & E.KW_ONE_SHOT) != 0
+                              or rules[E.R_ATTACK_LIFETIME] == E.LIFETIME_ONE_SHOT) else 3.0
+            f = 1.0 if memo[p, PM_OPP_HAS_DEFENSE] != 0.0 else w[p, W.W_UA_ATTACK]
+            v += w[p, W.W_ATTACK] * dmg * lasting * f
+    elif t == E.DEFENSE:
         threat = memo[p, PM_THREAT]
-        v += w[p, W_DEFENSE] * cards[c, C_DP] * (0.5 + min(2.0, threat / 6.0))
-    if (cards[c, C_KEYWORDS] & KW_PETITION) != 0:
-        if pl[p, P_N_PETITIONS] < PETITIONS_NEEDED:
-            v += w[p, W_PETITION]
+        v += w[p, W.W_DEFENSE] * cards[c, E.C_DP] * (0.5 + min(2.0, threat / 6.0))
+    if (cards[c, E.C_KEYWORDS] & E.KW_PETITION) != 0:
+        if pl[p, L.P_N_PETITIONS] < PETITIONS_NEEDED:
+            v += w[p, W.W_PETITION]
         else:
-            v += 0.2 * w[p, W_PETITION]  # a spare against 'destroy petition'
-    for e in range(MAX_EFFECTS):
-        verb = eff(cards, c, e, E_VERB)
-        if verb == V_NONE or eff(cards, c, e, E_KICKER) != 0:
+            v += 0.2 * w[p, W.W_PETITION]  # a spare against 'destroy petition'
+    for e in range(E.MAX_EFFECTS):
+        verb = eff(cards, c, e, E.E_VERB)
+        if verb == E.V_NONE or eff(cards, c, e, E.E_KICKER) != 0:
             continue
-        ev = effect_value(w, pl, gm, p, verb, eff(cards, c, e, E_AMOUNT))
-        trig = eff(cards, c, e, E_TRIGGER)
-        if trig == TRIG_ON_RESOLVE:
+        ev = effect_value(w, pl, gm, p, verb, eff(cards, c, e, E.E_AMOUNT))
+        trig = eff(cards, c, e, E.E_TRIGGER)
+        if trig == E.TRIG_ON_RESOLVE:
             v += ev
-        elif trig == TRIG_EACH_TURN:
-            v += ev * w[p, W_EACH_TURN] if ev > 0 else ev
-        elif trig == TRIG_ACTIVATE:
-            v += 0.5 * ev * w[p, W_EACH_TURN] if ev > 0 else 0.0
+        elif trig == E.TRIG_EACH_TURN:
+            v += ev * w[p, W.W_EACH_TURN] if ev > 0 else ev
+        elif trig == E.TRIG_ACTIVATE:
+            v += 0.5 * ev * w[p, W.W_EACH_TURN] if ev > 0 else 0.0
         else:
             v += 0.3 * ev
     return v
@@ -342,7 +246,7 @@ def card_value(cards, rules, w, memo, pl, gm, p, c):
 @njit("float64(float64[:, ::1], uint64[::1], int64, float64)", **KERNEL)
 def score(w, rng, p, value):
     """A policy's score of an action: its value, or uniform noise for the random policy."""
-    if w[p, W_RANDOM] != 0.0:
+    if w[p, W.W_RANDOM] != 0.0:
         return rand_unit(rng, GAME_STREAM)
     return value
 
@@ -351,16 +255,16 @@ def score(w, rng, p, value):
 def forget_card_values(memo, p):
     """Clear the card values ``p``'s policy noted (every slot: a card may reach the hand
     between two Play Phases)."""
-    for s in range(MAX_SLOTS):
+    for s in range(E.MAX_SLOTS):
         memo[p, PM_VALUE0 + s] = np.nan
 
 
 @njit(**INLINED)
 def forget_pillar_values(cards, pl, sl, ls, memo, p):
     """After a Pillar or Petition is played: clear the noted values that read them."""
-    for i in range(pl[p, P_N_HAND]):
-        s = ls[p, L_HAND, i]
-        if (cards[sl[p, s, S_CARD], C_FLAGS] & CF_VALUE_READS_PILLARS) != 0:
+    for i in range(pl[p, L.P_N_HAND]):
+        s = ls[p, L.L_HAND, i]
+        if (cards[sl[p, s, L.S_CARD], E.C_FLAGS] & E.CF_VALUE_READS_PILLARS) != 0:
             memo[p, PM_VALUE0 + s] = np.nan
 
 
@@ -374,15 +278,15 @@ def noted_card_value(cards, rules, w, memo, pl, gm, p, s, c):
     if v != v:  # NaN: not noted in this Play Phase yet
         v = card_value(cards, rules, w, memo, pl, gm, p, c)
         memo[p, PM_VALUE0 + s] = v
-    elif gm[G_DEBUG] != 0 and v != card_value(cards, rules, w, memo, pl, gm, p, c):
-        gm[G_VIOLATIONS] += 1
+    elif gm[L.G_DEBUG] != 0 and v != card_value(cards, rules, w, memo, pl, gm, p, c):
+        gm[L.G_VIOLATIONS] += 1
     return v
 
 
 @njit(**INLINED)
 def hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s):
-    c = sl[p, s, S_CARD]
-    return card_value(cards, rules, w, memo, pl, gm, p, c) - w[p, W_COST] * play_cost(cards, sl, p, s)
+    c = sl[p, s, L.S_CARD]
+    return card_value(cards, rules, w, memo, pl, gm, p, c) - w[p, W.W_COST] * play_cost(cards, sl, p, s)
 
 
 @njit(**INLINED)
@@ -393,37 +297,37 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
     (``W_STOP``), then each legal action in order (``score``: its value, or noise for the
     random policy); the heuristic leaves out the Attack-on-Attack fights it would not win.
     """
-    randomly = w[p, W_RANDOM] != 0.0
+    randomly = w[p, W.W_RANDOM] != 0.0
     best = -1
-    best_score = score(w, rng, p, w[p, W_STOP])
+    best_score = score(w, rng, p, w[p, W.W_STOP])
     v = 0.0  # the value of the last card's plain play (its kicked plays add to it)
     for i in range(n_acts):
         kind = acts[i, 0]
         s = acts[i, 1]
-        if kind == ACT_ACTIVATE:
-            c = sl[p, s, S_CARD]
+        if kind == L.ACT_ACTIVATE:
+            c = sl[p, s, L.S_CARD]
             e = acts[i, 2]
-            sc = score(w, rng, p, effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB),
-                                               eff(cards, c, e, E_AMOUNT))
-                       - w[p, W_COST] * eff(cards, c, e, E_COST))
+            sc = score(w, rng, p, effect_value(w, pl, gm, p, eff(cards, c, e, E.E_VERB),
+                                               eff(cards, c, e, E.E_AMOUNT))
+                       - w[p, W.W_COST] * eff(cards, c, e, E.E_COST))
         else:
-            c = sl[p, s, S_CARD]
+            c = sl[p, s, L.S_CARD]
             cost = play_cost(cards, sl, p, s)
-            if kind == ACT_PLAY:
+            if kind == L.ACT_PLAY:
                 v = 0.0 if randomly else noted_card_value(cards, rules, w, memo, pl, gm, p, s, c) \
-                    - w[p, W_COST] * cost
+                    - w[p, W.W_COST] * cost
                 sc = score(w, rng, p, v)
-            elif kind == ACT_PLAY_KICKED:
+            elif kind == L.ACT_PLAY_KICKED:
                 e = acts[i, 2]
-                kv = effect_value(w, pl, gm, p, eff(cards, c, e, E_VERB), eff(cards, c, e, E_AMOUNT))
-                sc = score(w, rng, p, v + w[p, W_KICKER] * kv - w[p, W_COST] * eff(cards, c, e, E_COST))
+                kv = effect_value(w, pl, gm, p, eff(cards, c, e, E.E_VERB), eff(cards, c, e, E.E_AMOUNT))
+                sc = score(w, rng, p, v + w[p, W.W_KICKER] * kv - w[p, W.W_COST] * eff(cards, c, e, E.E_COST))
             else:  # ACT_AOA
-                dmg = cards[c, C_DAMAGE]
-                theirs = sl[acts[i, 2], acts[i, 3], S_DP]
+                dmg = cards[c, E.C_DAMAGE]
+                theirs = sl[acts[i, 2], acts[i, 3], L.S_DP]
                 if not randomly and dmg <= theirs:
                     continue  # the heuristic only fights Attack-on-Attack it wins
-                sc = score(w, rng, p, w[p, W_AOA] * theirs * 3.0 + w[p, W_ATTACK] * (dmg - theirs)
-                           - w[p, W_COST] * (cost + 1))
+                sc = score(w, rng, p, w[p, W.W_AOA] * theirs * 3.0 + w[p, W.W_ATTACK] * (dmg - theirs)
+                           - w[p, W.W_COST] * (cost + 1))
         if sc > best_score:
             best, best_score = i, sc
     return best
@@ -433,10 +337,10 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
 def choose_mulligan(cards, w, pl, sl, ls, rng, q):
     """Amend. VII: does ``q`` send its opening hand back? The heuristic keeps a hand holding
     ``W_MULLIGAN_MIN`` to ``W_MULLIGAN_MAX`` Pillars; the random policy tosses a coin."""
-    if w[q, W_RANDOM] != 0.0:
+    if w[q, W.W_RANDOM] != 0.0:
         return rand_below(rng, GAME_STREAM, 2) == 1
     k = pillars_in_hand(cards, pl, sl, ls, q)
-    return k < w[q, W_MULLIGAN_MIN] or k > w[q, W_MULLIGAN_MAX]
+    return k < w[q, W.W_MULLIGAN_MIN] or k > w[q, W.W_MULLIGAN_MAX]
 
 
 @njit(**INLINED)
@@ -447,20 +351,20 @@ def choose_p2_pillar(cards, w, pl, sl, ls, rng, p2, zero_cost_only):
     more. ``zero_cost_only``: only a Pillar of printed cost 0 may be placed (R7)."""
     best = -1
     best_key = -1.0
-    for i in range(pl[p2, P_N_HAND]):
-        s = ls[p2, L_HAND, i]
-        c = sl[p2, s, S_CARD]
-        if cards[c, C_TYPE] != PILLAR:
+    for i in range(pl[p2, L.P_N_HAND]):
+        s = ls[p2, L.L_HAND, i]
+        c = sl[p2, s, L.S_CARD]
+        if cards[c, E.C_TYPE] != E.PILLAR:
             continue
-        if zero_cost_only and cards[c, C_COST] != 0:
+        if zero_cost_only and cards[c, E.C_COST] != 0:
             continue
-        key = cards[c, C_IP] + (w[p2, W_SCROLL_PILLAR] if cards[c, C_BRANCH] == SCROLL else 0.0)
-        key += 0.01 * cards[c, C_COST]
+        key = cards[c, E.C_IP] + (w[p2, W.W_SCROLL_PILLAR] if cards[c, E.C_BRANCH] == E.SCROLL else 0.0)
+        key += 0.01 * cards[c, E.C_COST]
         if key > best_key:
             best = s
             best_key = key
-    take = best >= 0 and w[p2, W_P2_RIGHT] != 0.0
-    if take and w[p2, W_RANDOM] != 0.0:
+    take = best >= 0 and w[p2, W.W_P2_RIGHT] != 0.0
+    if take and w[p2, W.W_RANDOM] != 0.0:
         take = rand_below(rng, GAME_STREAM, 2) == 1
     return best if take else -1
 
@@ -468,10 +372,10 @@ def choose_p2_pillar(cards, w, pl, sl, ls, rng, p2, zero_cost_only):
 @njit(**INLINED)
 def choose_hand_limit_discard(cards, rules, w, memo, pl, sl, ls, gm, rng, p):
     """Step ix (Art. VI §7): the hand slot ``p`` discards next, the least wanted."""
-    worst = ls[p, L_HAND, 0]
+    worst = ls[p, L.L_HAND, 0]
     worst_v = 1.0e300
-    for i in range(pl[p, P_N_HAND]):
-        s = ls[p, L_HAND, i]
+    for i in range(pl[p, L.P_N_HAND]):
+        s = ls[p, L.L_HAND, i]
         v = score(w, rng, p, hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s))
         if v < worst_v:
             worst = s

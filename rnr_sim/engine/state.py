@@ -5,30 +5,9 @@ gives, and the game's fixed numbers. Nothing here changes the state."""
 import numpy as np
 from numba import njit
 
+from rnr_sim import enums as E
+from rnr_sim.engine import layout as L
 from rnr_sim.engine.config import KERNEL
-from rnr_sim.engine.layout import (
-    COST_MAX,
-    L_HAND,
-    P_N_HAND,
-    P_N_PILLARS,
-    S_BILL_PLAYS,
-    S_CARD,
-    S_NAME_SLOT,
-)
-from rnr_sim.enums import (
-    BILL,
-    C_COST,
-    C_EFF0,
-    C_FLAGS,
-    C_TYPE,
-    CF_ACTIVATE,
-    CF_LASTING,
-    CF_LASTING_KICKED,
-    EFF_STRIDE,
-    IP_PER_PILLAR,
-    PILLAR,
-    VERB_GIVES_IP,
-)
 
 HAND_LIMIT = 7  # Art. VI §7, Art. VII §5 step ix
 OPENING_HAND = 7  # Art. VII §1.4
@@ -41,46 +20,46 @@ GAME_STREAM = 4  # rng index of the game's own stream (policies, random discards
 
 @njit("int64(int32[:, ::1], int64, int64, int64)", **KERNEL)
 def eff(cards, c, e, field):
-    return cards[c, C_EFF0 + e * EFF_STRIDE + field]
+    return cards[c, E.C_EFF0 + e * E.EFF_STRIDE + field]
 
 
 @njit(**KERNEL)
 def has_lasting_effect(cards, c, kicked):
     """R27: a Rights or Freedom card stays in play if it holds an each-turn or activate
     effect (a kicker's only when it was paid)."""
-    return (cards[c, C_FLAGS] & (CF_LASTING_KICKED if kicked else CF_LASTING)) != 0
+    return (cards[c, E.C_FLAGS] & (E.CF_LASTING_KICKED if kicked else E.CF_LASTING)) != 0
 
 
 @njit(**KERNEL)
 def has_activate_effect(cards, c):
-    return (cards[c, C_FLAGS] & CF_ACTIVATE) != 0
+    return (cards[c, E.C_FLAGS] & E.CF_ACTIVATE) != 0
 
 
 @njit(**KERNEL)
 def ip_amount(pl, p, verb, amount):
     """The IP an effect of ``verb`` (one that gives IP) gives ``p`` now (``VERB_GIVES_IP``)."""
-    if VERB_GIVES_IP[verb] == IP_PER_PILLAR:
-        return amount * pl[p, P_N_PILLARS]
+    if E.VERB_GIVES_IP[verb] == E.IP_PER_PILLAR:
+        return amount * pl[p, L.P_N_PILLARS]
     return amount
 
 
 @njit("int64(int32[:, ::1], int32[:, :, ::1], int64, int64)", **KERNEL)
 def play_cost(cards, sl, p, s):
     """IP cost of playing slot ``s`` now: a Bill doubles each time its name was played (R28)."""
-    c = sl[p, s, S_CARD]
-    cost = np.int64(cards[c, C_COST])  # int64 from here: the doubling needs the room
-    if cards[c, C_TYPE] == BILL:
-        k = np.int64(sl[p, sl[p, s, S_NAME_SLOT], S_BILL_PLAYS])
+    c = sl[p, s, L.S_CARD]
+    cost = np.int64(cards[c, E.C_COST])  # int64 from here: the doubling needs the room
+    if cards[c, E.C_TYPE] == E.BILL:
+        k = np.int64(sl[p, sl[p, s, L.S_NAME_SLOT], L.S_BILL_PLAYS])
         # R28: printed cost x 2^k (a 0-cost Bill stays free), saturating at COST_MAX (R46)
         if cost > 0 and k > 0:
-            cost = COST_MAX if k >= 62 or cost > (COST_MAX >> k) else cost << k
+            cost = L.COST_MAX if k >= 62 or cost > (L.COST_MAX >> k) else cost << k
     return cost
 
 
 @njit(**KERNEL)
 def pillars_in_hand(cards, pl, sl, ls, p):
     n = 0
-    for i in range(pl[p, P_N_HAND]):
-        if cards[sl[p, ls[p, L_HAND, i], S_CARD], C_TYPE] == PILLAR:
+    for i in range(pl[p, L.P_N_HAND]):
+        if cards[sl[p, ls[p, L.L_HAND, i], L.S_CARD], E.C_TYPE] == E.PILLAR:
             n += 1
     return n
