@@ -152,11 +152,6 @@ def load_policy(ref: str, relative_to: Path | None = None) -> Pilot:
     return parse_policy(text, str(path), default_name=path.stem)
 
 
-def policy_table_for(pilots: list[Pilot]) -> np.ndarray:
-    """float64[len(pilots), N_WEIGHTS]: the rows the engine reads, in ``pilots`` order."""
-    return np.stack([p.weights for p in pilots]) if pilots else np.zeros((0, N_WEIGHTS))
-
-
 def describe_weights() -> list[tuple[str, str, str]]:
     """(weight, range, meaning) of every weight, for help texts and docs."""
     out = []

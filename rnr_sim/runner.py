@@ -44,7 +44,6 @@ import numpy as np
 import polars as pl
 
 from rnr_sim import __version__, enums
-from rnr_sim.analytics.stats import Z95  # noqa: F401 (re-exported)
 from rnr_sim.errors import InputError
 from rnr_sim.pilots import policy_rows, resolve_policies
 from rnr_sim.progress import compile_clock

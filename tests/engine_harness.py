@@ -180,7 +180,7 @@ class Table:
         self.rules = rules_array(rules)
         self.w = np.zeros((enums.MAX_PLAYERS, P.N_WEIGHTS), dtype=np.float64)
         self.memo = np.full((enums.MAX_PLAYERS, D.MEMO_WIDTH), np.nan, dtype=np.float64)
-        self.acts = np.zeros((L.MAX_ACTIONS, 4), dtype=np.int32)
+        self.acts = np.zeros((L.MAX_ACTIONS, L.ACT_WIDTH), dtype=np.int64)
         for q in range(enums.MAX_PLAYERS):
             self.w[q, :P.N_WEIGHTS] = P.POLICIES[policy]
         self.pl, self.sl, self.ls, self.gm, self.masks, self.rng = batch.new_state()

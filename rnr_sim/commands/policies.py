@@ -43,9 +43,7 @@ def policies_command(
     from rnr_sim.pilots import builtin, load_policy
 
     if show is not None:
-        pilot = load_policy(str(show)) if str(show).lower().endswith(".toml") else \
-            builtin(str(show))
-        pilots = [pilot]
+        pilots = [load_policy(str(show))]  # a built-in name or a policy file
     else:
         pilots = [builtin(n) for n in POLICY_NAMES]
     names = list(WEIGHT_SPECS)

@@ -38,7 +38,7 @@ SEATS = (  # the seats' decks and policy weights, loaded per game
     ("ds", (E.MAX_PLAYERS,), np.int32),
     ("w", (E.MAX_PLAYERS, W.N_WEIGHTS), np.float64),
     ("memo", (E.MAX_PLAYERS, MEMO_WIDTH), np.float64),  # the pilots' memory (decisions.py)
-    ("acts", (L.MAX_ACTIONS, 4), np.int32),  # the Play Phase's legal actions (game.py)
+    ("acts", (L.MAX_ACTIONS, L.ACT_WIDTH), np.int64),  # the Play Phase's legal actions (game.py)
 )
 
 

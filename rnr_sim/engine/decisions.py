@@ -293,7 +293,7 @@ def hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s):
 def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
     """The pilot's next Play Phase action (Art. VII §5 phase three): the index in
     ``acts[:n_acts]`` (the legal actions the rules listed, ``game.legal_actions``: rows
-    ``(kind, a, b, c)``) of the best one, or -1 to stop. Stopping is scored first
+    ``(kind, a, b, c, cost)``) of the best one, or -1 to stop. Stopping is scored first
     (``W_STOP``), then each legal action in order (``score``: its value, or noise for the
     random policy); the heuristic leaves out the Attack-on-Attack fights it would not win.
     """
@@ -309,13 +309,12 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
             e = acts[i, 2]
             sc = score(w, rng, p, effect_value(w, pl, gm, p, eff(cards, c, e, E.E_VERB),
                                                eff(cards, c, e, E.E_AMOUNT))
-                       - w[p, W.W_COST] * eff(cards, c, e, E.E_COST))
+                       - w[p, W.W_COST] * acts[i, 4])
         else:
             c = sl[p, s, L.S_CARD]
-            cost = play_cost(cards, sl, p, s)
             if kind == L.ACT_PLAY:
                 v = 0.0 if randomly else noted_card_value(cards, rules, w, memo, pl, gm, p, s, c) \
-                    - w[p, W.W_COST] * cost
+                    - w[p, W.W_COST] * acts[i, 4]
                 sc = score(w, rng, p, v)
             elif kind == L.ACT_PLAY_KICKED:
                 e = acts[i, 2]
@@ -327,7 +326,7 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
                 if not randomly and dmg <= theirs:
                     continue  # the heuristic only fights Attack-on-Attack it wins
                 sc = score(w, rng, p, w[p, W.W_AOA] * theirs * 3.0 + w[p, W.W_ATTACK] * (dmg - theirs)
-                           - w[p, W.W_COST] * (cost + 1))
+                           - w[p, W.W_COST] * acts[i, 4])
         if sc > best_score:
             best, best_score = i, sc
     return best

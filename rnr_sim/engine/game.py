@@ -596,7 +596,8 @@ def pay(pl, p, cost):
 @njit(**INLINED)
 def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, acts):
     """Every action ``p`` may take next in its Play Phase (Art. VII §5 phase three), listed
-    in ``acts`` as rows ``(kind, a, b, c)``; returns how many. In order: each card in hand
+    in ``acts`` as rows ``(kind, a, b, c, cost)`` (cost: the IP the action takes); returns
+    how many. In order: each card in hand
     that ``p`` can pay for (Art. II §2; not a UA, Art. IV §3.2; a Bill once a turn, Art. IV
     §7.1; Pillars per R10) as ``ACT_PLAY`` (slot), then its paid kickers as
     ``ACT_PLAY_KICKED`` (slot, kicker effect), then, for an Attack, each opposing Attack
@@ -621,17 +622,18 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, act
             continue  # R10
         if t == E.UA:
             continue
-        n = put_action(acts, n, L.ACT_PLAY, s, -1, -1)
+        n = put_action(acts, n, L.ACT_PLAY, s, -1, -1, cost)
         if t == E.FREEDOM:
             for e in range(E.MAX_EFFECTS):
                 if eff(cards, c, e, E.E_KICKER) != 0 and cost + eff(cards, c, e, E.E_COST) <= ip:
-                    n = put_action(acts, n, L.ACT_PLAY_KICKED, s, e, -1)
+                    n = put_action(acts, n, L.ACT_PLAY_KICKED, s, e, -1,
+                                   cost + eff(cards, c, e, E.E_COST))
         if t == E.ATTACK and n_targets > 0 and cost + 1 <= ip:  # Amend. I §1: cost + 1
             for q in range(gm[L.G_N_PLAYERS]):
                 for j in range(pl[q, L.P_N_AOA_TARGETS]):
                     s2 = ls[q, L.L_SCRATCH, j]
                     if (sl[q, s2, L.S_FLAGS] & L.F_AOA_TARGETED) == 0:  # R49
-                        n = put_action(acts, n, L.ACT_AOA, s, q, s2)
+                        n = put_action(acts, n, L.ACT_AOA, s, q, s2, cost + 1)
     for i in range(pl[p, L.P_N_BOARD] if n_activatable > 0 else 0):
         s = ls[p, L.L_BOARD, i]
         c = sl[p, s, L.S_CARD]
@@ -644,18 +646,19 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, act
             if (sl[p, s, L.S_FLAGS] & (L.F_SIDEWAYS0 << e)) != 0:
                 continue  # Amend. V §2: not twice in a turn
             if eff(cards, c, e, E.E_COST) <= ip:
-                n = put_action(acts, n, L.ACT_ACTIVATE, s, e, -1)
+                n = put_action(acts, n, L.ACT_ACTIVATE, s, e, -1, eff(cards, c, e, E.E_COST))
     return n
 
 
 @njit(**INLINED)
-def put_action(acts, n, kind, a, b, c):
+def put_action(acts, n, kind, a, b, c, cost):
     """Append one legal action; the list holds every action a Play Phase can offer
     (``layout.MAX_ACTIONS``), so it never fills."""
     acts[n, 0] = kind
     acts[n, 1] = a
     acts[n, 2] = b
     acts[n, 3] = c
+    acts[n, 4] = cost  # the IP the action takes
     return n + 1
 
 
@@ -663,7 +666,7 @@ def put_action(acts, n, kind, a, b, c):
 def play_phase(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase three: the rules list the legal actions (``legal_actions``), the
     pilot picks one (``decisions.choose_action``) and the rules apply it, one action at a
-    time, until the pilot stops. ``acts`` int32[MAX_ACTIONS, 4] is the worker's scratch."""
+    time, until the pilot stops. ``acts`` int64[MAX_ACTIONS, ACT_WIDTH] is the worker's scratch."""
     n_targets = note_threats(cards, w, memo, pl, sl, ls, gm, p)  # Attack-on-Attack targets
     if rules[E.R_AOA] == 0:  # R17 switched off
         n_targets = 0
@@ -1035,10 +1038,28 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
 
 
 @njit(**INLINED)
+def fire_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step, steps, by_step):
+    """Resolve step ``step`` (iii, iv or vi) of ``p``'s effects: those of its cards (when
+    ``steps`` has the step's bit, ``note_effects``), then, with R47 ``by_step``, the
+    'on destroy' effects that waited for it. Returns True when the phase must stop (the
+    game is over or ``p`` is out)."""
+    if (steps >> step) & 1 != 0:
+        fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step)
+        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
+            return True
+    if by_step and any_on_destroy_waiting(pl, gm):  # R47
+        fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, step)
+        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
+            return True
+    return False
+
+
+@njit(**INLINED)
 def resolve_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
     """Art. VII §5 phase four: the nine steps, in order. ``G_STEP`` names the step in
     progress (R47 reads it); it is 0 again when the phase ends."""
-    if any_on_destroy_waiting(pl, gm):
+    by_step = rules[E.R_ON_DESTROY_TIMING] == E.OD_BY_STEP  # R47: anything can wait
+    if by_step and any_on_destroy_waiting(pl, gm):
         drop_waiting_on_destroy(pl, sl, ls, gm)  # left by a phase cut short (R47)
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 2, 0, 0, 0, 0)
@@ -1053,38 +1074,23 @@ def resolve_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
     attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # iii
     if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
         return
-    if (steps >> E.STEP_DAMAGE) & 1 != 0:
-        fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, E.STEP_DAMAGE)
-        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-            return
-    if any_on_destroy_waiting(pl, gm):  # R47: lp and strike effects from step ii
-        fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, E.STEP_DAMAGE)
-        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-            return
+    if fire_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, E.STEP_DAMAGE, steps,
+                 by_step):
+        return
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 4, 0, 0, 0, 0)
     gm[L.G_STEP] = E.STEP_HEAL
-    if (steps >> E.STEP_HEAL) & 1 != 0:
-        fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, E.STEP_HEAL)  # iv
-        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-            return
-    if any_on_destroy_waiting(pl, gm):  # R47: healing waits for step iv
-        fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, E.STEP_HEAL)
-        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-            return
+    if fire_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, E.STEP_HEAL, steps,
+                 by_step):  # iv
+        return
     gm[L.G_STEP] = 5
     petition_check(cards, rules, pl, gm, tr)  # v
     if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
         return
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 6, 0, 0, 0, 0)
     gm[L.G_STEP] = E.STEP_EFFECTS
-    if (steps >> E.STEP_EFFECTS) & 1 != 0:
-        fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, E.STEP_EFFECTS)  # vi
-        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-            return
-    if any_on_destroy_waiting(pl, gm):  # R47: every other effect at step vi
-        fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, E.STEP_EFFECTS)
-        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-            return
+    if fire_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, E.STEP_EFFECTS, steps,
+                 by_step):  # vi
+        return
     gm[L.G_STEP] = 0
     finish_pending(cards, pl, sl, ls, gm, tr, p)
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 7, 0, 0, 0, 0)

@@ -101,10 +101,11 @@ L_OD_WAIT = 7  # destroyed cards with 'on destroy' effects waiting for their ste
 N_LISTS = 8
 
 # ---------------------------------------------------------------- legal actions
-# The Play Phase's list of legal actions (``game.legal_actions``), rows (kind, a, b, c):
+# The Play Phase's list of legal actions (``game.legal_actions``), rows (kind, a, b, c, cost):
 # every card of a 64-slot deck in hand, each with its plain play, two kickers and an
 # Attack-on-Attack against every opposing Attack (3 x 64), then two activations a card.
 MAX_ACTIONS = 64 * (1 + 2 + 3 * 64) + 64 * 2
+ACT_WIDTH = 5  # kind, a, b, c, and the IP the action takes
 ACT_PLAY = 1  # (ACT_PLAY, hand slot, -1, -1)
 ACT_PLAY_KICKED = 2  # (ACT_PLAY_KICKED, hand slot, kicker effect, -1)
 ACT_AOA = 3  # (ACT_AOA, hand slot, opposing seat, its Attack's slot): Amend. I
