@@ -602,7 +602,7 @@ class Table:
         game.lose(self.rules, self.pl, self.gm, self.tr, p, PATH[path], RULE[rule])
 
     def pick_opponent(self, p: int, verb: str) -> int:
-        return int(game.pick_opponent(self.pl, self.w, self.gm, p, VERB[verb]))
+        return int(D.pick_opponent(self.pl, self.w, self.gm, p, VERB[verb]))
 
     def setup(self, decks: list[list[str]], first: int = 0, seed: int = 1, table: int = 0,
               deal: int = 0) -> None:

@@ -44,7 +44,9 @@ def test_attack_on_attack_can_target_an_attack_listed_past_64():
     weak = t.play_area(2, "Raider")
     (brute,) = t.hand(0, "Brute")
     t.set_ip(0, pillar=2)
-    t.set_policy(0, "aggro", aoa=1e6)
+    # Only the Raider fight leaves the Brute standing (48 left): worth most when what
+    # survives counts far above the damage removed.
+    t.set_policy(0, "aggro", aoa=1.0, attack=1e6)
     t.play_phase(0)
     (aoa,) = t.events("aoa")
     assert aoa[1] == 0 and aoa[3] == 2  # seat 0 declared on seat 2

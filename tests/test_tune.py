@@ -31,18 +31,20 @@ def test_decode_keeps_every_weight_in_range_and_the_switches_fixed():
     assert np.array_equal(_decode(np.zeros(len(TUNED)), start), start)
 
 
-def test_tune_rescues_a_pilot_that_never_plays(tmp_path):
-    """A start policy that never plays a card (stop = 1e9) loses nearly every game; the
-    search finds weights that play, and the held-out check keeps them."""
+def test_tune_rescues_a_pilot_that_almost_never_plays(tmp_path):
+    """A start policy that plays only actions worth over 10 (a Pillar short of the target,
+    a win) loses nearly every game; the search finds weights that play, and the held-out
+    check keeps them. (Measured: rescued on 10 of 10 seeds. From ``stop = 1e9`` the search
+    has no signal at all, every candidate scoring 0, and escaped on 2 seeds of 10.)"""
     timid = tmp_path / "timid.toml"
-    timid.write_text('[policy]\nbase = "aggro"\n[weights]\nstop = 1e9\n')
+    timid.write_text('[policy]\nbase = "aggro"\n[weights]\nstop = 10\n')
     r = tune(DECKS / "bison_stampede.txt", [DECKS / "eagle_blockade.txt"], budget=12_000,
              seed=2, policy=str(timid))
     assert r.start_share < 0.1
     assert r.kept and r.gain_lo > 0 and r.tuned_share > r.start_share + 0.2
-    assert "stop" in r.moved and r.weights[WEIGHT_SPECS["stop"][0]] < 1e9
+    assert "stop" in r.moved and r.weights[WEIGHT_SPECS["stop"][0]] < 10
     assert r.games_search <= 12_000
-    # The random pilot on the same held-out deals plays better than one that never plays:
+    # The random pilot on the same held-out deals plays better than one that almost never plays:
     # the start's "skill" over random is negative, and says so with its interval.
     assert r.random_share > r.start_share and r.skill_hi < 0
 

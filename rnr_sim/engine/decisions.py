@@ -18,6 +18,7 @@ from rnr_sim.engine.config import INLINED, KERNEL
 from rnr_sim.engine.rng import rand_below, rand_unit
 from rnr_sim.engine.state import (
     GAME_STREAM,
+    PETITION_MIN_LP,
     PETITIONS_NEEDED,
     SCROLL_PILLARS_NEEDED,
     STARTING_LP,
@@ -32,6 +33,10 @@ PM_VALUE0 = 0  # + hand slot: the card's value, noted once per Play Phase (NaN: 
 PM_THREAT = E.MAX_SLOTS  # damage of the opposing Attacks in play (``note_threats``)
 PM_OPP_HAS_DEFENSE = E.MAX_SLOTS + 1  # 1.0 if the opponent an Attack strikes has a Defense
 MEMO_WIDTH = E.MAX_SLOTS + 2
+
+WIN_VALUE = 1000.0  # the value of an action that wins the game now
+IP_LATER = -1  # ``effect_value``'s ``spent``: IP that arrives in a later Independence Phase
+IP_LOST = -2  # ... IP that arrives after the Play Phase and is lost at the end of turn (R32)
 
 
 
@@ -70,14 +75,58 @@ def pick_opponent(pl, w, gm, p, verb):
 
 
 @njit(**KERNEL)
-def choose_strike_target(cards, sl, ls, pl, q, damage, ua_only):
-    """Amend. II: a Defense while any exists (the attacker picks: one it can destroy, else
-    the weakest), otherwise a UA (the one with least DP left). ``ua_only``: past Defenses.
-    """
+def choose_opponent(pl, w, gm, rng, p, verb):
+    """The opponent ``p`` aims an effect or Attack of ``verb`` at: ``pick_opponent`` for a
+    heuristic policy; for the random policy, any living opponent alike (no draw from the
+    stream when only one is left)."""
+    if w[p, W.W_RANDOM] == 0.0:
+        return pick_opponent(pl, w, gm, p, verb)
+    n = gm[L.G_N_PLAYERS]
+    alive = 0
+    for k in range(1, n):
+        if pl[(p + k) % n, L.P_ALIVE] != 0:
+            alive += 1
+    if alive <= 1:
+        return pick_opponent(pl, w, gm, p, verb)
+    j = rand_below(rng, GAME_STREAM, alive)
+    for k in range(1, n):
+        q = (p + k) % n
+        if pl[q, L.P_ALIVE] != 0:
+            if j == 0:
+                return q
+            j -= 1
+    return -1
+
+
+@njit(**KERNEL)
+def on_destroy_boon(cards, w, p, c):
+    """What destroying card ``c`` gives its controller, in ``p``'s policy's own verb values:
+    the amounts of its 'on destroy' effects (a UA that heals when destroyed is a worse
+    target)."""
+    v = 0.0
+    if (cards[c, E.C_FLAGS] & E.CF_ON_DESTROY) == 0:
+        return v
+    for e in range(E.MAX_EFFECTS):
+        verb = eff(cards, c, e, E.E_VERB)
+        if verb != E.V_NONE and eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_DESTROY:
+            v += abs(w[p, W.W_VERB + verb]) * eff(cards, c, e, E.E_AMOUNT)
+    return v
+
+
+@njit(**KERNEL)
+def choose_strike_target(cards, w, rng, sl, ls, pl, p, q, damage, ua_only):
+    """Amend. II: a Defense while any exists (the attacker ``p`` picks: one it can destroy,
+    else the weakest), otherwise a UA: one this damage destroys, giving its controller the
+    least from its 'on destroy' effects (``on_destroy_boon``), else the one with least DP
+    left. ``ua_only``: past Defenses. The random policy picks among the same candidates
+    (the Defenses while any counts, else the UAs) alike."""
+    randomly = w[p, W.W_RANDOM] != 0.0
     defense = -1
-    defense_key = 0
+    defense_key = 0.0
     ua = -1
-    ua_key = 0
+    ua_key = 0.0
+    n_def = 0
+    n_ua = 0
     # Cards still to find: the Defenses in play (when they count) and the UAs left.
     left = pl[q, L.P_N_UAS] - pl[q, L.P_UAS_LOST] + (0 if ua_only else pl[q, L.P_N_DEFENSES])
     for i in range(pl[q, L.P_N_BOARD]):
@@ -87,35 +136,104 @@ def choose_strike_target(cards, sl, ls, pl, q, damage, ua_only):
         z = sl[q, s, L.S_ZONE]
         if z == L.Z_UA:
             left -= 1
-            key = -sl[q, s, L.S_DP]
+            n_ua += 1
+            dp = sl[q, s, L.S_DP]
+            if randomly:
+                key = rand_unit(rng, GAME_STREAM)
+            elif dp <= damage:  # destroyed: the least boon, then the least DP
+                key = 1.0e6 - 100.0 * on_destroy_boon(cards, w, p, sl[q, s, L.S_CARD]) - dp
+            else:
+                key = float(-dp)
             if ua < 0 or key > ua_key:
                 ua = s
                 ua_key = key
         elif z == L.Z_PLAY and not ua_only and cards[sl[q, s, L.S_CARD], E.C_TYPE] == E.DEFENSE:
             left -= 1
+            n_def += 1
             dp = sl[q, s, L.S_DP]
-            key = 1000 + dp if dp <= damage else -dp  # Amend. II §4: attacker chooses
+            if randomly:
+                key = rand_unit(rng, GAME_STREAM)
+            else:
+                key = 1000.0 + dp if dp <= damage else float(-dp)  # Amend. II §4: attacker chooses
             if defense < 0 or key > defense_key:
                 defense = s
                 defense_key = key
     return defense if defense >= 0 else ua  # Amend. II §1-2: Defenses first
 
 
-@njit("float64(float64[:, ::1], int32[:, ::1], int64[::1], int64, int64, int64)", **KERNEL)
-def effect_value(w, pl, gm, p, verb, amount):
-    """How much ``p``'s policy wants one effect now (context-dependent, may be negative)."""
+@njit(**KERNEL)
+def last_ua_falls(pl, sl, ls, q, damage, ua_only):
+    """Would ``damage`` struck at ``q`` destroy ``q``'s last UA (Art. III §2, a win)? Only
+    when no Defense stands in the way (Amend. II §1) and one UA is left with DP <= damage."""
+    if pl[q, L.P_N_UAS] - pl[q, L.P_UAS_LOST] != 1 or (not ua_only and pl[q, L.P_N_DEFENSES] > 0):
+        return False
+    for i in range(pl[q, L.P_N_BOARD]):
+        s = ls[q, L.L_BOARD, i]
+        if sl[q, s, L.S_ZONE] == L.Z_UA:
+            return sl[q, s, L.S_DP] <= damage
+    return False
+
+
+@njit(**KERNEL)
+def most_missing_dp(cards, pl, sl, ls, p):
+    """The DP ``repair`` can restore: the most any of ``p``'s Defenses and UAs is missing."""
+    best = 0
+    for i in range(pl[p, L.P_N_BOARD]):
+        s = ls[p, L.L_BOARD, i]
+        c = sl[p, s, L.S_CARD]
+        t = cards[c, E.C_TYPE]
+        if (t == E.DEFENSE or t == E.UA) and sl[p, s, L.S_ZONE] != L.Z_DISCARD:
+            missing = cards[c, E.C_DP] - sl[p, s, L.S_DP]
+            if missing > best:
+                best = missing
+    return best
+
+
+@njit(**KERNEL)
+def recoverable(cards, pl, sl, p):
+    """Cards ``recover`` can return: ``p``'s Discard Pile but its UAs (R44)."""
+    n = 0
+    for s in range(pl[p, L.P_DECK_SIZE]):
+        if sl[p, s, L.S_ZONE] == L.Z_DISCARD and cards[sl[p, s, L.S_CARD], E.C_TYPE] != E.UA:
+            n += 1
+    return n
+
+
+@njit(**KERNEL)
+def ip_wanted(cards, pl, sl, ls, p, spent):
+    """How much more IP ``p`` could spend this turn after paying ``spent``: the play costs
+    of the cards in hand (not UAs) beyond the IP left. IP not spent is lost (Art. II §2)."""
+    want = 0
+    for i in range(pl[p, L.P_N_HAND]):
+        s = ls[p, L.L_HAND, i]
+        if cards[sl[p, s, L.S_CARD], E.C_TYPE] != E.UA:
+            want += play_cost(cards, sl, p, s)
+    left = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] - spent
+    return want - left if want > left else 0
+
+
+@njit("float64(int32[:, ::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64, int64, int64)", **KERNEL)
+def effect_value(cards, w, pl, sl, ls, gm, p, verb, amount, spent):
+    """How much ``p``'s policy wants one effect now (context-dependent, may be negative).
+    Each value reads the state the effect acts on; an effect that wins now is worth
+    ``WIN_VALUE``. ``spent``, for effects that give IP: ``IP_LATER`` (an 'each turn' IP,
+    worth its amount), ``IP_LOST`` (IP that arrives after the Play Phase and is lost, R32
+    off), else the IP the action takes first: IP now is worth only what the hand can still
+    spend of it (``ip_wanted``)."""
     wv = w[p, W.W_VERB + verb]
     if verb == E.V_LP:
         q = pick_opponent(pl, w, gm, p, E.V_LP)
         if q < 0:
             return 0.0
         if pl[q, L.P_LP] <= amount:
-            return 1000.0  # lethal
+            return WIN_VALUE  # Art. III §1: LP to 0
         return wv * amount
     if verb == E.V_STRIKE or verb == E.V_STRIKE_UA:
         q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
         if q < 0 or pl[q, L.P_UAS_LOST] >= pl[q, L.P_N_UAS]:
             return 0.0
+        if last_ua_falls(pl, sl, ls, q, amount, verb == E.V_STRIKE_UA):
+            return WIN_VALUE  # Art. III §2: the last UA
         return wv * amount
     if verb == E.V_HEAL:
         missing = STARTING_LP - pl[p, L.P_LP]
@@ -125,37 +243,46 @@ def effect_value(w, pl, gm, p, verb, amount):
         return wv * min(amount, missing) * urgency
     if verb == E.V_DRAW:
         if pl[p, L.P_N_DRAW] <= amount + 3:
-            return -1000.0  # drawing ourselves out (Art. III §4)
+            return -WIN_VALUE  # drawing ourselves out (Art. III §4)
         return wv * amount
     if verb == E.V_FORCE_DRAW:
         q = pick_opponent(pl, w, gm, p, verb)
         if q < 0:
             return 0.0
-        if pl[q, L.P_N_DRAW] < amount:
-            return 1000.0  # they cannot draw them all: lethal
-        return wv * amount * (1.0 + 20.0 / (pl[q, L.P_N_DRAW] + 5.0))
+        n = pl[q, L.P_N_DRAW]
+        if n < amount:
+            return WIN_VALUE  # they cannot draw them all (Art. III §4)
+        # A thinner pile, but every card drawn is theirs to play (W_GIFT each).
+        return (wv * w[p, W.W_HORIZON] / (n + 5.0) - w[p, W.W_GIFT]) * amount
     if verb == E.V_MILL or verb == E.V_EXILE:
         q = pick_opponent(pl, w, gm, p, verb)
-        if q < 0 or pl[q, L.P_N_DRAW] == 0:
+        n = pl[q, L.P_N_DRAW] if q >= 0 else 0
+        if n == 0:
             return 0.0
-        m = amount if amount < pl[q, L.P_N_DRAW] else pl[q, L.P_N_DRAW]
-        return wv * m * (1.0 + 20.0 / (pl[q, L.P_N_DRAW] + 5.0))
+        if amount >= n:
+            return 0.5 * WIN_VALUE  # an empty pile: they lose at their next draw (Art. III §4)
+        return wv * amount * w[p, W.W_HORIZON] / (n + 5.0)
     if verb == E.V_DISCARD:
         q = pick_opponent(pl, w, gm, p, verb)
         if q < 0 or pl[q, L.P_N_HAND] == 0:
             return 0.0
         return wv * min(amount, pl[q, L.P_N_HAND])
     if E.VERB_GIVES_IP[verb] != E.IP_NONE:
-        return wv * ip_amount(pl, p, verb, amount)
+        gain = ip_amount(pl, p, verb, amount)
+        if spent == IP_LATER:
+            return wv * gain
+        if spent == IP_LOST:
+            return 0.0
+        return wv * min(gain, ip_wanted(cards, pl, sl, ls, p, spent))
     if verb == E.V_REPAIR:
-        return wv * amount if pl[p, L.P_UAS_LOST] < pl[p, L.P_N_UAS] else 0.0
+        return wv * min(amount, most_missing_dp(cards, pl, sl, ls, p))
     if verb == E.V_DESTROY_PETITION:
         q = pick_opponent(pl, w, gm, p, verb)
         if q < 0 or pl[q, L.P_N_PETITIONS] == 0:
             return 0.0
         return wv * min(amount, pl[q, L.P_N_PETITIONS]) * (1.0 + pl[q, L.P_N_PETITIONS])
     if verb == E.V_RECOVER:
-        return wv * amount
+        return wv * min(amount, recoverable(cards, pl, sl, p))
     if verb == E.V_TUTOR_PILLAR:
         return wv if pl[p, L.P_N_PILLARS] < w[p, W.W_PILLAR_TARGET] else 0.0
     return 0.0
@@ -193,10 +320,11 @@ def note_threats(cards, w, memo, pl, sl, ls, gm, p):
     return n
 
 
-@njit("float64(int32[:, ::1], int64[::1], float64[:, ::1], float64[:, ::1], int32[:, ::1], int64[::1], int64, int64)", **KERNEL)
-def card_value(cards, rules, w, memo, pl, gm, p, c):
+@njit(**KERNEL)
+def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
     """How much ``p``'s policy wants to play card ``c`` now, before its cost. It reads
-    ``p``'s Pillars and Petitions, and state no Play Phase of ``p``'s changes."""
+    ``p``'s Pillars and Petitions, the IP and hand when ``c`` gives IP at once
+    (``value_reads_ip``), and state no Play Phase of ``p``'s changes."""
     t = cards[c, E.C_TYPE]
     v = 0.0
     if t == E.PILLAR:
@@ -207,13 +335,17 @@ def card_value(cards, rules, w, memo, pl, gm, p, c):
         if short > 0:
             v += w[p, W.W_PILLAR] * cards[c, E.C_IP] * min(1.0, short / 3.0)
         else:
-            v += 0.05 * cards[c, E.C_IP]
+            v += w[p, W.W_PILLAR_EXTRA] * cards[c, E.C_IP]  # more IP for Bills and kickers
         if cards[c, E.C_BRANCH] == E.SCROLL and pl[p, L.P_N_SCROLL_PILLARS] < SCROLL_PILLARS_NEEDED:
             v += w[p, W.W_SCROLL_PILLAR]
+            if petition_wins_with(pl, p, pl[p, L.P_N_PETITIONS], pl[p, L.P_N_SCROLL_PILLARS] + 1):
+                return WIN_VALUE
     elif t == E.ATTACK:
         q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
         if q >= 0 and pl[q, L.P_UAS_LOST] < pl[q, L.P_N_UAS]:
             dmg = cards[c, E.C_DAMAGE]
+            if last_ua_falls(pl, sl, ls, q, dmg, False):
+                return WIN_VALUE  # Art. III §2: it strikes at step iii this turn
             lasting = 1.0 if ((cards[c, E.C_KEYWORDS] & E.KW_ONE_SHOT) != 0
                               or rules[E.R_ATTACK_LIFETIME] == E.LIFETIME_ONE_SHOT) else 3.0
             f = 1.0 if memo[p, PM_OPP_HAS_DEFENSE] != 0.0 else w[p, W.W_UA_ATTACK]
@@ -223,15 +355,19 @@ def card_value(cards, rules, w, memo, pl, gm, p, c):
         v += w[p, W.W_DEFENSE] * cards[c, E.C_DP] * (0.5 + min(2.0, threat / 6.0))
     if (cards[c, E.C_KEYWORDS] & E.KW_PETITION) != 0:
         if pl[p, L.P_N_PETITIONS] < PETITIONS_NEEDED:
+            if petition_wins_with(pl, p, pl[p, L.P_N_PETITIONS] + 1, pl[p, L.P_N_SCROLL_PILLARS]):
+                return WIN_VALUE
             v += w[p, W.W_PETITION]
         else:
             v += 0.2 * w[p, W.W_PETITION]  # a spare against 'destroy petition'
+    ip_now = IP_LOST if rules[E.R_IP_EFFECTS_IMMEDIATE] == 0 else 0  # R32
     for e in range(E.MAX_EFFECTS):
         verb = eff(cards, c, e, E.E_VERB)
         if verb == E.V_NONE or eff(cards, c, e, E.E_KICKER) != 0:
             continue
-        ev = effect_value(w, pl, gm, p, verb, eff(cards, c, e, E.E_AMOUNT))
         trig = eff(cards, c, e, E.E_TRIGGER)
+        spent = ip_now if trig == E.TRIG_ON_RESOLVE else IP_LATER
+        ev = effect_value(cards, w, pl, sl, ls, gm, p, verb, eff(cards, c, e, E.E_AMOUNT), spent)
         if trig == E.TRIG_ON_RESOLVE:
             v += ev
         elif trig == E.TRIG_EACH_TURN:
@@ -241,6 +377,26 @@ def card_value(cards, rules, w, memo, pl, gm, p, c):
         else:
             v += 0.3 * ev
     return v
+
+
+@njit(**KERNEL)
+def petition_wins_with(pl, p, petitions, scroll_pillars):
+    """Would ``p`` win by Petition at this turn's step v (Art. III §3) holding these counts?"""
+    return petitions >= PETITIONS_NEEDED and scroll_pillars >= SCROLL_PILLARS_NEEDED \
+        and pl[p, L.P_LP] >= PETITION_MIN_LP
+
+
+@njit(**KERNEL)
+def value_reads_ip(cards, rules, c):
+    """Does ``card_value`` of ``c`` read the IP and hand (an on-resolve IP effect that gives
+    its IP at once, R32)? Such a value changes with every play, so it is never noted."""
+    if rules[E.R_IP_EFFECTS_IMMEDIATE] == 0:
+        return False
+    for e in range(E.MAX_EFFECTS):
+        if E.VERB_GIVES_IP[eff(cards, c, e, E.E_VERB)] != E.IP_NONE and \
+                eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE and eff(cards, c, e, E.E_KICKER) == 0:
+            return True
+    return False
 
 
 @njit("float64(float64[:, ::1], uint64[::1], int64, float64)", **KERNEL)
@@ -269,16 +425,19 @@ def forget_pillar_values(cards, pl, sl, ls, memo, p):
 
 
 @njit(**INLINED)
-def noted_card_value(cards, rules, w, memo, pl, gm, p, s, c):
+def noted_card_value(cards, rules, w, memo, pl, sl, ls, gm, p, s, c):
     """``card_value`` of card ``c`` in hand slot ``s``, noted once per Play Phase: a play
     changes no value but those that read Pillars and Petitions (``CF_VALUE_READS_PILLARS``),
-    and ``play_phase`` forgets those when it plays a Pillar or Petition. Debug mode
-    recomputes and counts any difference as a broken invariant."""
+    which ``play_phase`` forgets when it plays a Pillar or Petition, and those that read
+    the IP left (``value_reads_ip``), never noted. Debug mode recomputes and counts any
+    difference as a broken invariant."""
+    if value_reads_ip(cards, rules, c):
+        return card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c)
     v = memo[p, PM_VALUE0 + s]
     if v != v:  # NaN: not noted in this Play Phase yet
-        v = card_value(cards, rules, w, memo, pl, gm, p, c)
+        v = card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c)
         memo[p, PM_VALUE0 + s] = v
-    elif gm[L.G_DEBUG] != 0 and v != card_value(cards, rules, w, memo, pl, gm, p, c):
+    elif gm[L.G_DEBUG] != 0 and v != card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
         gm[L.G_VIOLATIONS] += 1
     return v
 
@@ -286,7 +445,7 @@ def noted_card_value(cards, rules, w, memo, pl, gm, p, s, c):
 @njit(**INLINED)
 def hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s):
     c = sl[p, s, L.S_CARD]
-    return card_value(cards, rules, w, memo, pl, gm, p, c) - w[p, W.W_COST] * play_cost(cards, sl, p, s)
+    return card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c) - w[p, W.W_COST] * play_cost(cards, sl, p, s)
 
 
 @njit(**INLINED)
@@ -295,38 +454,45 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
     ``acts[:n_acts]`` (the legal actions the rules listed, ``game.legal_actions``: rows
     ``(kind, a, b, c, cost)``) of the best one, or -1 to stop. Stopping is scored first
     (``W_STOP``), then each legal action in order (``score``: its value, or noise for the
-    random policy); the heuristic leaves out the Attack-on-Attack fights it would not win.
+    random policy). An Attack-on-Attack is worth the opposing damage it removes (``W_AOA``,
+    for the turns that Attack would strike) and what is left of our Attack if it survives
+    (Amend. I §3-4, R17): so even trades and blocks of a bigger Attack are weighed too.
     """
     randomly = w[p, W.W_RANDOM] != 0.0
     best = -1
     best_score = score(w, rng, p, w[p, W.W_STOP])
     v = 0.0  # the value of the last card's plain play (its kicked plays add to it)
+    ip_now = IP_LOST if rules[E.R_IP_EFFECTS_IMMEDIATE] == 0 else 0  # R32
     for i in range(n_acts):
         kind = acts[i, 0]
         s = acts[i, 1]
-        if kind == L.ACT_ACTIVATE:
-            c = sl[p, s, L.S_CARD]
+        c = sl[p, s, L.S_CARD]
+        if randomly:
+            sc = score(w, rng, p, 0.0)
+        elif kind == L.ACT_ACTIVATE:
             e = acts[i, 2]
-            sc = score(w, rng, p, effect_value(w, pl, gm, p, eff(cards, c, e, E.E_VERB),
-                                               eff(cards, c, e, E.E_AMOUNT))
-                       - w[p, W.W_COST] * acts[i, 4])
-        else:
-            c = sl[p, s, L.S_CARD]
-            if kind == L.ACT_PLAY:
-                v = 0.0 if randomly else noted_card_value(cards, rules, w, memo, pl, gm, p, s, c) \
-                    - w[p, W.W_COST] * acts[i, 4]
-                sc = score(w, rng, p, v)
-            elif kind == L.ACT_PLAY_KICKED:
-                e = acts[i, 2]
-                kv = effect_value(w, pl, gm, p, eff(cards, c, e, E.E_VERB), eff(cards, c, e, E.E_AMOUNT))
-                sc = score(w, rng, p, v + w[p, W.W_KICKER] * kv - w[p, W.W_COST] * eff(cards, c, e, E.E_COST))
-            else:  # ACT_AOA
-                dmg = cards[c, E.C_DAMAGE]
-                theirs = sl[acts[i, 2], acts[i, 3], L.S_DP]
-                if not randomly and dmg <= theirs:
-                    continue  # the heuristic only fights Attack-on-Attack it wins
-                sc = score(w, rng, p, w[p, W.W_AOA] * theirs * 3.0 + w[p, W.W_ATTACK] * (dmg - theirs)
-                           - w[p, W.W_COST] * acts[i, 4])
+            spent = acts[i, 4] if ip_now == 0 else IP_LOST
+            sc = effect_value(cards, w, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
+                              eff(cards, c, e, E.E_AMOUNT), spent) - w[p, W.W_COST] * acts[i, 4]
+        elif kind == L.ACT_PLAY:
+            v = noted_card_value(cards, rules, w, memo, pl, sl, ls, gm, p, s, c) \
+                - w[p, W.W_COST] * acts[i, 4]
+            sc = v
+        elif kind == L.ACT_PLAY_KICKED:
+            e = acts[i, 2]
+            k = eff(cards, c, e, E.E_COST)
+            kv = effect_value(cards, w, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
+                              eff(cards, c, e, E.E_AMOUNT), k if ip_now == 0 else IP_LOST)
+            sc = v + w[p, W.W_KICKER] * kv - w[p, W.W_COST] * k
+        else:  # ACT_AOA: Amend. I §3-4: the lesser is destroyed, the greater loses the lesser
+            dmg = cards[c, E.C_DAMAGE]
+            theirs = sl[acts[i, 2], acts[i, 3], L.S_DP]
+            removed = dmg if dmg < theirs else theirs
+            left = dmg - theirs if dmg > theirs else 0
+            ours_lasts = 0.0 if ((cards[c, E.C_KEYWORDS] & E.KW_ONE_SHOT) != 0
+                                 or rules[E.R_ATTACK_LIFETIME] == E.LIFETIME_ONE_SHOT) else 2.0
+            sc = w[p, W.W_AOA] * removed * 3.0 + w[p, W.W_ATTACK] * left * ours_lasts \
+                - w[p, W.W_COST] * acts[i, 4]
         if sc > best_score:
             best, best_score = i, sc
     return best
@@ -343,13 +509,18 @@ def choose_mulligan(cards, w, pl, sl, ls, rng, q):
 
 
 @njit(**INLINED)
-def choose_p2_pillar(cards, w, pl, sl, ls, rng, p2, zero_cost_only):
+def choose_p2_pillar(cards, w, pl, sl, ls, gm, rng, p2, zero_cost_only):
     """Art. VII §4, Amend. VIII, R7: the hand slot of the Pillar the second seat places
-    free, or -1 to decline (no Pillar, or ``W_P2_RIGHT`` = 0; the random policy tosses a
-    coin). The heuristic takes the most IP, a Scroll Pillar counting ``W_SCROLL_PILLAR``
-    more. ``zero_cost_only``: only a Pillar of printed cost 0 may be placed (R7)."""
+    free, or -1 to decline (the random policy tosses a coin; ``W_P2_RIGHT`` = 0 never takes
+    it). The heuristic weighs each Pillar in hand: its IP (``W_PILLAR``), a Scroll Pillar's
+    ``W_SCROLL_PILLAR``, and the second card of the first Draw Phase (``verb:draw``), less
+    the value of its on-resolve effects, which a placed Pillar loses (R41); it takes the
+    best if that is worth anything, else declines. ``zero_cost_only``: only a Pillar of
+    printed cost 0 may be placed (R7)."""
     best = -1
-    best_key = -1.0
+    best_key = 0.0
+    short = w[p2, W.W_PILLAR_TARGET] - pl[p2, L.P_N_PILLARS]
+    per_ip = w[p2, W.W_PILLAR] * min(1.0, short / 3.0) if short > 0 else w[p2, W.W_PILLAR_EXTRA]
     for i in range(pl[p2, L.P_N_HAND]):
         s = ls[p2, L.L_HAND, i]
         c = sl[p2, s, L.S_CARD]
@@ -357,15 +528,38 @@ def choose_p2_pillar(cards, w, pl, sl, ls, rng, p2, zero_cost_only):
             continue
         if zero_cost_only and cards[c, E.C_COST] != 0:
             continue
-        key = cards[c, E.C_IP] + (w[p2, W.W_SCROLL_PILLAR] if cards[c, E.C_BRANCH] == E.SCROLL else 0.0)
-        key += 0.01 * cards[c, E.C_COST]
+        key = per_ip * cards[c, E.C_IP] + w[p2, W.W_VERB + E.V_DRAW] + 0.01 * cards[c, E.C_COST]
+        if cards[c, E.C_BRANCH] == E.SCROLL:
+            key += w[p2, W.W_SCROLL_PILLAR]
+        for e in range(E.MAX_EFFECTS):
+            verb = eff(cards, c, e, E.E_VERB)
+            if verb != E.V_NONE and eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE:
+                key -= effect_value(cards, w, pl, sl, ls, gm, p2, verb,
+                                    eff(cards, c, e, E.E_AMOUNT), IP_LATER)
         if key > best_key:
             best = s
             best_key = key
-    take = best >= 0 and w[p2, W.W_P2_RIGHT] != 0.0
-    if take and w[p2, W.W_RANDOM] != 0.0:
-        take = rand_below(rng, GAME_STREAM, 2) == 1
-    return best if take else -1
+    if w[p2, W.W_P2_RIGHT] == 0.0:
+        return -1
+    if w[p2, W.W_RANDOM] != 0.0:  # any Pillar alike, or none
+        n = 0
+        for i in range(pl[p2, L.P_N_HAND]):
+            c = sl[p2, ls[p2, L.L_HAND, i], L.S_CARD]
+            if cards[c, E.C_TYPE] == E.PILLAR and (not zero_cost_only or cards[c, E.C_COST] == 0):
+                n += 1
+        if n == 0:
+            return -1
+        k = rand_below(rng, GAME_STREAM, 2 * n)
+        if k >= n:
+            return -1
+        for i in range(pl[p2, L.P_N_HAND]):
+            s = ls[p2, L.L_HAND, i]
+            c = sl[p2, s, L.S_CARD]
+            if cards[c, E.C_TYPE] == E.PILLAR and (not zero_cost_only or cards[c, E.C_COST] == 0):
+                if k == 0:
+                    return s
+                k -= 1
+    return best
 
 
 @njit(**INLINED)

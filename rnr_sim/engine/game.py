@@ -24,12 +24,12 @@ from rnr_sim.engine.decisions import (
     choose_action,
     choose_hand_limit_discard,
     choose_mulligan,
+    choose_opponent,
     choose_p2_pillar,
     choose_strike_target,
     forget_card_values,
     forget_pillar_values,
     note_threats,
-    pick_opponent,
 )
 from rnr_sim.engine.rng import rand_below, stream_seed
 from rnr_sim.engine.state import (  # noqa: F401 (the game's numbers, re-exported)
@@ -295,7 +295,7 @@ def deal_damage(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, amount, b
 def strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, amount, ua_only, src_card):
     if amount <= 0 or q < 0:
         return
-    s = choose_strike_target(cards, sl, ls, pl, q, amount, ua_only)
+    s = choose_strike_target(cards, w, rng, sl, ls, pl, p, q, amount, ua_only)
     if s >= 0:
         deal_damage(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, amount, p, src_card)
 
@@ -433,7 +433,7 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
         return
     q = target
     if q < 0 or pl[q, L.P_ALIVE] == 0:
-        q = pick_opponent(pl, w, gm, p, verb)
+        q = choose_opponent(pl, w, gm, rng, p, verb)
     if verb == E.V_LP:
         if q >= 0:
             change_lp(rules, pl, gm, tr, q, -amount, E.V_LP, src_card)  # Amend. II §3
@@ -898,7 +898,7 @@ def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
 
 
 @njit(**KERNEL)
-def declare_attack_targets(cards, w, pl, sl, ls, gm, p):
+def declare_attack_targets(cards, w, pl, sl, ls, gm, rng, p):
     """R48 ``play_phase``, Amend. II §4: at the end of the Play Phase each of ``p``'s
     Attacks in play that fights no Attack-on-Attack declares the card its damage will
     strike at step iii, chosen as ``strike`` would choose it now."""
@@ -907,10 +907,10 @@ def declare_attack_targets(cards, w, pl, sl, ls, gm, p):
         if sl[p, s, L.S_ZONE] != L.Z_PLAY or cards[sl[p, s, L.S_CARD], E.C_TYPE] != E.ATTACK \
                 or (sl[p, s, L.S_FLAGS] & L.F_AOA) != 0:
             continue
-        q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
+        q = choose_opponent(pl, w, gm, rng, p, E.V_STRIKE)
         sl[p, s, L.S_TARGET_SEAT] = q
         sl[p, s, L.S_TARGET_SLOT] = -1 if q < 0 else \
-            choose_strike_target(cards, sl, ls, pl, q, sl[p, s, L.S_DP], False)
+            choose_strike_target(cards, w, rng, sl, ls, pl, p, q, sl[p, s, L.S_DP], False)
 
 
 @njit(**INLINED)
@@ -940,7 +940,7 @@ def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
                 return
         elif not fought:
-            q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
+            q = choose_opponent(pl, w, gm, rng, p, E.V_STRIKE)
             strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, sl[p, s, L.S_DP], False, c)
             if on_destroy_queued(pl, gm):
                 fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
@@ -1166,7 +1166,7 @@ def take_turn(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
     if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
         return
     if rules[E.R_ATTACK_TARGETS] == E.TARGETS_PLAY_PHASE:
-        declare_attack_targets(cards, w, pl, sl, ls, gm, p)  # R48, Amend. II §4
+        declare_attack_targets(cards, w, pl, sl, ls, gm, rng, p)  # R48, Amend. II §4
     resolve_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p)  # IV
     if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
         return
@@ -1258,7 +1258,7 @@ def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck
     p2 = (first_seat + 1) % n_players
     mode = rules[E.R_P2_FREE_PILLAR]
     if mode != E.P2_OFF:
-        best = choose_p2_pillar(cards, w, pl, sl, ls, rng, p2, mode == E.P2_ZERO_COST_ONLY)
+        best = choose_p2_pillar(cards, w, pl, sl, ls, gm, rng, p2, mode == E.P2_ZERO_COST_ONLY)
         if best >= 0:
             list_remove(pl, ls, p2, L.L_HAND, L.P_N_HAND, best)
             put_in_play(cards, pl, sl, ls, p2, best, L.Z_PILLAR)

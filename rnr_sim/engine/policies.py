@@ -42,7 +42,10 @@ W_COST = N_VERBS + 12  # penalty per IP spent
 W_PILLAR_TARGET = N_VERBS + 13  # Pillars wanted in play
 W_KICKER = N_VERBS + 14  # multiplier on a Freedom kicker's value
 W_UA_ATTACK = N_VERBS + 15  # multiplier on Attack value while the opponent has no Defense
-N_WEIGHTS = N_VERBS + 16
+W_GIFT = N_VERBS + 16  # value to an opponent of each card an effect makes them draw
+W_HORIZON = N_VERBS + 17  # Draw Pile size (+5) at which a milled card counts its full value
+W_PILLAR_EXTRA = N_VERBS + 18  # value of a Pillar's IP once the Pillar target is met
+N_WEIGHTS = N_VERBS + 19
 
 
 #: Every weight a policy file may set: name -> (index, lowest, highest, meaning). Verb
@@ -72,6 +75,12 @@ WEIGHT_SPECS: dict[str, tuple[int, float, float, str]] = {
     "kicker": (W_KICKER, 0.0, 100.0, "multiplier on a Freedom kicker's value"),
     "ua_attack": (W_UA_ATTACK, 0.0, 100.0,
                   "multiplier on Attack value while the opponent has no Defense"),
+    "gift": (W_GIFT, 0.0, 100.0, "value to an opponent of each card a 'force draw' hands "
+             "them (subtracted, unless it empties their Draw Pile)"),
+    "horizon": (W_HORIZON, 0.0, 1000.0, "a card milled, exiled or forced from a Draw Pile of "
+                "n counts horizon / (n + 5) times its verb value"),
+    "pillar_extra": (W_PILLAR_EXTRA, 0.0, 100.0,
+                     "value per IP of a Pillar once the Pillar target is met"),
 }
 for _v, _name in enumerate(VERBS):
     if _v != V_NONE:
@@ -92,7 +101,8 @@ def _policy(**kw) -> np.ndarray:
         w[W_VERB + v] = x
     fields = dict(pillar=4.0, scroll_pillar=0.0, attack=1.0, defense=0.5, petition=1.0,
                   aoa=1.0, each_turn=3.0, stop=0.1, mulligan_min=2, mulligan_max=5,
-                  random=0, p2_right=1, cost=0.2, pillar_target=8, kicker=1.0, ua_attack=1.0)
+                  random=0, p2_right=1, cost=0.2, pillar_target=8, kicker=1.0, ua_attack=1.0,
+                  gift=2.0, horizon=25.0, pillar_extra=0.5)
     fields.update(kw)
     for k, v in fields.items():
         w[globals()["W_" + k.upper()]] = v
