@@ -11,7 +11,8 @@ import importlib
 import typer
 
 #: Modules that add ``check`` subcommands; each exposes ``register(check_app) -> None``.
-CHECK_MODULES: list[str] = ["rnr_sim.commands.check_fuzz", "rnr_sim.commands.check_coverage"]
+CHECK_MODULES: list[str] = ["rnr_sim.commands.check_fuzz", "rnr_sim.commands.check_coverage",
+                             "rnr_sim.commands.check_pilots"]
 
 
 def register(app: typer.Typer) -> None:
