@@ -57,6 +57,10 @@ from rnr_sim.execution import (
 from rnr_sim.pilots import policy_rows, resolve_policies
 from rnr_sim.schema import DECKS_SCHEMA, GAMES_SCHEMA, SEATS_SCHEMA, WIN_PATHS  # noqa: F401
 
+#: ``--cards`` as the commands take it: one catalog file, several layered in order
+#: (docs/design.md, "Layered catalogs"), or ``None`` / empty for the shipped sample.
+CatalogPaths = str | Path | Sequence[str | Path] | None
+
 DEFAULT_SEED = 20251129
 DEFAULT_GAMES = 1000  # deals per table
 DEFAULT_CHUNK_SIZE = 100_000  # games per chunk (and per parquet part)
@@ -116,7 +120,7 @@ class RunOptions:
     players: int = 2
     seed: int = DEFAULT_SEED
     rules: str | Path | None = None
-    cards: str | Path | None = None
+    cards: CatalogPaths = None  # one file or several, layered in order
     policy: str | None = None
     threads: int | None = None
     out: str | Path | None = None
@@ -270,7 +274,7 @@ def plan_run(options: RunOptions) -> RunPlan:
         else:
             paths.append(vs_path)
             vs_index = len(paths) - 1
-    catalog = load_catalog(None if options.cards is None else Path(options.cards))
+    catalog = load_catalog(options.cards)
     profile = load_profile(None if options.rules is None else Path(options.rules).resolve())
     decks = _load_decks(paths, catalog)
     if not options.allow_illegal:
@@ -328,6 +332,7 @@ def new_manifest(plan: RunPlan, driver, command: str | None) -> dict[str, Any]:
             "version": catalog.version,
             "path": None if catalog.path is None else str(Path(catalog.path).resolve()),
             "sha256": catalog.sha256,
+            "sources": catalog_sources(catalog),
         },
         "decks": [
             {
@@ -347,6 +352,36 @@ def new_manifest(plan: RunPlan, driver, command: str | None) -> dict[str, Any]:
                     "games_per_s": 0.0},
         "resumed": [],
     }
+
+
+def catalog_sources(catalog) -> list[dict[str, str | None]]:
+    """Every file of ``catalog`` in load order (a base before the file naming it): its
+    absolute path and SHA-256, as the manifest records them."""
+    return [{"path": None if s.path is None else str(Path(s.path).resolve()),
+             "sha256": s.sha256} for s in catalog.sources]
+
+
+def _reload_catalog(cat: dict[str, Any], where: str):
+    """The catalog a run was started with, re-read from its files (``sources``, in load
+    order; a manifest from before layered catalogs has only ``path``). Raises
+    ``InputError`` naming the first file whose SHA-256 differs."""
+    from rnr_sim.cards import load_catalog
+
+    sources = cat.get("sources")
+    if sources:
+        catalog = load_catalog([s["path"] for s in sources])
+        now = catalog_sources(catalog)
+        for i, source in enumerate(sources):
+            if i >= len(now) or now[i] != source:
+                raise InputError(f"{where}: the card catalog file {source['path']} changed "
+                                 "since the run started (SHA-256 differs); start a new run")
+    else:
+        catalog = load_catalog(cat["path"])
+    if catalog.sha256 != cat["sha256"]:
+        shown = cat.get("path") or " + ".join(str(s["path"]) for s in sources or ())
+        raise InputError(f"{where}: the card catalog {shown} changed since the run "
+                         "started (SHA-256 differs); start a new run")
+    return catalog
 
 
 def _file_sha256(path: str | Path | None) -> str | None:
@@ -452,13 +487,12 @@ def start_run(options: RunOptions, progress: bool = True,
     manifest = new_manifest(plan, driver, options.command)
     write_manifest(out, manifest)
     write_parquet(out / "decks.parquet", decks_frame(plan))
-    write_parquet(out / "cards.parquet", plan.catalog.to_polars())
+    write_parquet(out / "cards.parquet", plan.catalog.to_polars(with_set=True))
     return _execute(plan, out, manifest, driver, options.threads, progress, log)
 
 
 def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
     """Re-load what a run was started with; any changed input file is an error."""
-    from rnr_sim.cards import load_catalog
     from rnr_sim.rules import load_profile
 
     where = f"--resume {run_dir}"
@@ -466,11 +500,7 @@ def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
         raise InputError(f"{where}: the run was started by rnr-sim "
                          f"{manifest.get('tool_version')}, this is {__version__}; its "
                          "games would differ, so start a new run")
-    cat = manifest["catalog"]
-    catalog = load_catalog(cat["path"])
-    if catalog.sha256 != cat["sha256"]:
-        raise InputError(f"{where}: the card catalog {cat['path']} changed since the run "
-                         "started (SHA-256 differs); start a new run")
+    catalog = _reload_catalog(manifest["catalog"], where)
     rules = manifest["rules"]
     profile = load_profile(rules.get("source"))
     if profile.to_dict() != rules or _file_sha256(rules.get("source")) != manifest.get(
@@ -533,7 +563,7 @@ def resume_run(run_dir: str | Path, threads: int | None = None, progress: bool =
     if not (run_dir / "decks.parquet").exists():
         write_parquet(run_dir / "decks.parquet", decks_frame(plan))
     if not (run_dir / "cards.parquet").exists():
-        write_parquet(run_dir / "cards.parquet", plan.catalog.to_polars())
+        write_parquet(run_dir / "cards.parquet", plan.catalog.to_polars(with_set=True))
     manifest["resumed"] = [*manifest.get("resumed", []), _now()]
     return _execute(plan, run_dir, manifest, driver, threads, progress, log)
 

@@ -133,7 +133,8 @@ def parse_tuned(items: Sequence[str], decks: Sequence[Any]) -> dict[int, str]:
 
 def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DEFAULT_SEED,
          threads: int | None = None, tuned: Sequence[str] = (),
-         cards: str | Path | None = None, rules: str | Path | None = None,
+         cards: str | Path | Sequence[str | Path] | None = None,
+         rules: str | Path | None = None,
          progress: Callable[[int], None] | None = None,
          on_plan: Callable[[int], None] | None = None) -> pl.DataFrame:
     """Every game of the measurement, one row each (``GAME_SCHEMA``): each deck with each

@@ -178,7 +178,8 @@ class Field:
 
 
 def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFAULT_BUDGET,
-         seed: int = 1, cards: str | Path | None = None, rules: str | Path | None = None,
+         seed: int = 1, cards: str | Path | Sequence[str | Path] | None = None,
+         rules: str | Path | None = None,
          policy: str | None = None, threads: int | None = None,
          holdout_deals: int | None = None, log: Callable[[str], None] = lambda m: None,
          progress: Callable[[int], None] | None = None) -> TuneResult:

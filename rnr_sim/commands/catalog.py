@@ -9,7 +9,7 @@ import typer
 
 from rnr_sim import enums
 from rnr_sim.cards import load_catalog
-from rnr_sim.commands.options import RulesOption
+from rnr_sim.commands.options import CardsOption, RulesOption
 from rnr_sim.decks import is_legal, load_deck, validate_deck
 from rnr_sim.display import format_table
 from rnr_sim.errors import InputError
@@ -19,16 +19,6 @@ from rnr_sim.rules import SWITCHES, load_profile
 
 EXIT_ILLEGAL = 1
 EXIT_BAD_INPUT = 2
-
-#: ``--cards``, repeatable: later files layer over earlier ones (docs/design.md).
-LayeredCardsOption = Annotated[
-    list[Path] | None,
-    typer.Option("--cards", metavar="PATH", show_default=False,
-                 help="Card catalog TOML. Give it again to layer more files over it, in "
-                 "order: new cards and [errata] of earlier ones. Default: the shipped "
-                 "Foundation sample set."),
-]
-
 
 def _shown_path(path) -> str:
     """A file's path as a user reads it: relative to the working folder when inside it."""
@@ -68,7 +58,7 @@ def register(app: typer.Typer) -> None:
 
 
 def cards_command(
-    cards: LayeredCardsOption = None,
+    cards: CardsOption = None,
     card_type: Annotated[
         str | None,
         typer.Option("--type", metavar="T", show_default=False,
@@ -164,7 +154,7 @@ def validate_command(
         list[Path],
         typer.Argument(metavar="DECK", show_default=False, help="Deck list files."),
     ],
-    cards: LayeredCardsOption = None,
+    cards: CardsOption = None,
     rules: RulesOption = None,
 ) -> None:
     catalog = load_catalog(cards)

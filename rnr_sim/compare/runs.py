@@ -72,7 +72,7 @@ class CompareOptions:
     players: int = 2
     seed: int = runner.DEFAULT_SEED
     rules: str | Path | None = None
-    cards: str | Path | None = None
+    cards: runner.CatalogPaths = None  # one file or several, layered in order
     policy: str | None = None
     threads: int | None = None
     out: str | Path | None = None
@@ -374,7 +374,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
     out = Path(options.out) if options.out is not None else runner.default_out("compare-")
     runner.check_out(out)
 
-    base_catalog = load_catalog(None if options.cards is None else Path(options.cards))
+    base_catalog = load_catalog(options.cards)
     patched = None
     patch = None
     if options.patch is not None:
@@ -428,7 +428,8 @@ def run_compare(options: CompareOptions, progress: bool = True,
             (side.dir / STAGING / sub).mkdir(parents=True, exist_ok=True)
         side.plan.compile(driver)
         write_parquet(side.dir / "decks.parquet", runner.decks_frame(side.plan))
-        write_parquet(side.dir / "cards.parquet", side.plan.catalog.to_polars())
+        write_parquet(side.dir / "cards.parquet", cards_frame(
+            side.plan.catalog, sets_from=plan_b.catalog if side is sides[1] else None))
     policy_names = plan_b.policy_names
     assert policy_names == plan_v.policy_names
 
@@ -568,11 +569,34 @@ def run_compare(options: CompareOptions, progress: bool = True,
         patch_note=patch.note if patch is not None else "",
         options={"games": games, "players": players, "seed": options.seed,
                  "precision": precision, "rules": None if options.rules is None
-                 else str(options.rules), "cards": None if options.cards is None
-                 else str(options.cards), "policy": options.policy,
+                 else str(options.rules), "cards": _cards_option(options.cards),
+                 "policy": options.policy,
                  "command": options.command},
     )
     return result
+
+
+def cards_frame(catalog, sets_from=None) -> pl.DataFrame:
+    """A run dir's ``cards.parquet``: the catalog's rows with their ``set``. A patched
+    catalog is written as one file (one set), so the variant's cards take their sets from
+    the baseline catalog ``sets_from`` by name, and a card the patch adds takes the set of
+    the baseline's last file (the layer the patch goes over): only what the patch changed
+    differs between the two tables."""
+    frame = catalog.to_polars(with_set=True)
+    if sets_from is None:
+        return frame
+    top = sets_from.source_sets[-1][0] if sets_from.source_sets else sets_from.name
+    sets = [top if (i := sets_from.by_name.get(c.name)) is None else sets_from.set_of(i)
+            for c in catalog.cards]
+    return frame.with_columns(pl.Series("set", sets, dtype=pl.String))
+
+
+def _cards_option(cards: runner.CatalogPaths) -> list[str] | None:
+    """``--cards`` as ``compare.json`` records it: None (the shipped sample), or the
+    files in load order."""
+    if cards is None:
+        return None
+    return [str(c) for c in ([cards] if isinstance(cards, str | Path) else cards)] or None
 
 
 def write_summary(result: CompareResult, summary: dict[str, Any]) -> Path:
