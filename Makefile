@@ -22,10 +22,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check rnr_sim tests
 
 # The main job end to end: every pairing of the 9 sample decks, 2,800 deals each, both
-# seat orders (36 x 2,800 x 2 = 201,600 games), then the report.
+# seat orders (36 x 2,800 x 2 = 201,600 games), then each deck's pilot skill (rnr-sim
+# skill, into the same run dir), then the report.
 demo: $(STAMP)
 	rm -rf runs/demo
 	$(BIN)/rnr-sim run decks/*.txt --games 2800 --out runs/demo
+	$(BIN)/rnr-sim skill decks/*.txt --games 1000 --out runs/demo
 	$(BIN)/rnr-sim report runs/demo --out reports/demo
 	@echo ""
 	@echo "Open reports/demo/index.html in a browser (file://$(CURDIR)/reports/demo/index.html)"

@@ -193,14 +193,27 @@ def load_patch(path: str | Path) -> Patch:
 # ---------------------------------------------------------------------------- applying
 
 
-def _catalog_tables(catalog: Catalog) -> dict[str, Any]:
-    """The catalog's TOML as parsed tables, read again from its file."""
+def _catalog_tables(catalog: Catalog) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The catalog's ``[set]`` table and each card's TOML table in card id order.
+
+    A loaded catalog keeps its tables (``Catalog.card_tables``, errata applied), so a
+    layered catalog is patched as the one catalog it makes: its set is the catalog's name
+    and version (the sets joined, for several files). A catalog built from ``Card``
+    objects has no tables: its file, when it has one, is read again.
+    """
+    if catalog.card_tables:
+        set_table: dict[str, Any] = {"name": catalog.name}
+        if catalog.version:
+            set_table["version"] = catalog.version
+        return set_table, [dict(t) for t in catalog.card_tables]
     if catalog.path is None:
-        raise ValueError("a patch applies to a catalog read from a file (catalog.path)")
+        raise ValueError("a patch applies to a loaded catalog (Catalog.card_tables) or one "
+                         "read from a file (catalog.path)")
     try:
-        return tomllib.loads(Path(catalog.path).read_bytes().decode("utf-8-sig"))
+        data = tomllib.loads(Path(catalog.path).read_bytes().decode("utf-8-sig"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise InputError(f"{catalog.path}: cannot read the card catalog again ({e})") from None
+    return data.get("set", {}), [dict(c) for c in data.get("cards", [])]
 
 
 def apply_patch(patch: Patch, catalog: Catalog | None = None) -> PatchedCatalog:
@@ -216,8 +229,7 @@ def apply_patch(patch: Patch, catalog: Catalog | None = None) -> PatchedCatalog:
     """
     base = catalog if catalog is not None else load_catalog(None)
     where = patch.where
-    data = _catalog_tables(base)
-    cards: list[dict[str, Any]] = [dict(c) for c in data.get("cards", [])]
+    set_table, cards = _catalog_tables(base)
     index = {c.get("name"): i for i, c in enumerate(cards)}
 
     def resolve(name: str, at: str) -> int:
@@ -272,7 +284,6 @@ def apply_patch(patch: Patch, catalog: Catalog | None = None) -> PatchedCatalog:
         cards.append(dict(table))
 
     kept = [c for i, c in enumerate(cards) if i not in removed_at]
-    set_table = data.get("set", {})
     text = catalog_toml(set_table, kept, header=_header(base, patch))
     try:
         patched = parse_catalog(text, where=where, path=None)
@@ -300,7 +311,9 @@ def _header(base: Catalog, patch: Patch) -> str:
     """Comment lines naming the base catalog and the patch. Every name in them is written
     as an escaped TOML string, so a line break in a patch's name or a file's path stays
     inside its comment and cannot start a table or a key."""
-    lines = [f"# The catalog {toml_string(base.name)} ({toml_string(str(base.path))}) with "
+    files = " + ".join(str(s.path) for s in base.sources if s.path is not None) \
+        or str(base.path)
+    lines = [f"# The catalog {toml_string(base.name)} ({toml_string(files)}) with "
              f"the patch {toml_string(patch.where)} applied.",
              "# Written by rnr-sim compare; the variant run reads this file."]
     if patch.name:

@@ -576,7 +576,8 @@ class Replay:
         return int(self.gm[layout.G_TURN])
 
 
-def load_inputs(decks: Sequence[str | Path], cards: str | Path | None = None,
+def load_inputs(decks: Sequence[str | Path],
+                cards: str | Path | Sequence[str | Path] | None = None,
                 rules: str | Path | None = None, policy: str | None = None,
                 allow_illegal: bool = False):
     """(catalog, decks, profile, policies) for a replay, checked (raises ``InputError``)."""
@@ -592,7 +593,7 @@ def load_inputs(decks: Sequence[str | Path], cards: str | Path | None = None,
     if len(decks) > enums.MAX_PLAYERS:
         raise InputError(f"replay plays {MIN_PLAYERS} to {enums.MAX_PLAYERS} seats; got "
                          f"{len(decks)} deck lists")
-    catalog = load_catalog(None if cards is None else Path(cards))
+    catalog = load_catalog(cards)  # one file, or several layered in order
     profile = load_profile(None if rules is None else Path(rules))
     loaded = [load_deck(p, catalog) for p in decks]
     for deck in loaded:
@@ -609,7 +610,8 @@ def load_inputs(decks: Sequence[str | Path], cards: str | Path | None = None,
 
 
 def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int = 0,
-                cards: str | Path | None = None, rules: str | Path | None = None,
+                cards: str | Path | Sequence[str | Path] | None = None,
+                rules: str | Path | None = None,
                 policy: str | None = None, allow_illegal: bool = False,
                 log: Callable[[str], None] | None = None) -> Replay:
     """Play deal ``game`` of table 0 with the trace on, seat q holding ``decks[q]``, the

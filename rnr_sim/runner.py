@@ -14,7 +14,8 @@ atomically: a temporary name, then ``os.replace``), and only then recorded in
 ``manifest.json`` (written the same way). So the tables of a run are the same for any
 thread count or chunk size, and a run stopped between chunks (Ctrl-C, a full disk) is a
 valid run dir that ``resume_run`` finishes to exactly what an uninterrupted run writes.
-Memory is one chunk's, whatever the number of games.
+Memory is one chunk's, whatever the number of games. The chunks are played and written
+by the execution loop every command shares (``rnr_sim.execution.execute``).
 
 The public entry points are ``start_run``, ``resume_run``, ``summarize`` /
 ``format_summary`` (the end-of-run table) and ``bench_run``.
@@ -26,12 +27,8 @@ import hashlib
 import itertools
 import json
 import math
-import os
 import shlex
-import signal
-import sys
 import tempfile
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -45,9 +42,24 @@ import polars as pl
 
 from rnr_sim import __version__, enums
 from rnr_sim.errors import InputError
+from rnr_sim.execution import (
+    Chunk,
+    PartSink,
+    Progress,
+    atomic_write,
+    chunk_frames,  # noqa: F401  (re-exported: the engine's docs name runner.chunk_frames)
+    engine_play,
+    execute,
+    log_to_stderr,
+    part_name,
+    write_parquet,
+)
 from rnr_sim.pilots import policy_rows, resolve_policies
-from rnr_sim.progress import compile_clock
 from rnr_sim.schema import DECKS_SCHEMA, GAMES_SCHEMA, SEATS_SCHEMA, WIN_PATHS  # noqa: F401
+
+#: ``--cards`` as the commands take it: one catalog file, several layered in order
+#: (docs/design.md, "Layered catalogs"), or ``None`` / empty for the shipped sample.
+CatalogPaths = str | Path | Sequence[str | Path] | None
 
 DEFAULT_SEED = 20251129
 DEFAULT_GAMES = 1000  # deals per table
@@ -61,10 +73,6 @@ def engine_driver():
     from rnr_sim.engine import driver
 
     return driver
-
-
-def log_to_stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------------- tables of play
@@ -112,7 +120,7 @@ class RunOptions:
     players: int = 2
     seed: int = DEFAULT_SEED
     rules: str | Path | None = None
-    cards: str | Path | None = None
+    cards: CatalogPaths = None  # one file or several, layered in order
     policy: str | None = None
     threads: int | None = None
     out: str | Path | None = None
@@ -266,7 +274,7 @@ def plan_run(options: RunOptions) -> RunPlan:
         else:
             paths.append(vs_path)
             vs_index = len(paths) - 1
-    catalog = load_catalog(None if options.cards is None else Path(options.cards))
+    catalog = load_catalog(options.cards)
     profile = load_profile(None if options.rules is None else Path(options.rules).resolve())
     decks = _load_decks(paths, catalog)
     if not options.allow_illegal:
@@ -324,6 +332,7 @@ def new_manifest(plan: RunPlan, driver, command: str | None) -> dict[str, Any]:
             "version": catalog.version,
             "path": None if catalog.path is None else str(Path(catalog.path).resolve()),
             "sha256": catalog.sha256,
+            "sources": catalog_sources(catalog),
         },
         "decks": [
             {
@@ -343,6 +352,36 @@ def new_manifest(plan: RunPlan, driver, command: str | None) -> dict[str, Any]:
                     "games_per_s": 0.0},
         "resumed": [],
     }
+
+
+def catalog_sources(catalog) -> list[dict[str, str | None]]:
+    """Every file of ``catalog`` in load order (a base before the file naming it): its
+    absolute path and SHA-256, as the manifest records them."""
+    return [{"path": None if s.path is None else str(Path(s.path).resolve()),
+             "sha256": s.sha256} for s in catalog.sources]
+
+
+def _reload_catalog(cat: dict[str, Any], where: str):
+    """The catalog a run was started with, re-read from its files (``sources``, in load
+    order; a manifest from before layered catalogs has only ``path``). Raises
+    ``InputError`` naming the first file whose SHA-256 differs."""
+    from rnr_sim.cards import load_catalog
+
+    sources = cat.get("sources")
+    if sources:
+        catalog = load_catalog([s["path"] for s in sources])
+        now = catalog_sources(catalog)
+        for i, source in enumerate(sources):
+            if i >= len(now) or now[i] != source:
+                raise InputError(f"{where}: the card catalog file {source['path']} changed "
+                                 "since the run started (SHA-256 differs); start a new run")
+    else:
+        catalog = load_catalog(cat["path"])
+    if catalog.sha256 != cat["sha256"]:
+        shown = cat.get("path") or " + ".join(str(s["path"]) for s in sources or ())
+        raise InputError(f"{where}: the card catalog {shown} changed since the run "
+                         "started (SHA-256 differs); start a new run")
+    return catalog
 
 
 def _file_sha256(path: str | Path | None) -> str | None:
@@ -370,88 +409,12 @@ def read_manifest(run_dir: str | Path) -> dict[str, Any]:
     return manifest
 
 
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """``write(tmp)`` then rename to ``path``; on failure remove ``tmp`` and raise
-    ``InputError`` (an ``OSError``: unwritable dir, full disk) or re-raise."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            reason = e.strerror or str(e)
-            raise InputError(f"{path}: cannot write ({reason})") from None
-        raise
-
-
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-    _atomic_write(run_dir / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    atomic_write(run_dir / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
-def _write_parquet(path: Path, frame: pl.DataFrame) -> None:
-    _atomic_write(path, lambda tmp: frame.write_parquet(tmp, compression="zstd",
-                                                        statistics=True))
-
-
-def part_name(chunk: int) -> str:
-    return f"part-{chunk:05d}.parquet"
-
-
-# ---------------------------------------------------------------------------- records -> frames
-
-
-def chunk_frames(plan: RunPlan, inputs: dict[str, np.ndarray], rec,
-                 policy_names: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The ``games`` and ``seats`` frames of one chunk from the engine's records."""
-    game_id = inputs["game_id"]
-    n, p = len(game_id), plan.players
-    path = np.asarray(rec.path)
-    if n and (path.min() < 0 or path.max() >= len(enums.PATHS)):
-        raise RuntimeError(f"engine returned a path outside 0..{len(enums.PATHS) - 1}")
-    winner = np.asarray(rec.winner_seat, dtype=np.int8)
-    first = inputs["first_seat"].astype(np.int8)
-    games = pl.DataFrame({
-        "game_id": game_id,
-        "table_id": inputs["table_id"].astype(np.int32),
-        "deal": inputs["deal"],
-        "n_players": np.full(n, p, dtype=np.int8),
-        "first_seat": first,
-        "winner_seat": winner,
-        "path": pl.Series(enums.PATHS, dtype=pl.String).gather(path),
-        "turns": np.asarray(rec.turns, dtype=np.int32),
-    })
-    seat = np.arange(p, dtype=np.int8)
-
-    def flat(a, dtype) -> np.ndarray:
-        a = np.asarray(a)
-        if a.shape != (n, p):
-            raise RuntimeError(f"engine returned shape {a.shape}, expected {(n, p)}")
-        return a.astype(dtype, copy=False).ravel()
-
-    seats = pl.DataFrame({
-        "game_id": np.repeat(game_id, p),
-        "seat": np.tile(seat, n),
-        "deck": pl.Series(plan.deck_names, dtype=pl.String).gather(inputs["seat_deck"].ravel()),
-        "policy": pl.Series(list(policy_names), dtype=pl.String).gather(
-            inputs["seat_policy"].ravel()),
-        "won": (winner[:, None] == seat[None, :]).ravel(),
-        "is_first": (first[:, None] == seat[None, :]).ravel(),
-        "final_lp": flat(rec.final_lp, np.int32),
-        "uas_lost": flat(rec.uas_lost, np.int8),
-        "petitions": flat(rec.petitions, np.int8),
-        "scroll_pillars": flat(rec.scroll_pillars, np.int8),
-        "mulligan": flat(rec.mulligan, np.bool_),
-        "p2_right": flat(rec.p2_right, np.bool_),
-        "opening_mask": flat(rec.opening_mask, np.uint64),
-        "drawn_mask": flat(rec.drawn_mask, np.uint64),
-        "played_mask": flat(rec.played_mask, np.uint64),
-    })
-    return games, seats
+# ---------------------------------------------------------------------------- run dir tables
 
 
 def decks_frame(plan: RunPlan) -> pl.DataFrame:
@@ -472,34 +435,6 @@ class RunResult:
     @property
     def complete(self) -> bool:
         return self.manifest["games_done"] == self.manifest["games_total"]
-
-
-class StopOnInterrupt:
-    """While active (main thread only), the first SIGINT asks to stop after the current
-    piece of work (``message`` tells the user which); a second one interrupts at once
-    (``KeyboardInterrupt``)."""
-
-    def __init__(self, log: Callable[[str], None],
-                 message: str = "Stopping after the current chunk"):
-        self.requested = False
-        self._log = log
-        self._message = message
-        self._old = None
-
-    def _handler(self, signum, frame) -> None:
-        if self.requested:
-            raise KeyboardInterrupt
-        self.requested = True
-        self._log(f"\n{self._message} (Ctrl-C again to stop at once)…")
-
-    def __enter__(self):
-        if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, self._handler)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
 
 
 def default_out(prefix: str = "") -> Path:
@@ -551,14 +486,13 @@ def start_run(options: RunOptions, progress: bool = True,
     _create_out(out)
     manifest = new_manifest(plan, driver, options.command)
     write_manifest(out, manifest)
-    _write_parquet(out / "decks.parquet", decks_frame(plan))
-    _write_parquet(out / "cards.parquet", plan.catalog.to_polars())
+    write_parquet(out / "decks.parquet", decks_frame(plan))
+    write_parquet(out / "cards.parquet", plan.catalog.to_polars(with_set=True))
     return _execute(plan, out, manifest, driver, options.threads, progress, log)
 
 
 def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
     """Re-load what a run was started with; any changed input file is an error."""
-    from rnr_sim.cards import load_catalog
     from rnr_sim.rules import load_profile
 
     where = f"--resume {run_dir}"
@@ -566,11 +500,7 @@ def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
         raise InputError(f"{where}: the run was started by rnr-sim "
                          f"{manifest.get('tool_version')}, this is {__version__}; its "
                          "games would differ, so start a new run")
-    cat = manifest["catalog"]
-    catalog = load_catalog(cat["path"])
-    if catalog.sha256 != cat["sha256"]:
-        raise InputError(f"{where}: the card catalog {cat['path']} changed since the run "
-                         "started (SHA-256 differs); start a new run")
+    catalog = _reload_catalog(manifest["catalog"], where)
     rules = manifest["rules"]
     profile = load_profile(rules.get("source"))
     if profile.to_dict() != rules or _file_sha256(rules.get("source")) != manifest.get(
@@ -631,110 +561,60 @@ def resume_run(run_dir: str | Path, threads: int | None = None, progress: bool =
         except OSError as e:
             raise InputError(f"{run_dir / sub}: cannot write ({e.strerror})") from None
     if not (run_dir / "decks.parquet").exists():
-        _write_parquet(run_dir / "decks.parquet", decks_frame(plan))
+        write_parquet(run_dir / "decks.parquet", decks_frame(plan))
     if not (run_dir / "cards.parquet").exists():
-        _write_parquet(run_dir / "cards.parquet", plan.catalog.to_polars())
+        write_parquet(run_dir / "cards.parquet", plan.catalog.to_polars(with_set=True))
     manifest["resumed"] = [*manifest.get("resumed", []), _now()]
     return _execute(plan, run_dir, manifest, driver, threads, progress, log)
 
 
 def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, threads: int | None,
              progress: bool, log: Callable[[str], None]) -> RunResult:
-    """Simulate and write every chunk not yet complete, recording each in the manifest."""
+    """Simulate and write every chunk not yet complete (``execution.execute``), recording
+    each in the manifest once its parts are written."""
     t_start = time.perf_counter()
     timings = manifest["timings"]
-    done_before = {c for c in manifest["chunks"]["complete"]
-                   if (out / "games" / part_name(c)).exists()
-                   and (out / "seats" / part_name(c)).exists()}
-    complete = sorted(done_before)
-    games_done = sum(b - a for a, b in map(plan.chunk_range, complete))
-    todo = [c for c in range(plan.n_chunks) if c not in done_before]
+    complete = sorted(c for c in manifest["chunks"]["complete"]
+                      if (out / "games" / part_name(c)).exists()
+                      and (out / "seats" / part_name(c)).exists())
+    games_done = manifest["games_done"] = sum(b - a for a, b in map(plan.chunk_range, complete))
     plan.compile(driver)
-    policy_names = plan.policy_names
+    engine = engine_play(driver, plan, threads)
 
-    def play(inputs: dict[str, np.ndarray]):
-        return driver.play_games(
-            plan.cards, plan.deck_cards, plan.deck_size, inputs["seat_deck"],
-            inputs["seat_policy"], inputs["table_id"], inputs["deal"], inputs["first_seat"],
-            plan.rules, plan.seed, threads=threads, policies=plan.policy_table,
-        )
-
-    def save() -> None:
+    def save(tally) -> None:
         elapsed = time.perf_counter() - t_start
-        manifest["chunks"]["complete"] = complete
-        manifest["games_done"] = games_done
-        manifest["status"] = "complete" if games_done == plan.games_total else "incomplete"
+        compile_s = tally.compile_s
+        manifest["chunks"]["complete"] = sorted(complete + tally.written)
+        manifest["games_done"] = games_done + tally.games
+        manifest["status"] = ("complete" if manifest["games_done"] == plan.games_total
+                              else "incomplete")
         run_s = timings["total_s"] + elapsed - timings["compile_s"] - compile_s
         manifest["timings"] = {
             "compile_s": round(timings["compile_s"] + compile_s, 3),
-            "simulate_s": round(timings["simulate_s"] + simulate_s, 3),
-            "write_s": round(timings["write_s"] + write_s, 3),
+            "simulate_s": round(timings["simulate_s"] + sum(tally.simulate_s.values()), 3),
+            "write_s": round(timings["write_s"] + sum(tally.write_s.values()), 3),
             "total_s": round(timings["total_s"] + elapsed, 3),
             # Steady throughput: every game simulated and written, the compile aside.
-            "games_per_s": round(games_done / run_s, 1) if run_s > 0 else 0.0,
+            "games_per_s": round(manifest["games_done"] / run_s, 1) if run_s > 0 else 0.0,
         }
         write_manifest(out, manifest)
 
-    compile_s = simulate_s = write_s = 0.0
-    bar = None
-
-    def note(message: str) -> None:
-        if bar is None:
-            log(message)
-        else:
-            bar.write(message, file=sys.stderr)
-
-    stop = StopOnInterrupt(note)
-    interrupted = False
+    chunks = (Chunk(c, plan.chunk_inputs(*plan.chunk_range(c))) for c in range(plan.n_chunks))
+    bar = Progress("rnr-sim run", plan.games_total, games_done, show=progress, log=log)
     try:
-        with stop:
-            if todo:
-                # One game, records discarded: the compile (or cache load) is timed apart.
-                t0 = time.perf_counter()
-                first = plan.chunk_range(todo[0])[0]
-                with compile_clock(driver.needs_compile(), log=log):
-                    play(plan.chunk_inputs(first, first + 1))
-                compile_s = time.perf_counter() - t0
-            if progress and todo:
-                from tqdm import tqdm
-
-                bar = tqdm(total=plan.games_total, initial=games_done, unit=" games",
-                           unit_scale=True, file=sys.stderr, dynamic_ncols=True,
-                           smoothing=0.1, desc="rnr-sim run")
-            for chunk in todo:
-                if stop.requested:
-                    interrupted = True
-                    break
-                start, end = plan.chunk_range(chunk)
-                inputs = plan.chunk_inputs(start, end)
-                t0 = time.perf_counter()
-                rec = play(inputs)
-                t1 = time.perf_counter()
-                games, seats = chunk_frames(plan, inputs, rec, policy_names)
-                del rec
-                _write_parquet(out / "games" / part_name(chunk), games)
-                _write_parquet(out / "seats" / part_name(chunk), seats)
-                complete = sorted([*complete, chunk])
-                games_done += end - start
-                simulate_s += t1 - t0
-                write_s += time.perf_counter() - t1
-                save()
-                if bar is not None:
-                    bar.update(end - start)
-    except KeyboardInterrupt:
-        # A second Ctrl-C: the chunk under way is lost, the manifest still names only
-        # complete chunks (each part is written whole or not at all).
-        interrupted = True
+        with bar:
+            tally = execute(chunks, lambda chunk: engine(chunk.inputs),
+                            PartSink(out, plan, plan.policy_names), skip=set(complete),
+                            progress=bar, warm_up=driver.needs_compile,
+                            after=lambda chunk, tally: save(tally))
     except InputError as e:
         raise InputError(
-            f"{e}; the run dir keeps the {games_done:,} games done: fix the cause and "
+            f"{e}; the run dir keeps the {manifest['games_done']:,} games done: fix the "
+            f"cause and "
             f"continue with `rnr-sim run --resume {shlex.quote(str(out))}`"
         ) from None
-    finally:
-        if bar is not None:
-            bar.close()
-    save()
-    return RunResult(out, manifest, interrupted)
+    save(tally)
+    return RunResult(out, manifest, tally.interrupted)
 
 
 # ---------------------------------------------------------------------------- reading results

@@ -103,37 +103,61 @@ def _decode(x: np.ndarray, start: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Field:
-    """The games of one tuning run: the tuned deck (deck 0) against each field deck, both
-    seat orders, ``deals`` deals a table; the engine inputs for any set of candidates."""
+    """The games of one deck against a field: the ``subject`` deck (default deck 0 of the
+    plan) against each field deck (default: decks 1..n_field), both seat orders, ``deals``
+    deals a table; the engine inputs for any set of candidate pilots of the subject.
 
-    plan: Any  # runner.RunPlan of [tuned deck, *field]
+    Shared by ``tune`` (candidate policies) and ``rnr_sim.skill`` (one deck's pilots): every
+    candidate plays the same games, so a game's result depends only on its pilots (common
+    random numbers). ``table_ids`` are the engine table ids of the field decks (default
+    0..n_field-1): they and the deal fix a game's shuffles."""
+
+    plan: Any  # runner.RunPlan holding the subject and the field decks
     n_field: int
-    rows_fixed: np.ndarray  # the field decks' policy rows
+    rows_fixed: np.ndarray  # the field decks' policy rows (the plan's policy table)
+    subject: int = 0
+    opponents: np.ndarray | None = None  # the field decks' indices in the plan
+    table_ids: np.ndarray | None = None
 
-    def inputs(self, deals: int, n_candidates: int) -> dict[str, np.ndarray]:
+    def _opponents(self) -> np.ndarray:
+        if self.opponents is None:
+            return np.arange(1, self.n_field + 1, dtype=np.int64)
+        return np.asarray(self.opponents, dtype=np.int64)
+
+    def _table_ids(self) -> np.ndarray:
+        if self.table_ids is None:
+            return np.arange(self.n_field, dtype=np.int64)
+        return np.asarray(self.table_ids, dtype=np.int64)
+
+    def inputs(self, deals: int, n_candidates: int, first_deal: int = 0
+               ) -> dict[str, np.ndarray]:
         """Every game of ``n_candidates`` candidates: candidate-major, then table, deal, seat
-        order. Candidate k's policy is row k of the table; the field's rows follow."""
+        order. Candidate k's policy is row k of the table; the field's rows follow. Deals
+        ``first_deal .. first_deal + deals - 1``; ``field`` is each game's field position."""
         t = np.arange(self.n_field, dtype=np.int64)
-        d = np.arange(deals, dtype=np.int64)
+        d = np.arange(first_deal, first_deal + deals, dtype=np.int64)
         r = np.arange(2, dtype=np.int64)
         tt, dd, rr = (a.ravel() for a in np.meshgrid(t, d, r, indexing="ij"))
         per = len(tt)
-        table = np.tile(tt, n_candidates)
+        pos = np.tile(tt, n_candidates)
         deal = np.tile(dd, n_candidates)
         first = np.tile(rr, n_candidates).astype(np.int32)
         cand = np.repeat(np.arange(n_candidates, dtype=np.int32), per)
-        seat_deck = np.stack([np.zeros_like(table), table + 1], axis=1).astype(np.int32)
-        field_row = (n_candidates + self.plan.deck_policy[table + 1]).astype(np.int32)
+        opp = self._opponents()[pos]
+        seat_deck = np.stack([np.full_like(opp, self.subject), opp], axis=1).astype(np.int32)
+        field_row = (n_candidates + self.plan.deck_policy[opp]).astype(np.int32)
         seat_policy = np.stack([cand, field_row], axis=1).astype(np.int32)
         return {"seat_deck": np.ascontiguousarray(seat_deck),
-                "seat_policy": np.ascontiguousarray(seat_policy), "table_id": table,
-                "deal": deal, "first_seat": first, "candidate": cand}
+                "seat_policy": np.ascontiguousarray(seat_policy),
+                "table_id": np.ascontiguousarray(self._table_ids()[pos]),
+                "deal": deal, "first_seat": first, "candidate": cand, "field": pos}
 
-    def play(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
-             threads: int | None) -> tuple[np.ndarray, np.ndarray]:
-        """(share float64[k], per-deal shares float64[k, n_field * deals]) of each
-        candidate: the tuned deck's win share, a draw counting half."""
-        inputs = self.inputs(deals, len(candidates))
+    def scores(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
+               threads: int | None, first_deal: int = 0
+               ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """(inputs, score float64[games]) of every game (``inputs`` order): the subject's
+        win share of the game, 1 a win, 0.5 a draw, 0 a loss."""
+        inputs = self.inputs(deals, len(candidates), first_deal)
         table = np.vstack([np.stack(candidates), self.rows_fixed])
         p = self.plan
         rec = driver.play_games(p.cards, p.deck_cards, p.deck_size, inputs["seat_deck"],
@@ -141,14 +165,21 @@ class Field:
                                 inputs["first_seat"], p.rules, seed, threads=threads,
                                 policies=table)
         winner = np.asarray(rec.winner_seat, dtype=np.int64)
-        score = np.where(winner == 0, 1.0, np.where(winner < 0, 0.5, 0.0))
+        return inputs, np.where(winner == 0, 1.0, np.where(winner < 0, 0.5, 0.0))
+
+    def play(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
+             threads: int | None) -> tuple[np.ndarray, np.ndarray]:
+        """(share float64[k], per-deal shares float64[k, n_field * deals]) of each
+        candidate: the tuned deck's win share, a draw counting half."""
+        _, score = self.scores(driver, candidates, deals, seed, threads)
         k = len(candidates)
         per_deal = score.reshape(k, self.n_field * deals, 2).mean(axis=2)
         return per_deal.mean(axis=1), per_deal
 
 
 def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFAULT_BUDGET,
-         seed: int = 1, cards: str | Path | None = None, rules: str | Path | None = None,
+         seed: int = 1, cards: str | Path | Sequence[str | Path] | None = None,
+         rules: str | Path | None = None,
          policy: str | None = None, threads: int | None = None,
          holdout_deals: int | None = None, log: Callable[[str], None] = lambda m: None,
          progress: Callable[[int], None] | None = None) -> TuneResult:

@@ -3,14 +3,17 @@
 Public API::
 
     DEFAULT_CATALOG                      the shipped sample catalog (package data)
-    load_catalog(path=None) -> Catalog   raises InputError listing every problem
-    Catalog, Card, Effect, parse_effect
+    load_catalog(path=None) -> Catalog   one file or several, layered in order (base,
+                                         new cards, errata); raises InputError listing
+                                         every problem of the first bad file
+    Catalog, Card, Effect, Source, parse_effect
 """
 
 from rnr_sim.cards.catalog import (
     DEFAULT_CATALOG,
     Catalog,
     CatalogError,
+    Source,
     load_catalog,
     parse_catalog,
 )
@@ -25,6 +28,7 @@ __all__ = [
     "CatalogError",
     "Effect",
     "GrammarError",
+    "Source",
     "load_catalog",
     "parse_catalog",
     "parse_effect",

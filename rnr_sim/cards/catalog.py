@@ -11,9 +11,10 @@ import hashlib
 import re
 import tomllib
 import unicodedata
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -44,6 +45,8 @@ MAX_PROBLEMS_SHOWN = 200
 
 _DECK_COMMENT = re.compile(r"\s#")
 _CARDS_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*cards[ \t]*\]\]", re.MULTILINE)
+_ERRATA_HEADER = re.compile(r"^[ \t]*\[[ \t]*errata[ \t]*\.", re.MULTILINE)
+_BASE_KEY = re.compile(r"^[ \t]*base[ \t]*=", re.MULTILINE)
 #: Where ``str.splitlines`` (the deck list reader) ends a line.
 _LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
 
@@ -98,15 +101,38 @@ class CatalogError(InputError):
         super().__init__("\n".join(lines))
 
 
+class Source(NamedTuple):
+    """One catalog file as loaded: its path (None for text given directly) and the SHA-256
+    of its bytes."""
+
+    path: Path | None
+    sha256: str
+
+
 @dataclass(frozen=True, eq=False)
 class Catalog:
-    """A checked card catalog. Card id = index in ``cards`` (file order)."""
+    """A checked card catalog. Card id = index in ``cards``: load order (docs/design.md,
+    "Layered catalogs"): a base's cards first, then each later file's new cards; errata
+    change a card in place, so ids stay stable as layers are added.
+
+    ``name`` and ``version`` are the set's, joined with " + " and "+" when several files
+    were loaded. ``path`` is the file when exactly one was loaded, else None. ``sha256``
+    is that file's SHA-256; for several files, the SHA-256 of their SHA-256s, each hex
+    digest followed by a newline, in load order. ``sources`` lists every file in load
+    order with its SHA-256 (for manifests); ``source_sets`` the (set name, version) of
+    each, in the same order; ``sets`` the distinct set names in load order.
+    """
 
     name: str
     version: str
     cards: tuple[Card, ...]
     path: Path | None = None
     sha256: str = ""
+    sources: tuple[Source, ...] = ()
+    source_sets: tuple[tuple[str, str], ...] = ()
+    #: Each card's TOML table as loaded, errata applied (read only; empty when the
+    #: catalog was built from ``Card`` objects).
+    card_tables: tuple[dict[str, Any], ...] = field(default=(), repr=False)
     by_name: dict[str, int] = field(init=False, repr=False)
     _by_folded: dict[str, int] = field(init=False, repr=False)
 
@@ -118,6 +144,16 @@ class Catalog:
 
     def __len__(self) -> int:
         return len(self.cards)
+
+    @property
+    def sets(self) -> tuple[str, ...]:
+        """The distinct set names, in load order (the catalog's name when no file said)."""
+        names = [name for name, _ in self.source_sets] or [self.name]
+        return tuple(dict.fromkeys(names))
+
+    def set_of(self, card_id: int) -> str:
+        """The name of the set that defines card ``card_id``."""
+        return self.cards[card_id].set or self.name
 
     def __repr__(self) -> str:
         return f"Catalog({self.name!r}, version={self.version!r}, {len(self.cards)} cards, " \
@@ -169,13 +205,18 @@ class Catalog:
             derive_columns(row)
         return table
 
-    def to_polars(self) -> pl.DataFrame:
+    def to_polars(self, with_set: bool = False) -> pl.DataFrame:
         """One row per card: id, name, type, branch, rarity, the stats, keywords (joined
-        with ", "), effects (as the tool read them, joined with "; ") and text."""
+        with ", "), effects (as the tool read them, joined with "; ") and text. With
+        ``with_set``, a ``set`` column (the set that defines the card) follows ``name``."""
         cards = self.cards
         columns: dict[str, Any] = {
             "id": pl.Series("id", range(len(cards)), dtype=pl.Int32),
             "name": [c.name for c in cards],
+        }
+        if with_set:
+            columns["set"] = [self.set_of(i) for i in range(len(cards))]
+        columns |= {
             "type": [c.type for c in cards],
             "branch": [c.branch for c in cards],
             "rarity": [c.rarity for c in cards],
@@ -186,26 +227,53 @@ class Catalog:
         columns["effects"] = [c.describe_effects() for c in cards]
         columns["text"] = [c.text for c in cards]
         return pl.DataFrame(columns, schema_overrides={k: pl.String for k in (
-            "name", "type", "branch", "rarity", "keywords", "effects", "text")})
+            "name", "type", "branch", "rarity", "keywords", "effects", "text")
+            + (("set",) if with_set else ())})
 
 
 # ---------------------------------------------------------------------------- loading
 
 
-def load_catalog(path: str | Path | None = None) -> Catalog:
-    """Load and check a card catalog; ``None`` loads ``DEFAULT_CATALOG``.
+CatalogPaths = str | Path | Sequence[str | Path] | None
 
-    Raises ``InputError``: one line when the file cannot be read as TOML, else a
-    ``CatalogError`` listing every problem (first line: the count).
+
+def load_catalog(path: CatalogPaths = None) -> Catalog:
+    """Load and check a card catalog; ``None`` (or an empty sequence) loads
+    ``DEFAULT_CATALOG``.
+
+    ``path`` may be one file or several, layered in order (docs/design.md, "Layered
+    catalogs"): each file adds its new cards after the earlier ones and may carry
+    ``[errata."Card Name"]`` tables changing an earlier file's card in place. A file's
+    ``base = "other.toml"`` (relative to the file) is loaded just before it. Each file is
+    loaded once, at its first mention, so listing a base that a later file also names is
+    harmless.
+
+    Raises ``InputError``: one line when a file cannot be read as TOML, when its ``base``
+    is missing or leads back to itself; else a ``CatalogError`` for the first file with
+    problems, listing every one (first line: the count).
     """
-    p = DEFAULT_CATALOG if path is None else Path(path)
-    raw = read_input(p, "card catalog file", "a card catalog (a TOML file)")
-    return parse_catalog(raw, where=str(p), path=p)
+    if path is None or (not isinstance(path, str | Path) and len(path) == 0):
+        paths = [DEFAULT_CATALOG]
+    elif isinstance(path, str | Path):
+        paths = [Path(path)]
+    else:
+        paths = [Path(p) for p in path]
+    layers = _Layers()
+    for p in paths:
+        layers.load(p, chain=())
+    return layers.catalog()
 
 
 def parse_catalog(raw: bytes | str, where: str = "<catalog>", path: Path | None = None) -> Catalog:
-    """Parse and check catalog TOML given as bytes or text; ``where`` names it in errors."""
-    data_bytes = raw.encode("utf-8") if isinstance(raw, str) else raw
+    """Parse and check catalog TOML given as bytes or text; ``where`` names it in errors.
+    A ``base`` key is read relative to ``path`` (so it needs one)."""
+    layers = _Layers()
+    layers.add(raw.encode("utf-8") if isinstance(raw, str) else raw, where, path, chain=())
+    return layers.catalog()
+
+
+def _read_toml(data_bytes: bytes, where: str) -> tuple[str, dict[str, Any]]:
+    """The text and the tables of one catalog file, or one ``InputError`` line."""
     text = decode_text(data_bytes, where, "a card catalog is TOML")
     if not text.strip():
         raise InputError(
@@ -215,17 +283,123 @@ def parse_catalog(raw: bytes | str, where: str = "<catalog>", path: Path | None 
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{where}: broken TOML: {e}") from None
-    checker = _Checker(where, text)
-    set_name, version, cards = checker.check(data)
-    if checker.problems:
-        raise CatalogError(where, checker.problems)
-    return Catalog(
-        name=set_name,
-        version=version,
-        cards=tuple(cards),
-        path=path,
-        sha256=hashlib.sha256(data_bytes).hexdigest(),
-    )
+    return text, data
+
+
+def _line_of(pattern: re.Pattern[str], text: str) -> str:
+    """':LINE' of the first match of ``pattern`` in ``text``, or '' when none."""
+    m = pattern.search(text)
+    return f":{text.count(chr(10), 0, m.start()) + 1}" if m else ""
+
+
+class _Layers:
+    """The catalog being built, one file (layer) at a time, in load order."""
+
+    def __init__(self) -> None:
+        self.cards: list[Card] = []
+        self.tables: list[dict[str, Any]] = []  # each card's TOML table, errata applied
+        self.by_folded: dict[str, int] = {}  # casefolded name -> card id
+        self.sources: list[Source] = []
+        self.source_sets: list[tuple[str, str]] = []
+        self.loaded: set[Path] = set()  # resolved paths of the files loaded
+
+    def lookup(self, name: str) -> int | None:
+        """The id of the earlier card of this name, ignoring case (as deck lists do)."""
+        return self.by_folded.get(name.casefold()) if isinstance(name, str) else None
+
+    def card_of(self, name: str) -> Card | None:
+        card_id = self.lookup(name)
+        return None if card_id is None else self.cards[card_id]
+
+    def closest(self, name: str) -> list[str]:
+        near = difflib.get_close_matches(name.casefold(), self.by_folded, n=3, cutoff=0.6)
+        return [self.cards[self.by_folded[f]].name for f in near]
+
+    def load(self, path: Path, chain: tuple[tuple[Path, str], ...]) -> None:
+        """Load the file at ``path`` (its base first), unless it is loaded already.
+        ``chain``: (resolved path, name) of the files whose ``base`` led here."""
+        if path.resolve() in self.loaded:
+            return
+        raw = read_input(path, "card catalog file", "a card catalog (a TOML file)")
+        self.add(raw, str(path), path, chain)
+
+    def add(self, data_bytes: bytes, where: str, path: Path | None,
+            chain: tuple[tuple[Path, str], ...]) -> None:
+        text, data = _read_toml(data_bytes, where)
+        here = path.resolve() if path is not None else None
+        if "base" in data:
+            self.load_base(data["base"], f"{where}{_line_of(_BASE_KEY, text)}", where, path,
+                           chain + ((here, where),) if here is not None else chain)
+        checker = _Checker(where, text)
+        set_name, version, cards = checker.check(data, earlier=self)
+        errata = checker.check_errata(data.get("errata"), earlier=self, cards=cards)
+        if checker.problems:
+            raise CatalogError(where, checker.problems)
+        for card_id, card, table, at in errata:
+            old = self.cards[card_id]
+            self.cards[card_id] = replace(card, set=old.set, source=old.source,
+                                          errata=old.errata + (at,))
+            self.tables[card_id] = table
+        for card, table, source in zip(cards, checker.card_tables, checker.card_sources,
+                                       strict=True):
+            self.by_folded[card.name.casefold()] = len(self.cards)
+            self.cards.append(replace(card, set=set_name, source=source))
+            self.tables.append(table)
+        self.sources.append(Source(path, hashlib.sha256(data_bytes).hexdigest()))
+        self.source_sets.append((set_name, version))
+        if here is not None:
+            self.loaded.add(here)
+
+    def load_base(self, base: Any, at: str, where: str, path: Path | None,
+                  chain: tuple[tuple[Path, str], ...]) -> None:
+        if not isinstance(base, str) or not base.strip():
+            raise InputError(f"{at}: base must be the path of the catalog this one builds "
+                             f"on, relative to this file, e.g. base = \"foundation.toml\"; "
+                             f"not {base!r}")
+        if path is None:
+            raise InputError(f"{at}: base {quote_name(base)} is read relative to the "
+                             "catalog's file, and this catalog is not a file")
+        base_path = path.parent / base
+        target = base_path.resolve()
+        seen = [p for p, _ in chain]
+        if target in seen:
+            loop = [name for _, name in chain[seen.index(target):]] + [str(base_path)]
+            raise InputError(f"{at}: base {quote_name(base)} makes a cycle "
+                             f"({' -> '.join(loop)}); a catalog cannot build on a file "
+                             "that builds on it: remove one of these base keys")
+        if target in self.loaded:
+            return
+        try:
+            raw = read_input(base_path, "card catalog file", "a card catalog (a TOML file)")
+        except InputError as e:
+            raise InputError(f"{at}: base {quote_name(base)}: {e}; the path is relative to "
+                             f"{where}'s folder") from None
+        self.add(raw, str(base_path), base_path, chain)
+
+    def catalog(self) -> Catalog:
+        names = list(dict.fromkeys(name for name, _ in self.source_sets))
+        versions = [v for _, v in self.source_sets]
+        single = len(self.sources) == 1
+        if single:
+            sha256 = self.sources[0].sha256
+        else:
+            sha256 = hashlib.sha256("".join(
+                f"{s.sha256}\n" for s in self.sources).encode("ascii")).hexdigest()
+        return Catalog(
+            name=" + ".join(names),
+            version=versions[0] if single else "+".join(versions) if any(versions) else "",
+            cards=tuple(self.cards),
+            path=self.sources[0].path if single else None,
+            sha256=sha256,
+            sources=tuple(self.sources),
+            source_sets=tuple(self.source_sets),
+            card_tables=tuple(self.tables),
+        )
+
+
+def _toml_key(name: str) -> str:
+    """``name`` as a TOML key: a basic string with its quotes and backslashes escaped."""
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _near(word: str, valid: tuple[str, ...] | list[str]) -> str:
@@ -245,7 +419,11 @@ class _Checker:
         self.text = text
         self.problems: list[str] = []
         self._header_lines: list[int] | None = None
+        self._errata_lines: dict[str, int] | None = None
         self._n_cards = 0
+        #: The TOML table and ``file:line`` of each card ``check`` returned, in order.
+        self.card_tables: list[dict[str, Any]] = []
+        self.card_sources: list[str] = []
 
     # -- problem lines
     def file_problem(self, message: str) -> None:
@@ -264,13 +442,35 @@ class _Checker:
             return f":{self._header_lines[index]}"
         return ""
 
-    def card_problem(self, index: int, name: Any, message: str) -> None:
+    def errata_line(self, name: str) -> str:
+        """':LINE' of the ``[errata."name"]`` header (or of a table under it), or ''."""
+        if self._errata_lines is None:
+            self._errata_lines = {}
+            for m in _ERRATA_HEADER.finditer(self.text):
+                end = self.text.find("\n", m.start())
+                header = self.text[m.start():end if end >= 0 else len(self.text)]
+                try:  # the header line alone is a TOML document naming the card
+                    names = tomllib.loads(header).get("errata", {})
+                except tomllib.TOMLDecodeError:
+                    continue
+                for key in names:
+                    self._errata_lines.setdefault(
+                        key, self.text.count("\n", 0, m.start()) + 1)
+        line = self._errata_lines.get(name)
+        return "" if line is None else f":{line}"
+
+    def card_problem(self, index: int, name: Any, message: str,
+                     line: str | None = None) -> None:
         who = f"card {quote_name(name)}" if isinstance(name, str) and name \
             else f"card #{index + 1}"
-        self.problems.append(f"{self.where}{self.card_line(index)}: {who}: {message}")
+        at = self.card_line(index) if line is None else line
+        self.problems.append(f"{self.where}{at}: {who}: {message}")
 
     # -- the file
-    def check(self, data: dict[str, Any]) -> tuple[str, str, list[Card]]:
+    def check(self, data: dict[str, Any], earlier: _Layers | None = None
+              ) -> tuple[str, str, list[Card]]:
+        """The set's name and version and the file's new cards; ``earlier`` holds the
+        cards of the files loaded before this one (a name they hold is a duplicate)."""
         for key in data:
             if key not in TOP_LEVEL_KEYS:
                 self.file_problem(
@@ -281,7 +481,8 @@ class _Checker:
         raw_cards = data.get("cards")
         cards: list[Card] = []
         if raw_cards is None:
-            self.file_problem("no [[cards]] tables")
+            if "errata" not in data:  # a later layer may only change earlier cards
+                self.file_problem("no [[cards]] tables")
         elif not isinstance(raw_cards, list):
             self.file_problem("'cards' must be an array of tables ([[cards]])")
         else:
@@ -293,8 +494,19 @@ class _Checker:
                 card = self.check_card(index, raw)
                 if card is not None:
                     cards.append(card)
+                    self.card_tables.append(dict(raw))
+                    self.card_sources.append(f"{self.where}{self.card_line(index)}")
                 name = raw.get("name") if isinstance(raw, dict) else None
                 if not isinstance(name, str) or not name.strip():
+                    continue
+                if earlier is not None and (old := earlier.card_of(name)) is not None:
+                    self.card_problem(
+                        index, name,
+                        f"field 'name': already card {quote_name(old.name)} of "
+                        f"{old.source} (set {quote_name(old.set)}); to change that card "
+                        f"write [errata.{_toml_key(old.name)}] with the changed fields "
+                        "instead of a [[cards]] table, or give this card another name",
+                    )
                     continue
                 # Deck lists match names ignoring case, so names must differ in more than case.
                 first = seen.setdefault(name.casefold(), (index, name))
@@ -310,8 +522,11 @@ class _Checker:
         if table is None:
             self.file_problem("missing [set] table with the set's name")
             return "", ""
+        if isinstance(table, str):  # set = "Name": the short form, no version
+            table = {"name": table}
         if not isinstance(table, dict):
-            self.file_problem("'set' must be a table: [set] name = \"...\"")
+            self.file_problem("'set' must be a table: [set] name = \"...\" "
+                              "(or the short form set = \"...\")")
             return "", ""
         for key in table:
             if key not in SET_FIELDS:
@@ -331,16 +546,84 @@ class _Checker:
             version = ""
         return name, version
 
+    # -- errata
+    def check_errata(self, value: Any, earlier: _Layers, cards: list[Card]
+                     ) -> list[tuple[int, Card, dict[str, Any], str]]:
+        """Each ``[errata."Name"]`` table of this file as (card id, the changed card, its
+        TOML table, ``file:line``). Errata change a card an earlier file defines, field by
+        field; the result is checked as any card is. Problems go to ``self.problems``."""
+        if value is None:
+            return []
+        if not isinstance(value, dict):
+            self.file_problem("'errata' must be tables naming earlier cards: "
+                              "[errata.\"Card Name\"] then the changed fields")
+            return []
+        here = {c.name.casefold(): c.name for c in cards}
+        out: list[tuple[int, Card, dict[str, Any], str]] = []
+        done: dict[int, str] = {}
+        for name, fields in value.items():
+            line = self.errata_line(name)
+            at = f"[errata.{_toml_key(name)}]"
+
+            def problem(message: str, name: str = name, line: str = line) -> None:
+                self.problems.append(f"{self.where}{line}: errata for {quote_name(name)}: "
+                                     f"{message}")
+
+            card_id = earlier.lookup(name)
+            if card_id is None:
+                if name.casefold() in here:
+                    problem(f"{quote_name(here[name.casefold()])} is defined in this file; "
+                            f"change its [[cards]] table instead of writing {at}")
+                else:
+                    near = earlier.closest(name)
+                    hint = f" (did you mean {' or '.join(map(quote_name, near))}?)" \
+                        if near else ""
+                    problem(f"no earlier catalog file defines this card{hint}; errata "
+                            "change a card of a file loaded before this one (its base or an "
+                            "earlier --cards), a new card needs a [[cards]] table")
+                continue
+            old = earlier.cards[card_id]
+            if card_id in done:
+                problem(f"{quote_name(old.name)} already has errata in this file "
+                        f"({done[card_id]}); write them in one table")
+                continue
+            done[card_id] = at
+            if not isinstance(fields, dict) or not fields:
+                problem(f"{at} must be a table of the fields it changes, e.g. cost = 3")
+                continue
+            if "name" in fields and fields["name"] != old.name:
+                problem(f"errata cannot rename a card (deck lists name it by "
+                        f"{quote_name(old.name)}); drop 'name', or add a new card in a "
+                        "[[cards]] table")
+                continue
+            table = dict(earlier.tables[card_id])
+            new_type = fields.get("type")
+            if isinstance(new_type, str) and new_type.strip().lower() in enums.CARD_TYPES:
+                # A new Order drops the fields the old one had and the new one cannot carry.
+                allowed = fields_of(new_type.strip().lower())
+                table = {k: v for k, v in table.items() if k in allowed}
+            table.update(fields)
+            n_before = len(self.problems)
+            card = self.check_card(0, table, line=line, after=f"after {at} over {old.source}")
+            if card is not None and len(self.problems) == n_before:
+                out.append((card_id, card, table, f"{self.where}{line}"))
+        return out
+
     # -- one card
-    def check_card(self, index: int, raw: Any) -> Card | None:
+    def check_card(self, index: int, raw: Any, line: str | None = None,
+                   after: str = "") -> Card | None:
+        """The card of one TOML table, or None after adding its problems. ``line``
+        replaces the ``[[cards]]`` header's line in problems; ``after`` ends each one
+        (for errata: which table changed which card)."""
         if not isinstance(raw, dict):
             self.card_problem(index, None, "a card must be a table ([[cards]])")
             return None
         name = raw.get("name")
         n_before = len(self.problems)
+        tail = f" ({after})" if after else ""
 
         def problem(message: str) -> None:
-            self.card_problem(index, name, message)
+            self.card_problem(index, name, message + tail, line=line)
 
         if not isinstance(name, str) or not name.strip():
             problem("missing field 'name' (a non-empty string)" if name is None

@@ -6,7 +6,7 @@ the table are 0. The tables below are the whole contract the catalog loader chec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rnr_sim import enums
 from rnr_sim.cards.grammar import Effect
@@ -53,7 +53,8 @@ DESTROYED_BY: dict[str, str] = {
 #: A Rights card is destroyed only as a Petition in the Petition Area, by ``destroy petition``.
 PETITION_DESTROYED_BY = "as a Petition, by 'destroy petition' (Art. II §4)"
 SET_FIELDS = ("name", "version")
-TOP_LEVEL_KEYS = ("set", "cards")
+#: ``base``: the catalog this one builds on; ``errata``: changes to earlier files' cards.
+TOP_LEVEL_KEYS = ("set", "base", "cards", "errata")
 
 
 def fields_of(card_type: str) -> tuple[str, ...]:
@@ -80,6 +81,12 @@ class Card:
     effects: tuple[Effect, ...] = ()
     kicker: Effect | None = None
     text: str = ""
+    #: Where the card comes from, not what it does (so not compared): the name of the set
+    #: that defines it, ``file:line`` of its ``[[cards]]`` table, and ``file:line`` of each
+    #: ``[errata."Name"]`` table that changed it since, in load order.
+    set: str = field(default="", compare=False)
+    source: str = field(default="", compare=False)
+    errata: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def type_id(self) -> int:

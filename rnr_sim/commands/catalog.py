@@ -20,7 +20,6 @@ from rnr_sim.rules import SWITCHES, load_profile
 EXIT_ILLEGAL = 1
 EXIT_BAD_INPUT = 2
 
-
 def _shown_path(path) -> str:
     """A file's path as a user reads it: relative to the working folder when inside it."""
     if path is None:
@@ -37,7 +36,8 @@ def register(app: typer.Typer) -> None:
         "cards",
         short_help="List the card catalog.",
         help="List the card catalog as the tool reads it: stats, keywords, parsed effects.",
-        epilog="Example: rnr-sim cards --type freedom --branch eagle",
+        epilog="Example: rnr-sim cards --type freedom --branch eagle; "
+        "rnr-sim cards --cards base.toml --cards expansion.toml --set Expansion",
     )(cards_command)
     app.command(
         "validate",
@@ -69,27 +69,71 @@ def cards_command(
         typer.Option("--branch", metavar="B", show_default=False,
                      help=f"Only this Branch: {', '.join(enums.BRANCHES)}."),
     ] = None,
+    set_name: Annotated[
+        str | None,
+        typer.Option("--set", metavar="NAME", show_default=False,
+                     help="Only the cards this set defines (errata'd or not), any case."),
+    ] = None,
 ) -> None:
     type_filter = pick(card_type, enums.CARD_TYPES, "--type", "card type")
     branch_filter = pick(branch, enums.BRANCHES, "--branch", "branch")
     catalog = load_catalog(cards)
+    set_filter = pick_set(set_name, catalog.sets)
     shown = [
         (i, c) for i, c in enumerate(catalog.cards)
         if type_filter in (None, c.type) and branch_filter in (None, c.branch)
+        and set_filter in (None, catalog.set_of(i))
     ]
-    version = f" v{catalog.version}" if catalog.version else ""
-    typer.echo(f"{catalog.name}{version} ({_shown_path(catalog.path)}): "
-               f"{len(shown)} of {len(catalog)} cards")
+    typer.echo(f"{catalog_title(catalog)}: {len(shown)} of {len(catalog)} cards")
     if not shown:
         return
+    # One set: the title names it, and the table is as it always was. Several: a column.
+    with_set = len(catalog.sets) > 1
+    with_errata = any(c.errata for c in catalog.cards)
     rows = [
-        [str(i), c.name, c.type, c.branch, c.rarity, "-" if c.type == "ua" else str(c.cost),
-         c.stats(), ", ".join(c.keywords), c.describe_effects()]
+        [str(i), c.name]
+        + ([catalog.set_of(i)] if with_set else [])
+        + [c.type, c.branch, c.rarity, "-" if c.type == "ua" else str(c.cost),
+           c.stats(), ", ".join(c.keywords), c.describe_effects()]
+        + ([", ".join(_shown_place(at) for at in c.errata)] if with_errata else [])
         for i, c in shown
     ]
-    header = ["id", "name", "type", "branch", "rarity", "cost", "stats", "keywords", "effects"]
-    for line in format_table(header, rows, right={0, 5}):
+    header = (["id", "name"] + (["set"] if with_set else [])
+              + ["type", "branch", "rarity", "cost", "stats", "keywords", "effects"]
+              + (["errata"] if with_errata else []))
+    for line in format_table(header, rows, right={0, header.index("cost")}):
         typer.echo(line)
+
+
+def catalog_title(catalog) -> str:
+    """``Set vN (path)``; for several files, each one's set, version and path, joined."""
+    if len(catalog.sources) <= 1:
+        version = f" v{catalog.version}" if catalog.version else ""
+        return f"{catalog.name}{version} ({_shown_path(catalog.path)})"
+    return " + ".join(
+        f"{name}{f' v{version}' if version else ''} ({_shown_path(source.path)})"
+        for source, (name, version) in zip(catalog.sources, catalog.source_sets, strict=True)
+    )
+
+
+def _shown_place(at: str) -> str:
+    """``file:line`` with the file shown as ``_shown_path`` shows it."""
+    path, sep, line = at.rpartition(":")
+    if not sep or not line.isdigit():
+        return _shown_path(at)
+    return f"{_shown_path(path)}:{line}"
+
+
+def pick_set(value: str | None, sets: tuple[str, ...]) -> str | None:
+    """``value`` as one of the loaded ``sets`` (any case), else InputError."""
+    if value is None:
+        return None
+    by_folded = {s.casefold(): s for s in sets}
+    found = by_folded.get(value.strip().casefold())
+    if found is None:
+        raise InputError(f"--set: no set '{value}' in the catalog; loaded sets: "
+                         f"{', '.join(sets)}")
+    return found
 
 
 def pick(value: str | None, valid: tuple[str, ...], option: str, what: str) -> str | None:

@@ -8,10 +8,15 @@ from typing import Annotated
 
 import typer
 
+#: ``--cards``, repeatable: later files layer over earlier ones, in order (docs/design.md,
+#: "Layered catalogs"). ``None`` when not given: the shipped sample; a list otherwise, which
+#: ``load_catalog`` takes as it is.
 CardsOption = Annotated[
-    Path | None,
+    list[Path] | None,
     typer.Option("--cards", metavar="PATH", show_default=False,
-                 help="Card catalog TOML. Default: the shipped Foundation sample set."),
+                 help="Card catalog TOML; give it again to layer an expansion over a base "
+                 "(later files add cards and errata). Default: the shipped Foundation "
+                 "sample set."),
 ]
 RulesOption = Annotated[
     Path | None,

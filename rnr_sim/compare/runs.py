@@ -6,21 +6,22 @@ the two runs differ only by the change (common random numbers: a game is a pure 
 of (seed, table, deal, seat order) and its inputs).
 
 Deals are simulated in *looks*: deals ``[n_prev, n)`` of every table, in chunks of at
-most ``chunk_size`` games per run, staged as parquet. Without ``precision`` there is one
-look of ``games`` deals. With it, the run stops at the first look where every deck's
-win-rate change meets the Chow-Robbins fixed-width rule (``stopping_rule``), or at the
-``games`` cap; a later look only appends deals (the deal index continues under the same
-seed), it never re-plays one. At the end each run dir is written exactly as ``rnr-sim
-run --games n`` would write it (the same ``game_id`` s, parts of whole tables), with a
-``compare`` key in its manifest naming the other run.
+most ``chunk_size`` games per run, staged as parquet: each look is one call of the
+execution loop ``rnr-sim run`` uses (``rnr_sim.execution.execute``). Without
+``precision`` there is one look of ``games`` deals. With it, the run stops at the first
+look where every deck's win-rate change meets the Chow-Robbins fixed-width rule
+(``stopping_rule``), or at the ``games`` cap; a later look only appends deals (the deal
+index continues under the same seed), it never re-plays one. At the end each run dir is
+written exactly as ``rnr-sim run --games n`` would write it (the same ``game_id`` s, parts
+of whole tables), with a ``compare`` key in its manifest naming the other run.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import shutil
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,7 +34,18 @@ import polars as pl
 from rnr_sim import enums, runner
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
-from rnr_sim.progress import compile_clock
+from rnr_sim.execution import (
+    Chunk,
+    PartSink,
+    Progress,
+    StopOnInterrupt,
+    engine_play,
+    execute,
+    log_to_stderr,
+    part_name,
+    write_parquet,
+)
+from rnr_sim.schema import GAMES_SCHEMA, SEATS_SCHEMA
 
 DEFAULT_GAMES = runner.DEFAULT_GAMES  # deals per table without --precision
 DEFAULT_PRECISION_CAP = 50_000  # deals per table: the cap of --precision without --games
@@ -60,7 +72,7 @@ class CompareOptions:
     players: int = 2
     seed: int = runner.DEFAULT_SEED
     rules: str | Path | None = None
-    cards: str | Path | None = None
+    cards: runner.CatalogPaths = None  # one file or several, layered in order
     policy: str | None = None
     threads: int | None = None
     out: str | Path | None = None
@@ -217,16 +229,6 @@ class _Side:
     write_s: float = 0.0
 
 
-def _write_parquet(path: Path, frame: pl.DataFrame) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        frame.write_parquet(tmp, compression="zstd", statistics=True)
-        tmp.replace(path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise InputError(f"{path}: cannot write ({e.strerror or e})") from None
-
-
 def _inputs(plan, t0: int, t1: int, d0: int, d1: int, stride: int) -> dict[str, np.ndarray]:
     """Engine inputs of tables [t0, t1) x deals [d0, d1) x every seat order, table-major.
     ``game_id`` is provisional: numbered with ``stride`` deals per table."""
@@ -257,6 +259,51 @@ def _pieces(n_tables: int, players: int, d0: int, d1: int, chunk_size: int):
         for t in range(n_tables):
             for a in range(d0, d1, step):
                 yield t, t + 1, a, min(d1, a + step)
+
+
+class _Staging:
+    """The sink of the looks: each side's chunk as a staged part in ``<side>/.staging``
+    (``_finalize`` cuts the final parts from them), its wins added up per deck and deal
+    (``wins[role]``: float[n_decks, deals], which the stopping rule reads)."""
+
+    def __init__(self, sides: list[_Side], policy_names: Sequence[str], n_decks: int):
+        self.sides = {side.role: side for side in sides}
+        self.parts = {side.role: PartSink(side.dir / STAGING, side.plan, policy_names)
+                      for side in sides}
+        self.wins = {side.role: np.zeros((n_decks, 0)) for side in sides}
+        self.look: list[tuple[_Side, tuple[Path, Path, int, int]]] = []
+
+    def start_look(self, deals: int) -> None:
+        """Room for the wins of deals up to ``deals``."""
+        for role, wins in self.wins.items():
+            grow = np.zeros((len(wins), deals - wins.shape[1]))
+            self.wins[role] = np.concatenate([wins, grow], axis=1)
+        self.look = []
+
+    def write(self, chunk: Chunk, rec) -> None:
+        inputs, p = chunk.inputs, self.sides[chunk.tag].plan.players
+        won = np.asarray(rec.winner_seat)[:, None] == np.arange(p)[None, :]
+        deal_rows = np.repeat(inputs["deal"], p)
+        np.add.at(self.wins[chunk.tag], (inputs["seat_deck"].ravel()[won.ravel()],
+                                         deal_rows[won.ravel()]), 1.0)
+        self.parts[chunk.tag].write(chunk, rec)
+        tables = inputs["table_id"]
+        staged = (*self.parts[chunk.tag].paths(chunk), int(tables.min()), int(tables.max()) + 1)
+        self.look.append((self.sides[chunk.tag], staged))
+
+    def keep_look(self) -> None:
+        for side, staged in self.look:
+            side.staged.append(staged)
+        self.look = []
+
+    def discard_look(self, deals: int) -> None:
+        """Forget the look under way: its staged parts, and its wins past ``deals``."""
+        for _side, staged in self.look:
+            staged[0].unlink(missing_ok=True)
+            staged[1].unlink(missing_ok=True)
+        self.look = []
+        for role, wins in self.wins.items():
+            self.wins[role] = wins[:, :deals]
 
 
 def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> tuple[int, int]:
@@ -293,10 +340,8 @@ def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> tuple[in
         if games.height != expect or seats.height != expect * p:
             raise RuntimeError(f"{side.dir}: staged {games.height} games for tables "
                                f"{t0}..{t1 - 1}, expected {expect}")
-        _write_parquet(side.dir / "games" / runner.part_name(part),
-                       games.select(list(runner.GAMES_SCHEMA)))
-        _write_parquet(side.dir / "seats" / runner.part_name(part),
-                       seats.select(list(runner.SEATS_SCHEMA)))
+        write_parquet(side.dir / "games" / part_name(part), games.select(list(GAMES_SCHEMA)))
+        write_parquet(side.dir / "seats" / part_name(part), seats.select(list(SEATS_SCHEMA)))
         part += 1
     shutil.rmtree(side.dir / STAGING, ignore_errors=True)
     return k * per_table, part
@@ -306,7 +351,7 @@ def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> tuple[in
 
 
 def run_compare(options: CompareOptions, progress: bool = True,
-                log: Callable[[str], None] = runner.log_to_stderr) -> CompareResult:
+                log: Callable[[str], None] = log_to_stderr) -> CompareResult:
     """Plan, simulate and write both runs (see the module docstring). Raises InputError."""
     from rnr_sim.cards import load_catalog
     from rnr_sim.patches import apply_patch, load_patch
@@ -329,7 +374,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
     out = Path(options.out) if options.out is not None else runner.default_out("compare-")
     runner.check_out(out)
 
-    base_catalog = load_catalog(None if options.cards is None else Path(options.cards))
+    base_catalog = load_catalog(options.cards)
     patched = None
     patch = None
     if options.patch is not None:
@@ -379,10 +424,12 @@ def run_compare(options: CompareOptions, progress: bool = True,
     driver = runner.engine_driver()
     sides = [_Side("baseline", plan_b, out / "baseline"), _Side("variant", plan_v, out / "variant")]
     for side in sides:
-        (side.dir / STAGING).mkdir(parents=True, exist_ok=True)
+        for sub in ("games", "seats"):
+            (side.dir / STAGING / sub).mkdir(parents=True, exist_ok=True)
         side.plan.compile(driver)
-        _write_parquet(side.dir / "decks.parquet", runner.decks_frame(side.plan))
-        _write_parquet(side.dir / "cards.parquet", side.plan.catalog.to_polars())
+        write_parquet(side.dir / "decks.parquet", runner.decks_frame(side.plan))
+        write_parquet(side.dir / "cards.parquet", cards_frame(
+            side.plan.catalog, sets_from=plan_b.catalog if side is sides[1] else None))
     policy_names = plan_b.policy_names
     assert policy_names == plan_v.policy_names
 
@@ -390,94 +437,55 @@ def run_compare(options: CompareOptions, progress: bool = True,
     players = options.players
     n_tables = len(plan_b.tables)
     per_deal = players * np.bincount(plan_b.tables.ravel(), minlength=n_decks).astype(float)
-    wins = {"baseline": np.zeros((n_decks, 0)), "variant": np.zeros((n_decks, 0))}
     stride = games  # provisional game_id numbering: the cap of deals per table
 
-    def play(side: _Side, inputs: dict[str, np.ndarray]):
-        p = side.plan
-        return driver.play_games(
-            p.cards, p.deck_cards, p.deck_size, inputs["seat_deck"], inputs["seat_policy"],
-            inputs["table_id"], inputs["deal"], inputs["first_seat"], p.rules, p.seed,
-            threads=options.threads, policies=p.policy_table)
+    engines = {side.role: engine_play(driver, side.plan, options.threads) for side in sides}
 
-    t0 = time.perf_counter()
-    with compile_clock(driver.needs_compile(), log=log):
-        play(sides[0], _inputs(plan_b, 0, 1, 0, 1, stride))
-    compile_s = time.perf_counter() - t0
+    def play(chunk: Chunk):
+        return engines[chunk.tag](chunk.inputs)
+
+    staging = _Staging(sides, policy_names, n_decks)
+    numbers = itertools.count()  # staged part numbers, shared by the looks
+
+    def look_chunks(d0: int, d1: int):
+        """Deals [d0, d1) of every table: each piece once per side, the same inputs."""
+        for t_a, t_b, d_a, d_b in _pieces(n_tables, players, d0, d1, options.chunk_size):
+            inputs = _inputs(plan_b, t_a, t_b, d_a, d_b, stride)
+            index = next(numbers)
+            for side in sides:
+                yield Chunk(index, inputs, side.role)
 
     precision = options.precision
     min_deals = min(options.min_deals, games)
     target = games if precision is None else min_deals
     done = 0
     looks: list[Look] = []
-    bar = None
-    stop = runner.StopOnInterrupt(
-        lambda m: (bar.write(m, file=sys.stderr) if bar is not None else log(m)),
-        "Stopping: the comparison keeps the deals of the looks completed so far")
+    compile_s = 0.0
     interrupted = False
-    staged_count = 0
-
-    def note(message: str) -> None:
-        if bar is not None:
-            bar.write(message, file=sys.stderr)
-        else:
-            log(message)
-
+    bar = Progress("rnr-sim compare", 2 * target * n_tables * players, show=progress, log=log)
     try:
-        with stop:
-            if progress:
-                from tqdm import tqdm
-
-                bar = tqdm(total=2 * target * n_tables * players, unit=" games",
-                           unit_scale=True, file=sys.stderr, dynamic_ncols=True,
-                           smoothing=0.1, desc="rnr-sim compare")
+        with StopOnInterrupt(bar.note, "Stopping: the comparison keeps the deals of the "
+                             "looks completed so far") as stop, bar:
             while True:
+                staging.start_look(target)
+                tally = execute(look_chunks(done, target), play, staging, stop=stop,
+                                progress=bar,
+                                warm_up=driver.needs_compile if not looks else None)
+                compile_s += tally.compile_s
                 for side in sides:
-                    grow = np.zeros((n_decks, target - done))
-                    wins[side.role] = np.concatenate([wins[side.role], grow], axis=1)
-                look_staged = []
-                for t_a, t_b, d_a, d_b in _pieces(n_tables, players, done, target,
-                                                  options.chunk_size):
-                    if stop.requested:
-                        interrupted = True
-                        break
-                    inputs = _inputs(plan_b, t_a, t_b, d_a, d_b, stride)
-                    for side in sides:
-                        t1 = time.perf_counter()
-                        rec = play(side, inputs)
-                        t2 = time.perf_counter()
-                        g, s = runner.chunk_frames(side.plan, inputs, rec, policy_names)
-                        won = (np.asarray(rec.winner_seat)[:, None]
-                               == np.arange(players)[None, :])
-                        deal_rows = np.repeat(inputs["deal"], players)
-                        np.add.at(wins[side.role],
-                                  (inputs["seat_deck"].ravel()[won.ravel()],
-                                   deal_rows[won.ravel()]), 1.0)
-                        gp = side.dir / STAGING / f"games-{staged_count:05d}.parquet"
-                        sp = side.dir / STAGING / f"seats-{staged_count:05d}.parquet"
-                        _write_parquet(gp, g)
-                        _write_parquet(sp, s)
-                        look_staged.append((side, (gp, sp, t_a, t_b)))
-                        side.simulate_s += t2 - t1
-                        side.write_s += time.perf_counter() - t2
-                        if bar is not None:
-                            bar.update(len(inputs["game_id"]))
-                    staged_count += 1
-                if interrupted:
-                    for _side, f in look_staged:
-                        f[0].unlink(missing_ok=True)
-                        f[1].unlink(missing_ok=True)
-                    for side in sides:
-                        wins[side.role] = wins[side.role][:, :done]
+                    side.simulate_s += tally.simulate_s.get(side.role, 0.0)
+                    side.write_s += tally.write_s.get(side.role, 0.0)
+                if tally.interrupted:
+                    interrupted = True
+                    staging.discard_look(done)
                     break
-                for side, f in look_staged:
-                    side.staged.append(f)
+                staging.keep_look()
                 done = target
                 if precision is None:
                     looks.append(Look(done, None, None, True))
                     break
-                s2, half, scale = deck_half_widths(wins["baseline"], wins["variant"],
-                                                   per_deal, done)
+                s2, half, scale = deck_half_widths(staging.wins["baseline"],
+                                                   staging.wins["variant"], per_deal, done)
                 need = max(chow_robbins_need(float(v), precision, scale=float(w))
                            for v, w in zip(s2, scale, strict=True))
                 met = done >= need
@@ -485,24 +493,20 @@ def run_compare(options: CompareOptions, progress: bool = True,
                 look = Look(done, float(half[widest]), plan_b.deck_names[widest], met)
                 looks.append(look)
                 if met or done >= games:
-                    note(f"look {len(looks)}: {done:,} deals per table; widest deck interval "
-                         f"±{100 * half[widest]:.2f} pp ({plan_b.deck_names[widest]}); "
-                         + ("target met: stop" if met else "the --games cap: stop"))
+                    bar.note(f"look {len(looks)}: {done:,} deals per table; widest deck "
+                             f"interval ±{100 * half[widest]:.2f} pp "
+                             f"({plan_b.deck_names[widest]}); "
+                             + ("target met: stop" if met else "the --games cap: stop"))
                     break
                 nxt = max(done + max(1, math.ceil(done / 10)), math.ceil(1.05 * need))
                 target = int(min(games, nxt, math.ceil(MAX_GROWTH * done)))
                 look.next_deals = target
-                note(f"look {len(looks)}: {done:,} deals per table; widest deck interval "
-                     f"±{100 * half[widest]:.2f} pp ({plan_b.deck_names[widest]}), target "
-                     f"±{100 * precision:g} pp: continuing to {target:,} deals")
-                if bar is not None:
-                    bar.total = 2 * target * n_tables * players
-                    bar.refresh()
+                bar.note(f"look {len(looks)}: {done:,} deals per table; widest deck interval "
+                         f"±{100 * half[widest]:.2f} pp ({plan_b.deck_names[widest]}), target "
+                         f"±{100 * precision:g} pp: continuing to {target:,} deals")
+                bar.set_total(2 * target * n_tables * players)
     except KeyboardInterrupt:
         interrupted = True
-    finally:
-        if bar is not None:
-            bar.close()
 
     if done == 0:
         shutil.rmtree(out, ignore_errors=True)
@@ -565,11 +569,34 @@ def run_compare(options: CompareOptions, progress: bool = True,
         patch_note=patch.note if patch is not None else "",
         options={"games": games, "players": players, "seed": options.seed,
                  "precision": precision, "rules": None if options.rules is None
-                 else str(options.rules), "cards": None if options.cards is None
-                 else str(options.cards), "policy": options.policy,
+                 else str(options.rules), "cards": _cards_option(options.cards),
+                 "policy": options.policy,
                  "command": options.command},
     )
     return result
+
+
+def cards_frame(catalog, sets_from=None) -> pl.DataFrame:
+    """A run dir's ``cards.parquet``: the catalog's rows with their ``set``. A patched
+    catalog is written as one file (one set), so the variant's cards take their sets from
+    the baseline catalog ``sets_from`` by name, and a card the patch adds takes the set of
+    the baseline's last file (the layer the patch goes over): only what the patch changed
+    differs between the two tables."""
+    frame = catalog.to_polars(with_set=True)
+    if sets_from is None:
+        return frame
+    top = sets_from.source_sets[-1][0] if sets_from.source_sets else sets_from.name
+    sets = [top if (i := sets_from.by_name.get(c.name)) is None else sets_from.set_of(i)
+            for c in catalog.cards]
+    return frame.with_columns(pl.Series("set", sets, dtype=pl.String))
+
+
+def _cards_option(cards: runner.CatalogPaths) -> list[str] | None:
+    """``--cards`` as ``compare.json`` records it: None (the shipped sample), or the
+    files in load order."""
+    if cards is None:
+        return None
+    return [str(c) for c in ([cards] if isinstance(cards, str | Path) else cards)] or None
 
 
 def write_summary(result: CompareResult, summary: dict[str, Any]) -> Path:

@@ -21,6 +21,7 @@ from rnr_sim.analytics.run import run_progress
 from rnr_sim.errors import InputError
 from rnr_sim.report import plots, tables, text
 from rnr_sim.report.format import EMPTY, branch_label, count, pct
+from rnr_sim.skill import read as read_skill
 
 CSS = """
 body{font:15px/1.5 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#222;
@@ -398,7 +399,7 @@ SECTIONS = [
     ("verdict", "Verdict"), ("decks", "Decks"), ("matchups", "Matchups and the Nash metagame"),
     ("paths", "Victory paths"), ("seats", "Seat advantage"), ("branches", "Branches"),
     ("cards", "Cards"), ("length", "Game length"), ("lp", "Liberty Points over turns"),
-    ("method", METHOD_TITLE), ("reproduce", "Reproduce"),
+    ("skill", "Skill"), ("method", METHOD_TITLE), ("reproduce", "Reproduce"),
 ]
 
 
@@ -447,7 +448,36 @@ def _banners_html(m: Metrics) -> str:
             + "".join(f"<p>{esc(b)}</p>" for b in items) + "</div>")
 
 
-def render_html(m: Metrics, images: dict[str, Image], csvs: list[str]) -> str:
+def skill_source_note(skill: pl.DataFrame, m: Metrics) -> str:
+    """Where the Skill section comes from, and whether its decks are the run's."""
+    seed = skill["seed"][0] if "seed" in skill.columns and len(skill) else None
+    note = ("From skill.parquet in the run dir (rnr-sim skill --out"
+            + (f", seed {seed}" if seed is not None else "") + "), also skill.csv.")
+    run_decks = {str(d.get("name")) for d in m.run.manifest.get("decks") or []
+                 if isinstance(d, dict)}
+    own = set(skill["deck"])
+    if run_decks and own != run_decks:
+        note += (f" Its decks are not this run's: {len(own & run_decks)} of its "
+                 f"{len(own)} decks are in the run, whose field has {len(run_decks)}.")
+    return note
+
+
+def _skill_html(skill: pl.DataFrame | None, images: dict[str, Image], m: Metrics) -> str:
+    """The Skill section (``rnr-sim skill --out`` wrote skill.parquet into the run dir)."""
+    if skill is None or skill.is_empty():
+        return ""
+    from rnr_sim.skill import caption
+
+    img = images["skill"].tag() if "skill" in images else ""
+    return (f'<section id="skill"><h2>Skill</h2><p class="lead">{esc(text.skill_lead(skill))}'
+            f"</p>{img}{html_table(tables.skill_table(skill))}"
+            f'<p class="note">{esc(caption(skill))} Highlighted: another pilot wins clearly '
+            f"more than the default (its interval is clear of 0). "
+            f"{esc(skill_source_note(skill, m))}</p></section>")
+
+
+def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
+                skill: pl.DataFrame | None = None) -> str:
     man = m.run.manifest
     games = m.length.filter(pl.col("path") == "all")["games"].item()
     rules = man.get("rules") or {}
@@ -458,8 +488,9 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str]) -> str:
               if changed else "")
            + f" · seed {man.get('seed', EMPTY)}")
     has_lp = "lp" in images
+    has_skill = skill is not None and not skill.is_empty()
     nav = " ".join(f'<a href="#{k}">{esc(t)}</a>' for k, t in SECTIONS
-                   if k != "lp" or has_lp)
+                   if (k != "lp" or has_lp) and (k != "skill" or has_skill))
 
     def img(key: str) -> str:
         return images[key].tag() if key in images else ""
@@ -536,6 +567,8 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str]) -> str:
     ]
     if has_lp:
         parts.append(section("lp", "Liberty Points over turns", text.lp_lead(m), img("lp")))
+    if has_skill:
+        parts.append(_skill_html(skill, images, m))
     parts.append(_method_html(m))
     repro = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>"
                     for k, v in reproduce_rows(m))
@@ -560,7 +593,7 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str]) -> str:
     return "\n".join(parts)
 
 
-def render_markdown(m: Metrics) -> str:
+def render_markdown(m: Metrics, skill: pl.DataFrame | None = None) -> str:
     man = m.run.manifest
     games = m.length.filter(pl.col("path") == "all")["games"].item()
     out = [f"# Balance report: {md(m.run.name)}", "",
@@ -593,6 +626,12 @@ def render_markdown(m: Metrics) -> str:
         ("Cards", text.cards_lead(m), [tables.cards_table(m.cards, 25, m.cards_by_deck)]),
         ("Game length", text.length_lead(m), [tables.length_table(m)]),
     ]
+    if skill is not None and not skill.is_empty():
+        from rnr_sim.skill import caption
+
+        blocks.append(("Skill", f"{text.skill_lead(skill)} {caption(skill)} "
+                       f"{skill_source_note(skill, m)}",
+                       [tables.skill_table(skill)]))
     for title, lead, tbls in blocks:
         out += [f"## {title}", "", md(lead), ""]
         for t in tbls:
@@ -701,15 +740,22 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) ->
     rid = run_id(run.manifest)
     stale = _earlier_files(out, rid, run.name)
     m = compute_metrics(run)
+    skill = read_skill(run.path)
     fmt = "svg" if svg else "png"
     images = make_images(m, fmt)
     frames = csv_frames(m)
+    if skill is not None and not skill.is_empty():
+        fig = plots.skill_plot(skill)
+        if fig is not None:
+            images["skill"] = Image("skill", plots.render(fig, fmt), fmt,
+                                    "win share of each deck with each pilot")
+        frames["skill"] = skill
     csvs = [f"{n}.csv" for n in frames]
     files: dict[str, bytes] = {f"plots/{img.name}.{fmt}": img.data for img in images.values()}
     for name, df in frames.items():
         files[f"{name}.csv"] = df.write_csv().encode("utf-8")
-    files["summary.md"] = render_markdown(m).encode("utf-8")
-    files["index.html"] = render_html(m, images, csvs).encode("utf-8")
+    files["summary.md"] = render_markdown(m, skill).encode("utf-8")
+    files["index.html"] = render_html(m, images, csvs, skill).encode("utf-8")
     record = {
         "report": "rnr-sim report",
         "tool_version": __version__,

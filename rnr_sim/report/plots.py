@@ -396,3 +396,47 @@ def branch_heatmap_plot(matrix: pl.DataFrame, keys: list[str],
                         fair: float = 0.5) -> Figure | None:
     return heatmap_plot(matrix, keys, "row branch's win rate against column branch",
                         label=branch_label, fair=fair)
+
+
+SKILL_COLORS = {"random": "#95a5a6", "default": "#2471a3", "tuned": "#1e8449",
+                "search": "#d68910"}
+
+
+def skill_plot(skill: pl.DataFrame) -> Figure | None:
+    """Per deck (the skill table's order), its win share against the field with each of
+    its pilots, side by side, with 95% intervals (per deal: the deal is the unit) as error
+    bars; the dashed line is 50%."""
+    from rnr_sim.skill import PILOTS
+
+    if skill is None or skill.is_empty():
+        return None
+    decks = list(dict.fromkeys(skill.sort("rank")["deck"].to_list()))
+    present = [p for p in PILOTS if p in set(skill["pilot"])]
+    present += sorted(set(skill["pilot"]) - set(present))
+    by = {(r["deck"], r["pilot"]): r for r in skill.iter_rows(named=True)}
+    names = [_short(d, 26) for d in decks]
+    fig = _figure(7.6, 0.5 + 0.42 * len(decks) * max(1.0, len(present) / 3))
+    _fit(fig, 0.3 + _text_width(names, 8), 0.2, 0.5, 0.35)
+    ax = fig.add_subplot()
+    y = np.arange(len(decks))[::-1].astype(float)
+    h = 0.8 / len(present)
+    for k, p in enumerate(present):
+        rows = [by.get((d, p)) for d in decks]
+        keep = [i for i, r in enumerate(rows) if r is not None and r["win_share"] is not None]
+        if not keep:
+            continue
+        v = np.array([rows[i]["win_share"] for i in keep])
+        lo = np.array([rows[i]["win_share_lo"] for i in keep], dtype=float)
+        hi = np.array([rows[i]["win_share_hi"] for i in keep], dtype=float)
+        yy = y[keep] + 0.4 - h * (k + 0.5)
+        ax.barh(yy, v, height=h * 0.9, color=SKILL_COLORS.get(p, "#7f8c8d"), label=p)
+        ax.errorbar(v, yy, xerr=[np.clip(v - lo, 0, None), np.clip(hi - v, 0, None)],
+                    fmt="none", ecolor="#222", capsize=2, lw=0.8)
+    ax.axvline(0.5, color="#c0392b", lw=1, ls="--")
+    ax.set_yticks(y, names, fontsize=8)
+    ax.set_xlim(0, 1)
+    ax.xaxis.set_major_formatter(lambda val, _: f"{100 * val:.0f}%")
+    ax.set_xlabel("win share against the field (a draw counts half)")
+    ax.legend(fontsize=7, loc="lower right", title="pilot", title_fontsize=7)
+    ax.set_title("each deck's win share with each of its pilots, on the same deals", fontsize=9)
+    return fig

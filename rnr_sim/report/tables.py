@@ -389,3 +389,16 @@ def length_table(m: Metrics) -> Table:
         ])
     return Table(["Ended by", "Games", "Turns: median (IQR)", "10–90%", "Range",
                   "Within 15–35 min"], rows)
+
+
+def skill_table(skill: pl.DataFrame) -> Table:
+    """The skill table (``rnr_sim.skill``): one row per deck, each pilot's win share and
+    paired difference from the default pilot; highlighted: a deck whose gap (best pilot
+    minus default) is above 0 with an interval clear of 0 for that best pilot."""
+    from rnr_sim.skill import REFERENCE, display_rows
+
+    header, rows = display_rows(skill)
+    best = skill.filter(pl.col("pilot") == pl.col("best_pilot"))
+    clear = {r["deck"]: r["best_pilot"] != REFERENCE and r["vs_default_lo"] is not None
+             and r["vs_default_lo"] > 0 for r in best.iter_rows(named=True)}
+    return Table(header, rows, [clear.get(r[0], False) for r in rows])

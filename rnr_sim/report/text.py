@@ -470,3 +470,39 @@ def lp_lead(m: Metrics) -> str:
     return (f"Liberty Points over the turns of {count(n)} traced games: each deck's median "
             f"with its 10–90% band, one panel per matchup. A band that falls steeply shows "
             f"where games are decided.")
+
+
+def skill_lead(skill: pl.DataFrame) -> str:
+    """The Skill section's lead: what the table measures and its largest numbers."""
+    from rnr_sim.skill import REFERENCE
+
+    deals = int(skill["deals"].max())
+    rnd = skill.filter(pl.col("pilot") == "random").sort("vs_default")
+    lead = (f"How much of each deck's strength is its pilot (restricted play, Jaffe 2012): "
+            f"each deck plays the field again with other pilots, {deals:,} deals per "
+            "opponent, the same deals for every pilot of the deck, and the difference from "
+            "its default pilot is paired deal by deal. ")
+    if len(rnd):
+        hi, lo = rnd.row(0, named=True), rnd.row(len(rnd) - 1, named=True)
+        lead += (f"Playing at random costs {hi['deck']} the most "
+                 f"({_pp(hi['vs_default'], hi['vs_default_lo'], hi['vs_default_hi'])}) and "
+                 f"{lo['deck']} the least "
+                 f"({_pp(lo['vs_default'], lo['vs_default_lo'], lo['vs_default_hi'])}): "
+                 "the larger the cost, the more the deck's result is its pilot's play. ")
+    gains = skill.filter((pl.col("pilot") == pl.col("best_pilot"))
+                         & (pl.col("pilot") != REFERENCE) & (pl.col("vs_default_lo") > 0))
+    if len(gains):
+        r = gains.sort("gap", descending=True).row(0, named=True)
+        lead += (f"{len(gains)} deck{'s win' if len(gains) != 1 else ' wins'} clearly more with "
+                 f"another pilot than with the default; the largest gain is {r['deck']}'s "
+                 f"{r['best_pilot']} pilot "
+                 f"({_pp(r['vs_default'], r['vs_default_lo'], r['vs_default_hi'])}): its "
+                 "default pilot undersells it, and the run's figures for it are too low.")
+    else:
+        lead += ("No deck wins clearly more with another pilot than with its default one, "
+                 "so no deck's figures are held down by its pilot among the pilots measured.")
+    return lead
+
+
+def _pp(v: Any, lo: Any, hi: Any) -> str:
+    return f"{pp(v)} {interval(lo, hi, signed=True)}"

@@ -1,0 +1,90 @@
+"""The ``skill`` subcommand: each deck's win share with each of its pilots (``rnr_sim.skill``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rnr_sim.commands.options import CardsOption, RulesOption, ThreadsOption
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``skill`` to the app."""
+    app.command(
+        "skill",
+        short_help="How much of each deck's strength is its pilot (random/default/tuned).",
+        help="Each deck plays every other given deck (those keep their own Policy: pilots) "
+        "with each of its own pilots: random (the floor), default (the built-in it plays "
+        "by: its Policy: header, or that policy file's base) and tuned (its Policy: header "
+        "when that is a policy file, or --tuned DECK=FILE). Every pilot of a deck plays "
+        "the same deals, both seat orders, so the difference from the default pilot is "
+        "paired deal by deal (95% interval). Decks are sorted by the default pilot's gap to "
+        "the best pilot measured, largest first: a deck whose tuned pilot gains a lot was "
+        "misjudged with its default one. --out writes skill.parquet into a run dir (an "
+        "existing one from rnr-sim run: its report then shows a Skill section). Cost: "
+        "(pilots per deck) x (decks - 1) x 2 x --games games per deck.",
+        epilog="Example: rnr-sim skill decks/*.txt --games 400 --out runs/meta",
+    )(skill_command)
+
+
+def skill_command(
+    decks: Annotated[list[Path], typer.Argument(metavar="DECK", show_default=False,
+                                                help="Deck lists (at least 2).")],
+    games: Annotated[int, typer.Option("--games", "-n", metavar="G",
+                                       help="Deals per opponent (each in both seat "
+                                       "orders, for every pilot).")] = 200,
+    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of the deals.")] = 1,
+    tuned: Annotated[list[str] | None, typer.Option(
+        "--tuned", metavar="DECK=FILE", show_default=False,
+        help="The tuned pilot of a deck (its list's path or its name) as a policy file; "
+        "repeat for more decks. Default: the deck's Policy: file, if any.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", metavar="RUN_DIR", show_default=False,
+        help="Write skill.parquet into this folder (a run dir or a new folder).")] = None,
+    cards: CardsOption = None,
+    rules: RulesOption = None,
+    threads: ThreadsOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    from tqdm import tqdm
+
+    from rnr_sim import skill
+
+    if out is not None and out.exists() and not out.is_dir():
+        from rnr_sim.errors import InputError
+
+        raise InputError(f"--out {out}: not a folder; give a run dir or a new folder")
+    bars: list = []  # the bar starts once the input is checked: an error stays one line
+
+    def start(total: int) -> None:
+        bars.append(tqdm(total=total, unit=" games", unit_scale=True, file=sys.stderr,
+                         dynamic_ncols=True, desc="rnr-sim skill", disable=as_json))
+
+    t0 = time.perf_counter()
+    try:
+        games_frame = skill.play(decks, games=games, seed=seed, threads=threads,
+                                 tuned=tuned or [], cards=cards, rules=rules,
+                                 progress=lambda n: bars[0].update(n), on_plan=start)
+    finally:
+        for bar in bars:
+            bar.close()
+    table = skill.skill_table(games_frame, seed=seed)
+    seconds = time.perf_counter() - t0
+    path = skill.write(table, out) if out is not None else None
+    if as_json:
+        data = skill.to_json(table)
+        data["seconds"] = round(seconds, 1)
+        data["out"] = None if path is None else str(path)
+        typer.echo(json.dumps(data, indent=2))
+        return
+    typer.echo(f"Skill: {len(decks)} decks, {len(games_frame):,} games in {seconds:.1f} s "
+               f"(seed {seed}).")
+    for line in skill.text_lines(table):
+        typer.echo(line)
+    if path is not None:
+        typer.echo(f"Wrote {path}.")

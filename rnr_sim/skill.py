@@ -1,0 +1,397 @@
+"""``rnr-sim skill``: how much of a deck's strength is its pilot (restricted play, Jaffe 2012).
+
+Each deck plays the field (every other given deck, each with its own ``Policy:`` pilot)
+with each of its own pilots, on the same deals for every pilot of the deck (common random
+numbers: the engine tables, deals and seat orders are the same, so a pilot's games differ
+from another's only by its play), both seat orders:
+
+- ``random``: the built-in random pilot (legal moves at random), the floor;
+- ``default``: the built-in the deck plays by default: its ``Policy:`` header when that is
+  a built-in, or that policy file's ``base`` when it is a file;
+- ``tuned``: the deck's ``Policy:`` header when it names a policy file (``--tuned
+  DECK=FILE`` overrides); absent otherwise.
+
+``PILOTS`` is the column order; a pilot added later (a search pilot) is one more entry.
+
+The metrics (each a small polars function below): a pilot's win share against the field
+(a draw counts half) with its 95% interval, and its paired difference from the default
+pilot with a 95% interval; both take the deal against one opponent (both seat orders) as
+the unit, the opponents as strata (``analytics.stats``: ``ratio_by_deal``,
+``lincomb_by_deal``). The decks are sorted by the default pilot's gap to the best pilot
+measured, largest first (ties by name): a deck whose best pilot beats its default by a lot
+was judged on a pilot that undersells it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import textwrap
+import tomllib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from rnr_sim.analytics.stats import lincomb_by_deal, ratio_by_deal
+from rnr_sim.errors import InputError
+
+#: The pilots measured, in column order; "default" is the reference of every difference.
+PILOTS = ("random", "default", "tuned")
+REFERENCE = "default"
+DEFAULT_GAMES = 200  # deals per opponent
+DEFAULT_SEED = 1
+FILE = "skill.parquet"
+#: Deals played per engine call (the progress bar's step).
+DEALS_PER_CALL = 250
+
+GAME_SCHEMA = {"deck": pl.String, "pilot": pl.String, "policy": pl.String,
+               "opponent": pl.String, "table_id": pl.Int64, "deal": pl.Int64,
+               "first_seat": pl.Int32, "score": pl.Float64}
+
+
+@dataclass(frozen=True)
+class DeckPilot:
+    """One pilot of one deck: its role (``PILOTS``), the policy's display name, its
+    weights, and where it came from (a built-in name or a file path)."""
+
+    pilot: str
+    policy: str
+    weights: np.ndarray
+    source: str
+
+
+# ---------------------------------------------------------------------------- the pilots
+
+
+def _file_base(path: str) -> str:
+    """The ``base`` built-in of a policy file already checked by ``load_policy``."""
+    from rnr_sim.pilots import DEFAULT_BASE
+
+    with open(path, "rb") as f:
+        head = tomllib.load(f).get("policy", {})
+    return head.get("base", DEFAULT_BASE) if isinstance(head, dict) else DEFAULT_BASE
+
+
+def deck_pilots(ref: str, tuned: str | None = None) -> list[DeckPilot]:
+    """The pilots of a deck whose policy reference (``runner.plan_run``'s resolved
+    ``Policy:``: a built-in name or a file's absolute path) is ``ref``; ``tuned`` (a policy
+    file path) replaces the header's file as the tuned pilot. In ``PILOTS`` order."""
+    from rnr_sim.pilots import builtin, is_policy_file, load_policy
+
+    default = _file_base(ref) if is_policy_file(ref) else ref
+    tuned_ref = tuned if tuned is not None else (ref if is_policy_file(ref) else None)
+    out = []
+    for role, pilot in (("random", builtin("random")), ("default", builtin(default)),
+                        ("tuned", None if tuned_ref is None else load_policy(tuned_ref))):
+        if pilot is not None:
+            out.append(DeckPilot(role, pilot.name, pilot.weights, pilot.source))
+    return out
+
+
+def parse_tuned(items: Sequence[str], decks: Sequence[Any]) -> dict[int, str]:
+    """``--tuned DECK=FILE`` options as {deck index: policy file path}. DECK is a deck list
+    path as given (or any path to the same file) or a deck's name; FILE a policy file
+    (relative to the working folder). Each problem is one ``InputError`` line."""
+    from rnr_sim.pilots import is_policy_file, load_policy
+
+    out: dict[int, str] = {}
+    for item in items:
+        key, sep, file = item.partition("=")
+        key, file = key.strip(), file.strip()
+        if not sep or not key or not file:
+            raise InputError(f"--tuned {item}: write DECK=POLICY.toml, e.g. "
+                             "--tuned decks/scroll_assembly.txt=policies/scroll.toml")
+        matches = [i for i, d in enumerate(decks)
+                   if d.name == key or (d.path is not None and Path(key).exists()
+                                        and Path(key).resolve() == Path(d.path).resolve())]
+        if not matches:
+            names = ", ".join(d.name for d in decks)
+            raise InputError(f"--tuned {item}: '{key}' is none of the decks given; name one "
+                             f"by its list's path or its name ({names})")
+        if not is_policy_file(file):
+            raise InputError(f"--tuned {item}: '{file}' is not a policy file; give a .toml "
+                             "policy file (built-in pilots are already measured as default "
+                             "and random)")
+        try:
+            pilot = load_policy(file, relative_to=Path.cwd())
+        except InputError as e:
+            raise InputError(f"--tuned {item}: {e}") from None
+        i = matches[0]
+        if i in out:
+            raise InputError(f"--tuned {item}: deck '{decks[i].name}' is given --tuned twice; "
+                             "give one policy file per deck")
+        out[i] = str(Path(pilot.source).resolve())
+    return out
+
+
+# ---------------------------------------------------------------------------- the games
+
+
+def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DEFAULT_SEED,
+         threads: int | None = None, tuned: Sequence[str] = (),
+         cards: str | Path | Sequence[str | Path] | None = None,
+         rules: str | Path | None = None,
+         progress: Callable[[int], None] | None = None,
+         on_plan: Callable[[int], None] | None = None) -> pl.DataFrame:
+    """Every game of the measurement, one row each (``GAME_SCHEMA``): each deck with each
+    of its pilots against every other deck (their own pilots), ``games`` deals per
+    opponent, both seat orders. The pilots of one deck play the same deals: deck i against
+    deck j is engine table ``i * n + j`` for all of i's pilots. ``on_plan`` gets the total
+    game count before play; ``progress`` the games of each engine call."""
+    from rnr_sim import runner
+    from rnr_sim.tune import Field
+
+    if len(decks) < 2:
+        raise InputError("skill needs at least 2 decks: each deck plays the others, e.g. "
+                         "rnr-sim skill decks/*.txt")
+    paths = [Path(p) for p in decks]
+    if len({p.resolve() for p in paths}) != len(paths):
+        raise InputError("a deck list is given twice; give each deck once")
+    if isinstance(games, bool) or not isinstance(games, int) or games < 2:
+        raise InputError(f"--games must be a whole number of deals per opponent, at least 2 "
+                         f"(an interval needs two deals), not {games!r}")
+    options = runner.RunOptions(decks=paths, games=games, seed=seed, cards=cards,
+                                rules=rules, threads=threads)
+    plan = runner.plan_run(options)
+    names = plan.deck_names
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InputError(f"two decks are named '{dup[0]}'; give one a Name: header")
+    overrides = parse_tuned(tuned, plan.decks)
+    pilots = [deck_pilots(ref, overrides.get(i)) for i, ref in enumerate(plan.policies)]
+    n = len(plan.decks)
+    total = sum(len(p) for p in pilots) * (n - 1) * games * 2
+    if on_plan is not None:
+        on_plan(total)
+    driver = runner.engine_driver()
+    plan.compile(driver)
+    fixed = np.ascontiguousarray(plan.policy_table)
+    frames = []
+    for i in range(n):
+        opponents = np.array([j for j in range(n) if j != i], dtype=np.int64)
+        fld = Field(plan=plan, n_field=n - 1, rows_fixed=fixed, subject=i,
+                    opponents=opponents, table_ids=i * n + opponents)
+        weights = [p.weights for p in pilots[i]]
+        for start in range(0, games, DEALS_PER_CALL):
+            deals = min(DEALS_PER_CALL, games - start)
+            inputs, score = fld.scores(driver, weights, deals, plan.seed, threads,
+                                       first_deal=start)
+            cand = inputs["candidate"]
+            frames.append(pl.DataFrame({
+                "deck": np.full(len(score), names[i], dtype=object),
+                "pilot": np.array([pilots[i][k].pilot for k in cand], dtype=object),
+                "policy": np.array([pilots[i][k].policy for k in cand], dtype=object),
+                "opponent": np.array([names[j] for j in opponents[inputs["field"]]],
+                                     dtype=object),
+                "table_id": inputs["table_id"], "deal": inputs["deal"],
+                "first_seat": inputs["first_seat"], "score": score,
+            }, schema=GAME_SCHEMA))
+            if progress is not None:
+                progress(len(score))
+    return pl.concat(frames, how="vertical")
+
+
+# ---------------------------------------------------------------------------- the metrics
+
+
+def win_shares(games: pl.DataFrame) -> pl.DataFrame:
+    """Per (deck, pilot): ``win_share`` = Σ score / games (a win 1, a draw 1/2, a loss 0)
+    against the field, every opponent's games counted alike, with its 95% interval
+    ``win_share_lo``/``_hi`` (``ratio_by_deal``: the deal against one opponent, both seat
+    orders, is the unit; opponents are strata); ``deals`` (per opponent), ``games``."""
+    shares = ratio_by_deal(games, "score", pl.lit(1.0), by=["deck", "pilot"],
+                           name="win_share").collect()
+    counts = games.group_by("deck", "pilot").agg(
+        pl.col("policy").first(), pl.col("deal").n_unique().cast(pl.Int64).alias("deals"),
+        pl.len().cast(pl.Int64).alias("games"))
+    return counts.join(shares, on=["deck", "pilot"]).select(
+        "deck", "pilot", "policy", "deals", "games", "win_share", "win_share_lo",
+        "win_share_hi")
+
+
+def vs_default(games: pl.DataFrame, pilot: str) -> pl.DataFrame:
+    """Per deck that has ``pilot``: ``vs_default`` = win share with ``pilot`` − win share
+    with the default pilot, on the same deals; its 95% interval ``vs_default_lo``/``_hi``
+    and two-sided ``vs_default_p`` pair the two pilots deal by deal (``lincomb_by_deal``:
+    the per-deal difference of the linearised shares, opponents as strata)."""
+    have = games.filter(pl.col("pilot") == pilot).select("deck").unique()
+    rows = games.join(have, on="deck", how="semi").filter(
+        pl.col("pilot").is_in([pilot, REFERENCE]))
+    is_p = (pl.col("pilot") == pilot).cast(pl.Float64)
+    is_d = (pl.col("pilot") == REFERENCE).cast(pl.Float64)
+    out = lincomb_by_deal(rows, [(pl.col("score") * is_p, is_p, 1.0),
+                                 (pl.col("score") * is_d, is_d, -1.0)],
+                          by=["deck"], name="vs_default")
+    return out.select("deck", pl.lit(pilot).alias("pilot"), "vs_default", "vs_default_lo",
+                      "vs_default_hi", "vs_default_p")
+
+
+def skill_gap(table: pl.DataFrame) -> pl.DataFrame:
+    """Per deck: ``best_pilot``, the pilot of the highest win share (ties: the first in
+    ``PILOTS``), and ``gap`` = its win share − the default pilot's (0 when the default is
+    the best): how far the deck's default pilot is from the best pilot measured."""
+    order = {p: k for k, p in enumerate(PILOTS)}
+    ranked = table.with_columns(
+        pl.col("pilot").replace_strict(order, default=len(PILOTS)).alias("_o")
+    ).sort("deck", pl.col("win_share"), "_o", descending=[False, True, False])
+    best = ranked.group_by("deck", maintain_order=True).agg(
+        pl.col("pilot").first().alias("best_pilot"), pl.col("win_share").max().alias("_b"))
+    ref = table.filter(pl.col("pilot") == REFERENCE).select("deck", pl.col("win_share")
+                                                             .alias("_d"))
+    return best.join(ref, on="deck").select(
+        "deck", "best_pilot", (pl.col("_b") - pl.col("_d")).alias("gap"))
+
+
+def skill_table(games: pl.DataFrame, seed: int | None = None) -> pl.DataFrame:
+    """The skill table: one row per (deck, pilot), ``win_shares`` with each non-default
+    pilot's ``vs_default`` (null on the default row, the reference) and the deck's
+    ``skill_gap``; decks by gap, largest first (ties by name), pilots in ``PILOTS`` order;
+    ``rank`` is the deck's place. ``seed`` is recorded when given."""
+    shares = win_shares(games)
+    present = [p for p in PILOTS if p != REFERENCE and p in set(shares["pilot"])]
+    extra = sorted(set(shares["pilot"]) - set(PILOTS))
+    diffs = [vs_default(games, p) for p in [*present, *extra]]
+    table = shares.join(pl.concat(diffs) if diffs else pl.DataFrame(
+        schema={"deck": pl.String, "pilot": pl.String, "vs_default": pl.Float64,
+                "vs_default_lo": pl.Float64, "vs_default_hi": pl.Float64,
+                "vs_default_p": pl.Float64}), on=["deck", "pilot"], how="left")
+    gap = skill_gap(table)
+    decks = gap.sort(["gap", "deck"], descending=[True, False]).with_row_index(
+        "rank", offset=1).select("deck", pl.col("rank").cast(pl.Int64))
+    order = {p: k for k, p in enumerate([*PILOTS, *extra])}
+    table = table.join(gap, on="deck").join(decks, on="deck").with_columns(
+        pl.col("pilot").replace_strict(order, default=len(order)).alias("_o")
+    ).sort("rank", "_o").drop("_o")
+    if seed is not None:
+        table = table.with_columns(pl.lit(seed, dtype=pl.UInt64).alias("seed"))
+    return table
+
+
+def measure(decks: Sequence[str | Path], games: int = DEFAULT_GAMES,
+            seed: int = DEFAULT_SEED, **kw: Any) -> pl.DataFrame:
+    """``play`` then ``skill_table``: the skill table of ``decks`` (keywords as ``play``)."""
+    return skill_table(play(decks, games=games, seed=seed, **kw), seed=seed)
+
+
+# ---------------------------------------------------------------------------- output
+
+
+def _num(x: Any) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+def to_json(table: pl.DataFrame) -> dict[str, Any]:
+    """The skill table as JSON-ready data: the decks in the table's order, each with its
+    gap, best pilot and every pilot measured (win share and interval; the paired
+    difference from the default pilot with its interval, null for the default)."""
+    decks: dict[str, dict[str, Any]] = {}
+    for r in table.iter_rows(named=True):
+        d = decks.setdefault(r["deck"], {"deck": r["deck"], "rank": r["rank"],
+                                         "gap": _num(r["gap"]), "best_pilot": r["best_pilot"],
+                                         "pilots": {}})
+        d["pilots"][r["pilot"]] = {
+            "policy": r["policy"], "deals": r["deals"], "games": r["games"],
+            "win_share": _num(r["win_share"]), "win_share_lo": _num(r["win_share_lo"]),
+            "win_share_hi": _num(r["win_share_hi"]),
+            "vs_default": _num(r["vs_default"]), "vs_default_lo": _num(r["vs_default_lo"]),
+            "vs_default_hi": _num(r["vs_default_hi"]), "vs_default_p": _num(r["vs_default_p"]),
+        }
+    seed = table["seed"][0] if "seed" in table.columns and len(table) else None
+    return {"pilots": [p for p in PILOTS if p in set(table["pilot"])],
+            "reference": REFERENCE, "seed": seed,
+            "deals_per_opponent": int(table["deals"].max()) if len(table) else 0,
+            "games": int(table["games"].sum()) if len(table) else 0,
+            "order": "decks by the default pilot's gap to the best pilot measured, largest "
+                     "first (ties by name)",
+            "decks": list(decks.values())}
+
+
+def display_rows(table: pl.DataFrame) -> tuple[list[str], list[list[str]]]:
+    """(header, rows) of the skill table as text, one row per deck: the default pilot's
+    policy, each pilot's win share, each other pilot's paired difference from the default
+    ("Δ") with its 95% interval, the gap. Columns for the pilots present only."""
+    from rnr_sim.display import EMPTY, interval, pct, pp
+
+    present = [p for p in PILOTS if p in set(table["pilot"])]
+    header = ["Deck", "Default policy"]
+    for p in present:
+        header.append(p)
+        if p != REFERENCE:
+            header.append(f"{p} Δ [95%]")
+    header.append("Gap")
+    rows = []
+    for (deck,), g in table.group_by("deck", maintain_order=True):
+        by = {r["pilot"]: r for r in g.iter_rows(named=True)}
+        row = [str(deck), str(by[REFERENCE]["policy"]) if REFERENCE in by else EMPTY]
+        for p in present:
+            r = by.get(p)
+            row.append(EMPTY if r is None else pct(r["win_share"]))
+            if p != REFERENCE:
+                row.append(EMPTY if r is None else
+                           f"{pp(r['vs_default'])} "
+                           f"{interval(r['vs_default_lo'], r['vs_default_hi'], signed=True)}")
+        row.append(pp(g["gap"][0]))
+        rows.append(row)
+    return header, rows
+
+
+def text_lines(table: pl.DataFrame) -> list[str]:
+    """The skill table as plain-text lines (``display.format_table``) with a caption."""
+    from rnr_sim.display import count, format_table
+
+    header, rows = display_rows(table)
+    right = set(range(2, len(header)))
+    deals = int(table["deals"].max()) if len(table) else 0
+    lines = format_table(header, rows, right)
+    return [*lines, "", *textwrap.wrap(caption(table) + f" {count(deals)} deals per opponent.",
+                                       width=92)]
+
+
+def caption(table: pl.DataFrame) -> str:
+    """What the skill table shows, in words (the text table's and the report's note)."""
+    note = ("Win share against the field (a draw counts half), both seat orders, the same "
+            "deals for every pilot of a deck. Δ: the pilot minus the default pilot, paired "
+            "by deal, with its 95% interval. Gap: the best pilot's win share minus the "
+            "default's. Decks by gap, largest first (ties by name).")
+    if "tuned" not in set(table["pilot"]):
+        note += (" No deck has a tuned pilot: give a deck a policy file as its Policy: "
+                 "header, or --tuned DECK=FILE.")
+    return note
+
+
+def write(table: pl.DataFrame, out_dir: str | Path) -> Path:
+    """Write ``skill.parquet`` into ``out_dir`` (created if missing; an existing run dir is
+    fine) atomically: a temporary name, then a rename. Returns the file's path."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: not a folder; give a run dir or a new folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"--out {out}: cannot create ({e.strerror or e})") from None
+    path = out / FILE
+    tmp = out / f".{FILE}.tmp"
+    try:
+        table.write_parquet(tmp, compression="zstd")
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"{path}: cannot write ({e.strerror or e})") from None
+    return path
+
+
+def read(run_dir: str | Path) -> pl.DataFrame | None:
+    """The skill table stored in ``run_dir`` (``rnr-sim skill --out``), or None."""
+    path = Path(run_dir) / FILE
+    if not path.is_file():
+        return None
+    try:
+        return pl.read_parquet(path)
+    except Exception as e:  # a broken file is bad input, not a crash
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise InputError(f"{path}: cannot read ({first}); rerun rnr-sim skill --out "
+                         f"{run_dir}") from None
