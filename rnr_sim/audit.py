@@ -53,11 +53,16 @@ class Audit:
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULTS, 0))
     counts: dict[str, float] = field(default_factory=lambda: dict.fromkeys(COUNTS, 0))
     by_deck: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: fault -> (deck files, deal, turn, card) of the first few seen, to replay
+    examples: dict[str, list[tuple]] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         per100 = {k: round(100 * v / max(self.games, 1), 2) for k, v in self.faults.items()}
         return {"games": self.games, "faults": self.faults, "faults_per_100_games": per100,
-                "counts": self.counts, "by_deck": self.by_deck}
+                "counts": self.counts, "by_deck": self.by_deck,
+                "examples": {k: [{"replay": f"rnr-sim replay {a} {b} --game {g}",
+                                  "turn": t, "card": c} for a, b, g, t, c in v]
+                             for k, v in self.examples.items()}}
 
 
 def _effects(cards: np.ndarray, c: int) -> list[tuple[int, int, int, int]]:
@@ -74,7 +79,7 @@ def _effects(cards: np.ndarray, c: int) -> list[tuple[int, int, int, int]]:
 
 
 def audit_trace(trace: np.ndarray, cards: np.ndarray, deck_of_seat: Sequence[str],
-                audit: Audit) -> None:
+                audit: Audit, where: tuple = ()) -> None:
     """Add one game's findings (``trace``: rows ``turn, event, seat, a..e``) to ``audit``;
     a fault is charged to the deck of the seat that made the play."""
     n = len(deck_of_seat)
@@ -87,16 +92,24 @@ def audit_trace(trace: np.ndarray, cards: np.ndarray, deck_of_seat: Sequence[str
     gained = 0  # IP from cards this turn, and what was spent after the first of it
     spent_after = 0
 
+    turn = 0
+
+    def fault(q: int, key: str, n: int, card: int) -> None:
+        faults_seat[q][key] += n
+        seen = audit.examples.setdefault(key, [])
+        if len(seen) < 3:
+            seen.append((*where, turn + 1, card))
+
     def close_turn(finished: bool) -> None:
         """End of a turn: what waited and never came counts only if the turn was played
         out (a game won at step iii never reaches step vi)."""
         nonlocal gained, spent_after
-        for (q, _c), verb in (waiting.items() if finished else ()):
-            key = "repair restored nothing" if verb == enums.V_REPAIR else "recover found nothing"
-            faults_seat[q][key] += 1
+        for (q, c), verb in (waiting.items() if finished else ()):
+            fault(q, "repair restored nothing" if verb == enums.V_REPAIR
+                  else "recover found nothing", 1, c)
         waiting.clear()
         if finished and active >= 0 and gained > spent_after:
-            faults_seat[active]["IP gained and lost"] += gained - spent_after
+            fault(active, "IP gained and lost", gained - spent_after, -1)
         gained = spent_after = 0
 
     for row in trace:
@@ -105,6 +118,7 @@ def audit_trace(trace: np.ndarray, cards: np.ndarray, deck_of_seat: Sequence[str
         if kind == ev.EV_TURN:
             close_turn(False)
             active = q
+            turn = int(row[0])
             pile[q] = c
         elif kind == ev.EV_TURN_END:
             close_turn(True)
@@ -118,7 +132,7 @@ def audit_trace(trace: np.ndarray, cards: np.ndarray, deck_of_seat: Sequence[str
                          and (kicker == 0 or c != 0))
             thinnest = min((pile[o] for o in range(n) if o != q), default=0)  # R37
             if forced and thinnest - forced >= DEEP_PILE:
-                faults_seat[q]["cards forced into a deep pile"] += forced
+                fault(q, "cards forced into a deep pile", forced, a)
             if cards[a, enums.C_TYPE] == enums.PILLAR:
                 pillars[q] += 1
                 most[q] = max(most[q], pillars[q])
@@ -145,8 +159,10 @@ def audit_trace(trace: np.ndarray, cards: np.ndarray, deck_of_seat: Sequence[str
                 audit.counts["P2 right placed an effect Pillar"] += 1
         elif kind == ev.EV_DESTROY and a >= 0 and cards[a, enums.C_TYPE] == enums.PILLAR:
             pillars[q] -= 1
-        elif kind == ev.EV_AOA_RESULT:
-            key = "AoA won" if c > d else "AoA even trade" if c == d else "AoA block"
+        elif kind == ev.EV_AOA_RESULT:  # (card, target seat, target card, ours, theirs)
+            ours, theirs = d, int(row[7])
+            key = "AoA won" if ours > theirs else "AoA even trade" if ours == theirs else \
+                "AoA block"
             audit.counts[key] += 1
     close_turn(False)
     audit.games += 1
@@ -187,5 +203,6 @@ def audit_games(decks: Sequence[str | Path], games: int = 20, seed: int | None =
             trace, _gm, _pl = driver.trace_game(table_cards, deck_cards, deck_size,
                                                 seat_policy, prof, seed, table_id=0,
                                                 deal=k, first_seat=k % 2, policies=table)
-            audit_trace(trace, table_cards, [d.name for d in pair], audit)
+            audit_trace(trace, table_cards, [d.name for d in pair], audit,
+                        where=(str(decks[i]), str(decks[j]), k))
     return audit

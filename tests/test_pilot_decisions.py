@@ -57,6 +57,20 @@ def test_repair_is_activated_only_when_something_is_damaged(damaged, activated):
     assert t.sideways(0, fort) is activated
 
 
+def test_a_second_repair_of_one_dent_is_not_activated():
+    """Two Forts, one Wall missing 3 DP: the first repair (3) queued for step vi covers it,
+    so the second Fort stays upright (a replay showed Lafayette's kicker and a Garrison
+    both repairing one dent)."""
+    t = Table()
+    t.play_area(0, "Wall", dp=7)
+    forts = [t.play_area(0, "Fort"), t.play_area(0, "Fort")]
+    t.set_ip(0, pillar=2)
+    t.play_phase()
+    assert sum(t.sideways(0, f) for f in forts) == 1
+    t.resolve_phase()
+    assert t.cards_in(0, "play").count("Wall") == 1
+
+
 @pytest.mark.parametrize("discard,played", [((), False), (("Costly",), True)])
 def test_recover_is_played_only_with_a_card_to_recover(discard, played):
     t = Table([card("Reclaim", "rights", cost=0, effects=["recover 1"])])
@@ -219,7 +233,7 @@ def test_random_pilot_strikes_any_ua_alike():
         t = Table(policy="random", seed=seed, uas=None)
         slots = [t.ua(1, "UA", dp=dp) for dp in (20, 10, 15)]
         t.apply_effect(0, "strike", 3)
-        hit |= {s for s, dp in zip(slots, (20, 10, 15)) if t.dp(1, s) == dp - 3}
+        hit |= {s for s, dp in zip(slots, (20, 10, 15), strict=True) if t.dp(1, s) == dp - 3}
     assert len(hit) == 3
 
 

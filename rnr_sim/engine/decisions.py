@@ -32,7 +32,8 @@ from rnr_sim.engine.state import (
 PM_VALUE0 = 0  # + hand slot: the card's value, noted once per Play Phase (NaN: not yet)
 PM_THREAT = E.MAX_SLOTS  # damage of the opposing Attacks in play (``note_threats``)
 PM_OPP_HAS_DEFENSE = E.MAX_SLOTS + 1  # 1.0 if the opponent an Attack strikes has a Defense
-MEMO_WIDTH = E.MAX_SLOTS + 2
+PM_QUEUED0 = E.MAX_SLOTS + 2  # + verb: the amount of that verb this Play Phase's plays queued
+MEMO_WIDTH = E.MAX_SLOTS + 2 + E.N_VERBS
 
 WIN_VALUE = 1000.0  # the value of an action that wins the game now
 IP_LATER = -1  # ``effect_value``'s ``spent``: IP that arrives in a later Independence Phase
@@ -212,15 +213,18 @@ def ip_wanted(cards, pl, sl, ls, p, spent):
     return want - left if want > left else 0
 
 
-@njit("float64(int32[:, ::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64, int64, int64)", **KERNEL)
-def effect_value(cards, w, pl, sl, ls, gm, p, verb, amount, spent):
+@njit("float64(int32[:, ::1], float64[:, ::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64, int64, int64)", **KERNEL)
+def effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, amount, spent):
     """How much ``p``'s policy wants one effect now (context-dependent, may be negative).
     Each value reads the state the effect acts on; an effect that wins now is worth
     ``WIN_VALUE``. ``spent``, for effects that give IP: ``IP_LATER`` (an 'each turn' IP,
     worth its amount), ``IP_LOST`` (IP that arrives after the Play Phase and is lost, R32
     off), else the IP the action takes first: IP now is worth only what the hand can still
-    spend of it (``ip_wanted``)."""
+    spend of it (``ip_wanted``). What heal, repair, recover and destroy petition can still
+    do is less what this Play Phase's plays already queued for the Resolve Phase
+    (``PM_QUEUED0``): a second repair of one dent restores nothing."""
     wv = w[p, W.W_VERB + verb]
+    queued = memo[p, PM_QUEUED0 + verb]
     if verb == E.V_LP:
         q = pick_opponent(pl, w, gm, p, E.V_LP)
         if q < 0:
@@ -236,7 +240,7 @@ def effect_value(cards, w, pl, sl, ls, gm, p, verb, amount, spent):
             return WIN_VALUE  # Art. III §2: the last UA
         return wv * amount
     if verb == E.V_HEAL:
-        missing = STARTING_LP - pl[p, L.P_LP]
+        missing = STARTING_LP - pl[p, L.P_LP] - queued
         if missing <= 0:
             return 0.0
         urgency = 1.0 + (2.0 if pl[p, L.P_LP] < 30 else 0.0)
@@ -275,14 +279,15 @@ def effect_value(cards, w, pl, sl, ls, gm, p, verb, amount, spent):
             return 0.0
         return wv * min(gain, ip_wanted(cards, pl, sl, ls, p, spent))
     if verb == E.V_REPAIR:
-        return wv * min(amount, most_missing_dp(cards, pl, sl, ls, p))
+        return wv * max(0.0, min(amount, most_missing_dp(cards, pl, sl, ls, p) - queued))
     if verb == E.V_DESTROY_PETITION:
         q = pick_opponent(pl, w, gm, p, verb)
-        if q < 0 or pl[q, L.P_N_PETITIONS] == 0:
+        left = pl[q, L.P_N_PETITIONS] - queued if q >= 0 else 0.0
+        if left <= 0:
             return 0.0
-        return wv * min(amount, pl[q, L.P_N_PETITIONS]) * (1.0 + pl[q, L.P_N_PETITIONS])
+        return wv * min(amount, left) * (1.0 + pl[q, L.P_N_PETITIONS])
     if verb == E.V_RECOVER:
-        return wv * min(amount, recoverable(cards, pl, sl, p))
+        return wv * max(0.0, min(amount, recoverable(cards, pl, sl, p) - queued))
     if verb == E.V_TUTOR_PILLAR:
         return wv if pl[p, L.P_N_PILLARS] < w[p, W.W_PILLAR_TARGET] else 0.0
     return 0.0
@@ -295,8 +300,10 @@ def note_threats(cards, w, memo, pl, sl, ls, gm, p):
     each opponent ``q``'s listed in ``q``'s own scratch list, ``P_N_AOA_TARGETS`` long (a
     list of ``q``'s slots cannot outgrow its 64 entries, whatever the number of opponents;
     ``q``'s scratch is idle outside ``q``'s Resolve Phase), their total damage (the threat
-    to our UAs), and whether the opponent ``p`` strikes holds a Defense. Returns how many
-    Attacks were listed."""
+    to our UAs), and whether the opponent ``p`` strikes holds a Defense; nothing queued yet
+    (``PM_QUEUED0``). Returns how many Attacks were listed."""
+    for v in range(E.N_VERBS):
+        memo[p, PM_QUEUED0 + v] = 0.0  # a new phase: nothing queued yet
     n = 0
     total = 0
     for q in range(gm[L.G_N_PLAYERS]):
@@ -367,7 +374,7 @@ def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
             continue
         trig = eff(cards, c, e, E.E_TRIGGER)
         spent = ip_now if trig == E.TRIG_ON_RESOLVE else IP_LATER
-        ev = effect_value(cards, w, pl, sl, ls, gm, p, verb, eff(cards, c, e, E.E_AMOUNT), spent)
+        ev = effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, eff(cards, c, e, E.E_AMOUNT), spent)
         if trig == E.TRIG_ON_RESOLVE:
             v += ev
         elif trig == E.TRIG_EACH_TURN:
@@ -472,7 +479,7 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
         elif kind == L.ACT_ACTIVATE:
             e = acts[i, 2]
             spent = acts[i, 4] if ip_now == 0 else IP_LOST
-            sc = effect_value(cards, w, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
+            sc = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
                               eff(cards, c, e, E.E_AMOUNT), spent) - w[p, W.W_COST] * acts[i, 4]
         elif kind == L.ACT_PLAY:
             v = noted_card_value(cards, rules, w, memo, pl, sl, ls, gm, p, s, c) \
@@ -481,7 +488,7 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
         elif kind == L.ACT_PLAY_KICKED:
             e = acts[i, 2]
             k = eff(cards, c, e, E.E_COST)
-            kv = effect_value(cards, w, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
+            kv = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
                               eff(cards, c, e, E.E_AMOUNT), k if ip_now == 0 else IP_LOST)
             sc = v + w[p, W.W_KICKER] * kv - w[p, W.W_COST] * k
         else:  # ACT_AOA: Amend. I §3-4: the lesser is destroyed, the greater loses the lesser
@@ -495,7 +502,40 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
                 - w[p, W.W_COST] * acts[i, 4]
         if sc > best_score:
             best, best_score = i, sc
+    if best >= 0 and not randomly:
+        note_queued(cards, memo, sl, p, acts, best)
     return best
+
+
+@njit(**INLINED)
+def queues(verb):
+    """Verbs whose value is capped by what is left to act on (``effect_value``)."""
+    return verb == E.V_HEAL or verb == E.V_REPAIR or verb == E.V_RECOVER or \
+        verb == E.V_DESTROY_PETITION
+
+
+@njit(**INLINED)
+def note_queued(cards, memo, sl, p, acts, i):
+    """Action ``i`` was chosen: add what it queues of the capped verbs (``queues``) for the
+    Resolve Phase to the pilot's memory; if anything, the noted card values (which read
+    it) are forgotten."""
+    kind = acts[i, 0]
+    c = sl[p, acts[i, 1], L.S_CARD]
+    added = False
+    for e in range(E.MAX_EFFECTS):
+        verb = eff(cards, c, e, E.E_VERB)
+        if not queues(verb):
+            continue
+        if kind == L.ACT_ACTIVATE:
+            fires = e == acts[i, 2]
+        else:
+            fires = eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE and \
+                (eff(cards, c, e, E.E_KICKER) == 0 or kind == L.ACT_PLAY_KICKED)
+        if fires:
+            memo[p, PM_QUEUED0 + verb] += eff(cards, c, e, E.E_AMOUNT)
+            added = True
+    if added:
+        forget_card_values(memo, p)
 
 
 @njit(**INLINED)
@@ -534,8 +574,7 @@ def choose_p2_pillar(cards, w, pl, sl, ls, gm, rng, p2, zero_cost_only):
         for e in range(E.MAX_EFFECTS):
             verb = eff(cards, c, e, E.E_VERB)
             if verb != E.V_NONE and eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE:
-                key -= effect_value(cards, w, pl, sl, ls, gm, p2, verb,
-                                    eff(cards, c, e, E.E_AMOUNT), IP_LATER)
+                key -= w[p2, W.W_VERB + verb] * eff(cards, c, e, E.E_AMOUNT)  # its worth later
         if key > best_key:
             best = s
             best_key = key
