@@ -62,6 +62,7 @@ V_DESTROY_PETITION = 12  # destroy N of an opponent's Petitions
 V_RECOVER = 13  # N cards from your Discard Pile to hand
 V_TUTOR_PILLAR = 14  # a Pillar from your Draw Pile to hand, then shuffle
 V_IP_PER_PILLAR = 15  # gain N non-Pillar IP for each Pillar you have in play
+V_HEAL_PER_PILLAR = 16  # gain N LP for each Pillar you have in play (healing)
 
 # ---------------------------------------------------------------- compiled catalog columns
 # The catalog compiles to one int32 table ``cards[n_cards, N_CARD_COLS]``.
@@ -136,6 +137,7 @@ VERB_TABLE: tuple[tuple[str, int, int, int, int, float], ...] = (
     ("recover", STEP_EFFECTS, 0, AIM_SELF, 0, 1.5),
     ("tutor pillar", STEP_EFFECTS, 0, AIM_SELF, 1, 3.0),
     ("ip per pillar", STEP_EFFECTS, IP_PER_PILLAR, AIM_SELF, 1, 1.5),
+    ("heal per pillar", STEP_HEAL, 0, AIM_SELF, 1, 0.5),
 )
 N_VERBS = len(VERB_TABLE)
 VERBS = tuple(row[0] for row in VERB_TABLE)
@@ -145,6 +147,7 @@ VERB_AIM = tuple(row[3] for row in VERB_TABLE)
 VERB_READS_PILLARS = tuple(row[4] for row in VERB_TABLE)
 VERB_VALUE = tuple(row[5] for row in VERB_TABLE)
 assert VERBS.index("ip per pillar") == V_IP_PER_PILLAR and VERBS.index("ip") == V_IP
+assert VERBS.index("heal per pillar") == V_HEAL_PER_PILLAR
 
 # ---------------------------------------------------------------- victory paths
 PATH_NONE = -1

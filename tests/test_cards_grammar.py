@@ -19,7 +19,7 @@ def test_grammar_verbs_are_the_design_table():
     assert CARD_VERBS == (
         "lp", "strike", "strike ua", "heal", "draw", "force draw", "mill", "exile",
         "discard", "ip", "repair", "destroy petition", "recover", "tutor pillar",
-        "ip per pillar",
+        "ip per pillar", "heal per pillar",
     )
     assert CARD_VERBS == enums.VERBS[1:]
 

@@ -332,3 +332,17 @@ def test_r44_recover_never_returns_a_ua():
     t.discard_pile(0, "UA", "Filler")
     resolve_card(t, "Do recover 1")
     assert t.hand_cards(0) == ["Filler"]
+
+
+def test_verb_heal_per_pillar():
+    """N LP for each Pillar its controller has in play when it resolves, at step iv with
+    healing (R13), through the same LP change as ``heal``."""
+    t = Table([verb_card("heal per pillar 2")])
+    t.pillar(0, "Pillar", "Pillar", "Big Pillar")
+    t.set_lp(0, 80)
+    resolve_card(t, "Do heal per pillar 2")
+    assert t.lp(0) == 86  # 2 x 3 Pillars
+    bare = Table([verb_card("heal per pillar 2")])
+    bare.set_lp(0, 80)
+    resolve_card(bare, "Do heal per pillar 2")
+    assert bare.lp(0) == 80  # no Pillar in play: nothing

@@ -239,12 +239,15 @@ def effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, amount, spent):
         if last_ua_falls(pl, sl, ls, q, amount, verb == E.V_STRIKE_UA):
             return WIN_VALUE  # Art. III §2: the last UA
         return wv * amount
-    if verb == E.V_HEAL:
-        missing = STARTING_LP - pl[p, L.P_LP] - queued
+    if verb == E.V_HEAL or verb == E.V_HEAL_PER_PILLAR:
+        n = pl[p, L.P_N_PILLARS]
+        gain = amount if verb == E.V_HEAL else amount * n
+        missing = STARTING_LP - pl[p, L.P_LP] - memo[p, PM_QUEUED0 + E.V_HEAL] \
+            - memo[p, PM_QUEUED0 + E.V_HEAL_PER_PILLAR] * n
         if missing <= 0:
             return 0.0
         urgency = 1.0 + (2.0 if pl[p, L.P_LP] < 30 else 0.0)
-        return wv * min(amount, missing) * urgency
+        return wv * min(gain, missing) * urgency
     if verb == E.V_DRAW:
         if pl[p, L.P_N_DRAW] <= amount + 3:
             return -WIN_VALUE  # drawing ourselves out (Art. III §4)
@@ -510,8 +513,8 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
 @njit(**INLINED)
 def queues(verb):
     """Verbs whose value is capped by what is left to act on (``effect_value``)."""
-    return verb == E.V_HEAL or verb == E.V_REPAIR or verb == E.V_RECOVER or \
-        verb == E.V_DESTROY_PETITION
+    return verb == E.V_HEAL or verb == E.V_HEAL_PER_PILLAR or verb == E.V_REPAIR or \
+        verb == E.V_RECOVER or verb == E.V_DESTROY_PETITION
 
 
 @njit(**INLINED)

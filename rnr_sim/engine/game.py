@@ -443,6 +443,8 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
         strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, amount, True, src_card)
     elif verb == E.V_HEAL:
         change_lp(rules, pl, gm, tr, p, amount, E.V_HEAL, src_card)
+    elif verb == E.V_HEAL_PER_PILLAR:  # healing, N for each Pillar in play when it resolves
+        change_lp(rules, pl, gm, tr, p, amount * pl[p, L.P_N_PILLARS], E.V_HEAL, src_card)
     elif verb == E.V_DRAW:
         for _ in range(amount):
             if not draw_one(rules, pl, sl, ls, gm, masks, tr, p, False):
