@@ -168,8 +168,8 @@ def seat_plot(seats: pl.DataFrame) -> Figure | None:
     if not rows:
         return None
     labels = {("all", "any"): "all games", ("all", "used"): "P2 right used",
-              ("all", "declined"): "P2 right declined", ("mirror", "any"): "mirrors",
-              ("mirror", "used"): "mirrors,\nP2 used", ("mirror", "declined"): "mirrors,\nP2 declined"}
+              ("all", "declined"): "P2 right not used", ("mirror", "any"): "mirrors",
+              ("mirror", "used"): "mirrors,\nP2 used", ("mirror", "declined"): "mirrors,\nP2 not used"}
     multi = len({r["n_players"] for r in rows}) > 1
     names = [labels[(r["scope"], r["p2"])] + (f"\n{r['n_players']}p" if multi else "")
              for r in rows]

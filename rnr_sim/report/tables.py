@@ -197,10 +197,10 @@ def main_path_table(m: Metrics) -> Table:
 SCOPE_LABELS = {
     ("all", "any"): "All games",
     ("all", "used"): "Second seat used its P2 Pillar right",
-    ("all", "declined"): "Second seat declined the right",
+    ("all", "declined"): "Second seat did not use the right (no Pillar in hand, or declined)",
     ("mirror", "any"): "Mirror matches (same deck both seats)",
     ("mirror", "used"): "Mirrors, P2 right used",
-    ("mirror", "declined"): "Mirrors, P2 right declined",
+    ("mirror", "declined"): "Mirrors, P2 right not used",
 }
 
 

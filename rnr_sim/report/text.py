@@ -30,7 +30,7 @@ SEAT_SCOPES = {
     ("all", "any"): "all games",
     ("mirror", "any"): "mirror matches",
     ("all", "used"): "games where the second seat used its P2 Pillar right",
-    ("all", "declined"): "games where the second seat declined its P2 Pillar right",
+    ("all", "declined"): "games where the second seat did not use its P2 Pillar right (no Pillar in its opening hand, or its pilot declined)",
 }
 
 
@@ -398,9 +398,11 @@ def seats_lead(m: Metrics) -> str:
             f"order does not matter. The first seat wins {fmt(('all', 'any'))} of all games "
             f"{mirrors}. When "
             f"the second seat uses its P2 Pillar right (Amend. VIII) the first seat wins "
-            f"{fmt(('all', 'used'))}; when it declines, {fmt(('all', 'declined'))}. The "
-            f"second seat chooses whether to use the right, so that split shows association, "
-            f"not the right's effect.")
+            f"{fmt(('all', 'used'))}; when it does not (mostly: no Pillar in its opening "
+            f"hand), {fmt(('all', 'declined'))}. Whether the right is used depends on the "
+            f"hand and the pilot, so that split shows association, not the right's effect: "
+            f"the right's effect is measured by its switch (`compare --rules-b` with "
+            f"`p2_free_pillar = \"off\"`).")
 
 
 def branches_lead(m: Metrics) -> str:
