@@ -66,6 +66,8 @@ class BenchOptions:
     pure_games: int = DEFAULT_PURE_GAMES
     run_games: int = DEFAULT_RUN_GAMES
     repeat: int = DEFAULT_REPEAT
+    backend: str = "local"  # "ray": also time the end-to-end run on Ray, beside the local one
+    address: str | None = None  # the Ray cluster to join (default: start a local Ray)
 
     @classmethod
     def quick(cls) -> BenchOptions:
@@ -348,6 +350,8 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
             e2e["share_of_engine_per_cpu_s"] = round(e2e["games_per_cpu_s"]
                                                      / same["games_per_cpu_s"], 3)
     result["end_to_end"] = e2e
+    result["end_to_end_ray"] = (ray_run(options.run_games, options.address, log)
+                                if options.run_games and options.backend == "ray" else None)
     result["repeat"] = options.repeat
 
     at_target = next((r for r in engine if r["threads"] == TARGET_THREADS), None)
@@ -364,6 +368,37 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
     result["machine"] = machine()
     result["machine"]["load_average_before"] = load_before
     return result
+
+
+def ray_run(games: int, address: str | None, log: Callable[[str], None]) -> dict[str, Any]:
+    """The end-to-end run on Ray: the seconds to start (or join) Ray, then the same run
+    twice: ``cold`` (each worker loads the engine from the numba cache in its first chunk,
+    as a command starting its own Ray does) and ``warm`` (the workers keep it, as on a
+    long-lived cluster). Chunks of about games / (4 x workers), so every worker has work."""
+    from rnr_sim.ray_backend import import_ray, init_ray
+
+    ray = import_ray()
+    started = not ray.is_initialized()
+    log("End to end on Ray: starting Ray…" if address is None and started
+        else "End to end on Ray: joining the cluster…")
+    startup = init_ray(address) if started else 0.0
+    try:
+        workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        chunk = max(1000, math.ceil(games / (4 * workers)))
+        out: dict[str, Any] = {"startup_s": round(startup, 2), "workers": workers,
+                               "chunk_size": chunk}
+        for label in ("cold", "warm"):
+            log(f"End to end on Ray ({label})…")
+            manifest: dict[str, Any] = {}
+            rate = runner.bench_run(games=games, backend="ray", chunk_size=chunk,
+                                    manifest=manifest)
+            times = sorted(manifest["execution"][-1]["chunk_s"].values())
+            out[label] = {"games": manifest["games_done"], "games_per_s": round(rate, 1),
+                          "chunk_s_median": times[len(times) // 2] if times else 0.0}
+        return out
+    finally:
+        if started:
+            ray.shutdown()
 
 
 def _load_average() -> float | None:
@@ -410,6 +445,12 @@ def format_bench(r: dict[str, Any]) -> str:
     if e:
         rows.append(["rnr-sim run", str(e["threads"]), _n(e["games"]), "-",
                      _n(e["games_per_s"]), _n(e.get("games_per_cpu_s", 0.0)), "-"])
+    ray = r.get("end_to_end_ray")
+    if ray:
+        for label in ("cold", "warm"):
+            rows.append([f"rnr-sim run --backend ray ({label})",
+                         f"{ray['workers']}x1", _n(ray[label]["games"]), "-",
+                         _n(ray[label]["games_per_s"]), "-", "-"])
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
     for row in [head, *rows]:
         lines.append("  ".join([row[0].ljust(widths[0])]
@@ -441,6 +482,11 @@ def format_bench(r: dict[str, Any]) -> str:
         lines.append(f"rnr-sim run end to end (simulate + write parquet): "
                      f"{100 * e['share_of_engine']:.0f}% of the engine's rate on "
                      f"{e['threads']} threads{cpu_share}")
+    if ray:
+        lines.append(f"Ray: {ray['startup_s']:.1f} s to start (not in its rates), "
+                     f"{ray['workers']} workers of 1 thread, chunks of {ray['chunk_size']:,} "
+                     "games; cold: each worker loads the engine in its first chunk; warm: "
+                     "the same workers again")
     lines.append("results identical on every thread count: "
                  + ("yes" if r["same_results_every_thread_count"] else "NO"))
     t = r["targets"]

@@ -13,7 +13,9 @@ through ``execute``::
 - ``backend(play, jobs)``: how chunks are played. ``local`` plays them one after the
   other; a backend may play them anywhere and return them in any order: the loop hands
   them to the sink in chunk order all the same, so the parts written are always the first
-  chunks of the sequence, never a later one before an earlier.
+  chunks of the sequence, never a later one before an earlier. ``open_backend`` makes the
+  one ``--backend`` names: ``LocalBackend``, or ``ray_backend.RayBackend`` (Ray tasks; a
+  ``remote`` backend warms the engine up in its workers, not here).
 
 Ctrl-C (``StopOnInterrupt``): the first stops handing out chunks and lets the one under
 way finish and be written; a second abandons it at once (its part is never half-written:
@@ -105,11 +107,16 @@ def engine_play(driver, plan, threads: int | None) -> Callable[[dict[str, np.nda
     """The engine call for games of ``plan`` (a compiled ``runner.RunPlan``): per-game
     inputs -> the engine's records."""
 
+    # Only the arrays are captured (not the plan, with its catalog and decks): a remote
+    # backend ships this function to its workers once.
+    cards, deck_cards, deck_size = plan.cards, plan.deck_cards, plan.deck_size
+    rules, seed, policies = plan.rules, plan.seed, plan.policy_table
+
     def play(inputs: dict[str, np.ndarray]):
         return driver.play_games(
-            plan.cards, plan.deck_cards, plan.deck_size, inputs["seat_deck"],
+            cards, deck_cards, deck_size, inputs["seat_deck"],
             inputs["seat_policy"], inputs["table_id"], inputs["deal"], inputs["first_seat"],
-            plan.rules, plan.seed, threads=threads, policies=plan.policy_table,
+            rules, seed, threads=threads, policies=policies,
         )
 
     return play
@@ -277,6 +284,80 @@ def local(play: Callable[[Any], Any], jobs: Iterable[Any]) -> Iterator[tuple[Any
         yield job, play(job)
 
 
+BACKENDS = ("local", "ray")
+
+
+class LocalBackend:
+    """``--backend local``: the chunks played in this process (the engine's threads:
+    ``--threads``, default all cores)."""
+
+    name = "local"
+    remote = False  # the engine is warmed up (compiled or loaded) in this process
+
+    def __init__(self, threads: int | None = None):
+        self.threads = threads  # engine threads per chunk
+        self.address = None
+        self.startup_s = 0.0
+
+    @property
+    def workers(self) -> int:
+        return 1
+
+    def __call__(self, play, jobs):
+        return local(play, jobs)
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records of the backend."""
+        return {"backend": self.name, "address": self.address, "workers": self.workers,
+                "threads_per_chunk": self.threads, "startup_s": round(self.startup_s, 3)}
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_backend(name: str = "local", address: str | None = None,
+                 threads: int | None = None):
+    """The backend ``--backend NAME [--address A]`` asks for, as a context manager (Ray:
+    joined or started on entry, a Ray it started stopped on exit). Raises ``InputError``
+    for an unknown name, an address without Ray, or Ray not installed."""
+    if name not in BACKENDS:
+        raise InputError(f"--backend {name}: unknown backend; choose one of "
+                         f"{', '.join(BACKENDS)}")
+    if name == "local":
+        if address is not None:
+            raise InputError("--address joins a Ray cluster: give it with --backend ray")
+        return LocalBackend(threads)
+    from rnr_sim.ray_backend import RayBackend, import_ray
+
+    import_ray()  # not installed: say how to install it, before anything is written
+    return RayBackend(address=address, threads=threads)
+
+
+def play_in_pieces(play: Callable[[dict[str, np.ndarray]], Any], inputs: dict[str, np.ndarray],
+                   backend, piece: int):
+    """``play(inputs)`` for many games at once, cut into pieces of ``piece`` games played
+    by ``backend`` and put back together in order: the same records as one call, since
+    each game is a pure function of its own inputs. The records: a namedtuple of arrays
+    whose first axis is the game."""
+    n = len(next(iter(inputs.values())))
+    if n <= piece and not getattr(backend, "remote", False):
+        return play(inputs)
+    chunks = [Chunk(i, {k: v[a:a + piece] for k, v in inputs.items()})
+              for i, a in enumerate(range(0, n, piece))]
+    parts: dict[int, Any] = {}
+    for (seq, _chunk), result in backend(lambda job: play(job[1].inputs), enumerate(chunks)):
+        parts[seq] = result
+    first = parts[0]
+    return type(first)(*(np.concatenate([np.asarray(parts[i][f]) for i in range(len(parts))])
+                         for f in range(len(first))))
+
+
 @dataclass
 class Tally:
     """What an ``execute`` call did. Seconds are by chunk tag."""
@@ -287,6 +368,7 @@ class Tally:
     simulate_s: dict[str, float] = field(default_factory=dict)
     write_s: dict[str, float] = field(default_factory=dict)
     interrupted: bool = False
+    chunk_s: dict[int, float] = field(default_factory=dict)  # chunk index -> play seconds
 
 
 def execute(chunks: Iterable[Chunk], play: Callable[[Chunk], Any], sink, *,
@@ -316,7 +398,7 @@ def execute(chunks: Iterable[Chunk], play: Callable[[Chunk], Any], sink, *,
             first = next(todo, None)
             if first is None:
                 return tally
-            if warm_up is not None:
+            if warm_up is not None and not getattr(backend, "remote", False):
                 t0 = time.perf_counter()
                 with compile_clock(warm_up(), log=progress.note):
                     play(first.first_game())
@@ -335,31 +417,43 @@ def execute(chunks: Iterable[Chunk], play: Callable[[Chunk], Any], sink, *,
                 records = play(job[1])
                 return records, time.perf_counter() - t0
 
-            finished: dict[int, tuple[Chunk, Any, float]] = {}
-            next_seq = 0
-            for (seq, chunk), (records, play_s) in backend(timed_play, handed_out()):
-                finished[seq] = (chunk, records, play_s)
-                del records
-                while next_seq in finished:
-                    chunk, records, play_s = finished.pop(next_seq)
-                    next_seq += 1
-                    t0 = time.perf_counter()
-                    sink.write(chunk, records)
-                    del records
-                    tag = chunk.tag
-                    tally.simulate_s[tag] = tally.simulate_s.get(tag, 0.0) + play_s
-                    tally.write_s[tag] = (tally.write_s.get(tag, 0.0)
-                                          + time.perf_counter() - t0)
-                    tally.written.append(chunk.index)
-                    tally.games += chunk.games
-                    if after is not None:
-                        after(chunk, tally)
-                    progress.update(chunk.games)
+            results = backend(timed_play, handed_out())
+            try:
+                _write_in_order(results, sink, tally, after, progress)
+            finally:
+                close = getattr(results, "close", None)
+                if close is not None:
+                    close()  # a remote backend cancels what is still under way
         except KeyboardInterrupt:
             # A second Ctrl-C: the chunks under way are lost; each part is written whole
             # or not at all, so the sink holds only complete chunks.
             tally.interrupted = True
     return tally
+
+
+def _write_in_order(results, sink, tally: Tally, after, progress: Progress) -> None:
+    """Hand each (job, (records, seconds)) of ``results`` to the sink in chunk order."""
+    finished: dict[int, tuple[Chunk, Any, float]] = {}
+    next_seq = 0
+    for (seq, chunk), (records, play_s) in results:
+        finished[seq] = (chunk, records, play_s)
+        del records
+        while next_seq in finished:
+            chunk, records, play_s = finished.pop(next_seq)
+            next_seq += 1
+            t0 = time.perf_counter()
+            sink.write(chunk, records)
+            del records
+            tag = chunk.tag
+            tally.simulate_s[tag] = tally.simulate_s.get(tag, 0.0) + play_s
+            tally.write_s[tag] = (tally.write_s.get(tag, 0.0)
+                                  + time.perf_counter() - t0)
+            tally.chunk_s[chunk.index] = play_s
+            tally.written.append(chunk.index)
+            tally.games += chunk.games
+            if after is not None:
+                after(chunk, tally)
+            progress.update(chunk.games)
 
 
 def _chain(first: Chunk, rest: Iterator[Chunk]) -> Iterator[Chunk]:

@@ -51,6 +51,7 @@ from rnr_sim.execution import (
     engine_play,
     execute,
     log_to_stderr,
+    open_backend,
     part_name,
     write_parquet,
 )
@@ -129,6 +130,8 @@ class RunOptions:
     vs: str | Path | None = None
     allow_illegal: bool = False
     command: str | None = None
+    backend: str = "local"  # where the chunks are played: "local" or "ray"
+    address: str | None = None  # --address: a Ray cluster to join (default: start one)
 
 
 @dataclass
@@ -482,13 +485,14 @@ def start_run(options: RunOptions, progress: bool = True,
     out = Path(options.out) if options.out is not None else default_out()
     check_out(out)
     plan = plan_run(options)
+    where = open_backend(options.backend, options.address, options.threads)
     driver = engine_driver()
     _create_out(out)
     manifest = new_manifest(plan, driver, options.command)
     write_manifest(out, manifest)
     write_parquet(out / "decks.parquet", decks_frame(plan))
     write_parquet(out / "cards.parquet", plan.catalog.to_polars(with_set=True))
-    return _execute(plan, out, manifest, driver, options.threads, progress, log)
+    return _execute(plan, out, manifest, driver, where, progress, log)
 
 
 def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
@@ -543,15 +547,18 @@ def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
 
 
 def resume_run(run_dir: str | Path, threads: int | None = None, progress: bool = True,
-               log: Callable[[str], None] = log_to_stderr) -> RunResult:
+               log: Callable[[str], None] = log_to_stderr, backend: str = "local",
+               address: str | None = None) -> RunResult:
     """Finish the chunks a stopped run did not complete; the result equals the run done
-    in one go. Inputs are re-read and must be unchanged (SHA-256)."""
+    in one go, whichever backend played which chunks. Inputs are re-read and must be
+    unchanged (SHA-256)."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputError(f"--resume {run_dir}: no such run dir")
     manifest = read_manifest(run_dir)
     check_threads(threads)
     plan = _plan_from_manifest(run_dir, manifest)
+    where = open_backend(backend, address, threads)
     driver = engine_driver()
     for sub in ("games", "seats"):
         try:
@@ -565,23 +572,33 @@ def resume_run(run_dir: str | Path, threads: int | None = None, progress: bool =
     if not (run_dir / "cards.parquet").exists():
         write_parquet(run_dir / "cards.parquet", plan.catalog.to_polars(with_set=True))
     manifest["resumed"] = [*manifest.get("resumed", []), _now()]
-    return _execute(plan, run_dir, manifest, driver, threads, progress, log)
+    return _execute(plan, run_dir, manifest, driver, where, progress, log)
 
 
-def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, threads: int | None,
+def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, where,
              progress: bool, log: Callable[[str], None]) -> RunResult:
-    """Simulate and write every chunk not yet complete (``execution.execute``), recording
-    each in the manifest once its parts are written."""
+    """Simulate and write every chunk not yet complete (``execution.execute`` on
+    ``backend``), recording each in the manifest once its parts are written, with the
+    backend and each chunk's play seconds (``execution``: one entry per start or resume)."""
+    with where:
+        return _execute_on(plan, out, manifest, driver, where, progress, log)
+
+
+def _execute_on(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, where,
+                progress: bool, log: Callable[[str], None]) -> RunResult:
     t_start = time.perf_counter()
+    session = {**where.describe(), "started": _now(), "chunk_s": {}}
+    manifest["execution"] = [*manifest.get("execution", []), session]
     timings = manifest["timings"]
     complete = sorted(c for c in manifest["chunks"]["complete"]
                       if (out / "games" / part_name(c)).exists()
                       and (out / "seats" / part_name(c)).exists())
     games_done = manifest["games_done"] = sum(b - a for a, b in map(plan.chunk_range, complete))
     plan.compile(driver)
-    engine = engine_play(driver, plan, threads)
+    engine = engine_play(driver, plan, where.threads)
 
     def save(tally) -> None:
+        session["chunk_s"] = {str(c): round(s, 3) for c, s in tally.chunk_s.items()}
         elapsed = time.perf_counter() - t_start
         compile_s = tally.compile_s
         manifest["chunks"]["complete"] = sorted(complete + tally.written)
@@ -605,7 +622,7 @@ def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, threads
         with bar:
             tally = execute(chunks, lambda chunk: engine(chunk.inputs),
                             PartSink(out, plan, plan.policy_names), skip=set(complete),
-                            progress=bar, warm_up=driver.needs_compile,
+                            backend=where, progress=bar, warm_up=driver.needs_compile,
                             after=lambda chunk, tally: save(tally))
     except InputError as e:
         raise InputError(
@@ -772,15 +789,21 @@ def sample_decks() -> list[Path]:
     raise InputError("no sample decks found (decks/*.txt)")
 
 
-def bench_run(games: int = 200_000, threads: int | None = None) -> float:
+def bench_run(games: int = 200_000, threads: int | None = None, backend: str = "local",
+              address: str | None = None, chunk_size: int = DEFAULT_CHUNK_SIZE,
+              manifest: dict[str, Any] | None = None) -> float:
     """Games per second of ``rnr-sim run`` end to end on the sample decks: simulate and
     write about ``games`` two-player games into a temporary run dir (the compile or
-    cache load before the first game excluded)."""
+    cache load before the first game excluded; with Ray, the start of Ray excluded but
+    each worker's engine load included). ``manifest``: filled with the run's manifest."""
     decks = sample_decks()
     n_tables = len(make_tables(len(decks), 2))
     deals = max(1, math.ceil(games / (2 * n_tables)))
     with tempfile.TemporaryDirectory(prefix="rnr-sim-bench-") as tmp:
         options = RunOptions(decks=decks, games=deals, players=2, threads=threads,
-                             out=Path(tmp) / "run", command="bench_run")
+                             out=Path(tmp) / "run", command="bench_run",
+                             chunk_size=chunk_size, backend=backend, address=address)
         result = start_run(options, progress=False, log=lambda m: None)
+        if manifest is not None:
+            manifest.update(result.manifest)
         return float(result.manifest["timings"]["games_per_s"])

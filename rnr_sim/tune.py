@@ -31,12 +31,14 @@ import numpy as np
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.engine.policies import FLAG_WEIGHTS, POLICIES, WEIGHT_SPECS, WHOLE_WEIGHTS
 from rnr_sim.errors import InputError
+from rnr_sim.execution import open_backend, play_in_pieces
 
 #: Weights the search moves: every one but the 0/1 switches.
 TUNED = tuple(k for k in WEIGHT_SPECS if k not in FLAG_WEIGHTS)
 DEFAULT_BUDGET = 400_000
 SEARCH_SEED_OFFSET = 0
 HOLDOUT_SEED_OFFSET = 1_000_003
+MIN_PIECE = 2_000  # games per chunk at least, when a backend plays the candidates
 
 
 @dataclass
@@ -153,25 +155,38 @@ class Field:
                 "deal": deal, "first_seat": first, "candidate": cand, "field": pos}
 
     def scores(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
-               threads: int | None, first_deal: int = 0
+               threads: int | None, first_deal: int = 0, backend=None
                ) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """(inputs, score float64[games]) of every game (``inputs`` order): the subject's
-        win share of the game, 1 a win, 0.5 a draw, 0 a loss."""
+        win share of the game, 1 a win, 0.5 a draw, 0 a loss. ``backend`` (an
+        ``execution`` backend, e.g. Ray): the games are cut into chunks played there, with
+        the same results (each game depends only on its own inputs)."""
         inputs = self.inputs(deals, len(candidates), first_deal)
         table = np.vstack([np.stack(candidates), self.rows_fixed])
         p = self.plan
-        rec = driver.play_games(p.cards, p.deck_cards, p.deck_size, inputs["seat_deck"],
-                                inputs["seat_policy"], inputs["table_id"], inputs["deal"],
-                                inputs["first_seat"], p.rules, seed, threads=threads,
-                                policies=table)
+        cards, deck_cards, deck_size, rules = p.cards, p.deck_cards, p.deck_size, p.rules
+
+        def play(games: dict[str, np.ndarray]):
+            return driver.play_games(cards, deck_cards, deck_size, games["seat_deck"],
+                                     games["seat_policy"], games["table_id"], games["deal"],
+                                     games["first_seat"], rules, seed, threads=threads,
+                                     policies=table)
+
+        if backend is None:
+            rec = play(inputs)
+        else:
+            engine_inputs = {k: v for k, v in inputs.items() if k not in ("candidate", "field")}
+            n = len(inputs["deal"])
+            piece = max(MIN_PIECE, -(-n // (2 * backend.workers)))
+            rec = play_in_pieces(play, engine_inputs, backend, piece)
         winner = np.asarray(rec.winner_seat, dtype=np.int64)
         return inputs, np.where(winner == 0, 1.0, np.where(winner < 0, 0.5, 0.0))
 
     def play(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
-             threads: int | None) -> tuple[np.ndarray, np.ndarray]:
+             threads: int | None, backend=None) -> tuple[np.ndarray, np.ndarray]:
         """(share float64[k], per-deal shares float64[k, n_field * deals]) of each
         candidate: the tuned deck's win share, a draw counting half."""
-        _, score = self.scores(driver, candidates, deals, seed, threads)
+        _, score = self.scores(driver, candidates, deals, seed, threads, backend=backend)
         k = len(candidates)
         per_deal = score.reshape(k, self.n_field * deals, 2).mean(axis=2)
         return per_deal.mean(axis=1), per_deal
@@ -182,12 +197,13 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
          rules: str | Path | None = None,
          policy: str | None = None, threads: int | None = None,
          holdout_deals: int | None = None, log: Callable[[str], None] = lambda m: None,
-         progress: Callable[[int], None] | None = None) -> TuneResult:
+         progress: Callable[[int], None] | None = None, backend: str = "local",
+         address: str | None = None) -> TuneResult:
     """Tune ``deck``'s pilot against ``field_decks`` within ``budget`` games of search (the
     held-out check plays ``holdout_deals`` more deals per table, both seat orders, for the
-    start and the tuned pilot). Raises ``InputError`` for bad input."""
-    import cma
-
+    start and the tuned pilot). ``backend`` / ``address``: where the games are played
+    (``--backend ray``: each batch of candidates cut into chunks, played as Ray tasks;
+    the same result). Raises ``InputError`` for bad input."""
     from rnr_sim import runner
     from rnr_sim.pilots import load_policy
 
@@ -202,6 +218,7 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     options = runner.RunOptions(decks=paths, games=1, seed=seed, cards=cards, rules=rules,
                                 threads=threads)
     plan = runner.plan_run(options)
+    where = open_backend(backend, address, threads)
     if policy is not None:  # the start policy of the tuned deck only
         plan.policies[0] = runner.resolve_policies([plan.decks[0]], policy)[0]
     driver = runner.engine_driver()
@@ -212,6 +229,17 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     n_field = len(paths) - 1
     fixed = np.ascontiguousarray(plan.policy_table)
     fld = Field(plan=plan, n_field=n_field, rows_fixed=fixed)
+    with where:
+        return _search(fld, plan, start, start_pilot, driver, n_field, budget, seed,
+                       where.threads, holdout_deals, log, progress, None if backend == "local" else where)
+
+
+def _search(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: int,
+            budget: int, seed: int, threads: int | None, holdout_deals: int | None,
+            log: Callable[[str], None], progress: Callable[[int], None] | None,
+            backend) -> TuneResult:
+    """The CMA-ES search and the held-out check of ``tune``."""
+    import cma
 
     dim = len(TUNED)
     popsize = 4 + int(3 * math.log(dim))
@@ -233,7 +261,7 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     for g in range(generations):
         xs = es.ask()
         cands = [_decode(np.asarray(x), start) for x in xs]
-        shares, _ = fld.play(driver, cands, deals, search_seed, threads)
+        shares, _ = fld.play(driver, cands, deals, search_seed, threads, backend)
         games_search += per_gen
         es.tell(xs, [-float(s) for s in shares])  # cma minimises
         k = int(np.argmax(shares))
@@ -247,7 +275,7 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     # The random pilot plays the same deals: how much of the deck's result is its pilot's
     # skill (restricted play, Jaffe 2012).
     shares, per_deal = fld.play(driver, [start, best_w, POLICIES["random"]], holdout,
-                                seed + HOLDOUT_SEED_OFFSET, threads)
+                                seed + HOLDOUT_SEED_OFFSET, threads, backend)
     if progress is not None:
         progress(3 * n_field * holdout * 2)
     gain, lo, hi = paired_gain(per_deal[1], per_deal[0])

@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+from rnr_sim.commands.options import AddressOption
+from rnr_sim.errors import InputError
+
 
 def register(app: typer.Typer) -> None:
     """Add ``bench`` to the app."""
@@ -70,6 +73,13 @@ def bench_command(
                      help="Timed runs per measurement; the fastest counts. Default: 3 "
                      "(--quick: 1)."),
     ] = None,
+    backend: Annotated[
+        str,
+        typer.Option("--backend", metavar="local|ray",
+                     help="ray: also time the end-to-end run on Ray (a local Ray, or "
+                     "--address), beside the local one."),
+    ] = "local",
+    address: AddressOption = None,
     quick: Annotated[
         bool, typer.Option("--quick", help="Tiny sizes: checks the bench runs, in seconds."),
     ] = False,
@@ -89,6 +99,15 @@ def bench_command(
     if repeat is not None:
         options.repeat = repeat
     options.threads = _parse_threads(threads)
+    if backend not in ("local", "ray"):
+        raise InputError(f"--backend {backend}: unknown backend; choose one of local, ray")
+    if backend == "ray":
+        from rnr_sim.ray_backend import import_ray
+
+        import_ray()
+    elif address is not None:
+        raise InputError("--address joins a Ray cluster: give it with --backend ray")
+    options.backend, options.address = backend, address
     result = bench.run_bench(options, log=lambda m: typer.echo(m, err=True))
     if as_json:
         typer.echo(json.dumps(result, indent=2))

@@ -13,7 +13,14 @@ from typing import Annotated
 import typer
 
 from rnr_sim import runner
-from rnr_sim.commands.options import CardsOption, PlayersOption, RulesOption, ThreadsOption
+from rnr_sim.commands.options import (
+    AddressOption,
+    BackendOption,
+    CardsOption,
+    PlayersOption,
+    RulesOption,
+    ThreadsOption,
+)
 
 EXIT_INTERRUPTED = 130
 
@@ -76,6 +83,8 @@ def compare_command(
                      help="Heuristic player for every deck (default: each deck's header)."),
     ] = None,
     threads: ThreadsOption = None,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", metavar="DIR", show_default=False,
@@ -113,6 +122,7 @@ def compare_command(
         players=2 if players is None else players,
         seed=runner.DEFAULT_SEED if seed is None else seed,
         rules=rules, cards=cards, policy=policy, threads=threads, out=out,
+        backend=backend, address=address,
         precision=precision, command=shlex.join(["rnr-sim", *sys.argv[1:]]),
     )
     log = (lambda m: None) if (quiet or as_json) else runner.log_to_stderr

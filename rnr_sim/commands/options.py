@@ -33,3 +33,15 @@ ThreadsOption = Annotated[
     typer.Option("--threads", "-t", metavar="N", show_default=False,
                  help="Engine threads. Default: all cores. Results do not depend on it."),
 ]
+BackendOption = Annotated[
+    str,
+    typer.Option("--backend", metavar="local|ray",
+                 help="Where the games are played: here (local), or as Ray tasks (ray; "
+                 "needs pip install 'rnr-sim[ray]'). Results do not depend on it."),
+]
+AddressOption = Annotated[
+    str | None,
+    typer.Option("--address", metavar="ADDR", show_default=False,
+                 help="With --backend ray: the Ray cluster to join (auto, ray://host:10001). "
+                 "Default: start a local Ray for this command and stop it after."),
+]

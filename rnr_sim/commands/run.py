@@ -11,7 +11,14 @@ from typing import Annotated
 import typer
 
 from rnr_sim import runner
-from rnr_sim.commands.options import CardsOption, PlayersOption, RulesOption, ThreadsOption
+from rnr_sim.commands.options import (
+    AddressOption,
+    BackendOption,
+    CardsOption,
+    PlayersOption,
+    RulesOption,
+    ThreadsOption,
+)
 from rnr_sim.errors import InputError
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
@@ -61,6 +68,8 @@ def run_command(
                      f"'Policy:' header (default: that header, else {runner.DEFAULT_POLICY})."),
     ] = None,
     threads: ThreadsOption = None,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", metavar="DIR", show_default=False,
@@ -106,8 +115,10 @@ def run_command(
         if decks or given:
             what = "deck files" if decks else ", ".join(given)
             raise InputError(f"--resume continues a run as it was started: drop {what} "
-                             "(only --threads, --quiet and --json may change)")
-        result = runner.resume_run(resume, threads=threads, progress=progress)
+                             "(only --threads, --backend, --address, --quiet and --json may "
+                             "change)")
+        result = runner.resume_run(resume, threads=threads, progress=progress,
+                                   backend=backend, address=address)
     else:
         options = runner.RunOptions(
             decks=decks or [],
@@ -116,8 +127,8 @@ def run_command(
             seed=runner.DEFAULT_SEED if seed is None else seed,
             rules=rules, cards=cards, policy=policy, threads=threads, out=out,
             chunk_size=runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size,
-            mirrors=mirrors, vs=vs, allow_illegal=allow_illegal,
-            command=shlex.join(["rnr-sim", *sys.argv[1:]]),
+            mirrors=mirrors, vs=vs, allow_illegal=allow_illegal, backend=backend,
+            address=address, command=shlex.join(["rnr-sim", *sys.argv[1:]]),
         )
         result = runner.start_run(options, progress=progress)
 

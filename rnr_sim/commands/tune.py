@@ -9,7 +9,13 @@ from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import CardsOption, RulesOption, ThreadsOption
+from rnr_sim.commands.options import (
+    AddressOption,
+    BackendOption,
+    CardsOption,
+    RulesOption,
+    ThreadsOption,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -52,6 +58,8 @@ def tune_command(
     cards: CardsOption = None,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     from tqdm import tqdm
@@ -68,7 +76,7 @@ def tune_command(
     try:
         result = tune(deck, vs, budget=budget, seed=seed, cards=cards, rules=rules,
                       policy=policy, threads=threads, holdout_deals=holdout,
-                      progress=bar.update)
+                      progress=bar.update, backend=backend, address=address)
     finally:
         bar.close()
     from rnr_sim.engine.policies import POLICIES

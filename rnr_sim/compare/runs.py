@@ -42,6 +42,7 @@ from rnr_sim.execution import (
     engine_play,
     execute,
     log_to_stderr,
+    open_backend,
     part_name,
     write_parquet,
 )
@@ -80,6 +81,8 @@ class CompareOptions:
     min_deals: int = DEFAULT_MIN_DEALS
     chunk_size: int = runner.DEFAULT_CHUNK_SIZE
     command: str | None = None
+    backend: str = "local"  # where the games are played: "local" or "ray"
+    address: str | None = None  # a Ray cluster to join (default: start one)
 
 
 @dataclass
@@ -358,6 +361,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
     from rnr_sim.rules import load_profile
 
     t_start = time.perf_counter()
+    started = runner._now()
     if options.patch is None and options.rules_b is None:
         raise InputError("nothing to compare: give --patch CARDS.toml, --rules-b RULES.toml, "
                          "or both")
@@ -370,6 +374,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
     runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1)
     runner.check_count(options.chunk_size, "--chunk-size", 1)
     runner.check_threads(options.threads)
+    where = open_backend(options.backend, options.address, options.threads)
 
     out = Path(options.out) if options.out is not None else runner.default_out("compare-")
     runner.check_out(out)
@@ -439,7 +444,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
     per_deal = players * np.bincount(plan_b.tables.ravel(), minlength=n_decks).astype(float)
     stride = games  # provisional game_id numbering: the cap of deals per table
 
-    engines = {side.role: engine_play(driver, side.plan, options.threads) for side in sides}
+    engines = {side.role: engine_play(driver, side.plan, where.threads) for side in sides}
 
     def play(chunk: Chunk):
         return engines[chunk.tag](chunk.inputs)
@@ -464,12 +469,12 @@ def run_compare(options: CompareOptions, progress: bool = True,
     interrupted = False
     bar = Progress("rnr-sim compare", 2 * target * n_tables * players, show=progress, log=log)
     try:
-        with StopOnInterrupt(bar.note, "Stopping: the comparison keeps the deals of the "
+        with where, StopOnInterrupt(bar.note, "Stopping: the comparison keeps the deals of the "
                              "looks completed so far") as stop, bar:
             while True:
                 staging.start_look(target)
                 tally = execute(look_chunks(done, target), play, staging, stop=stop,
-                                progress=bar,
+                                progress=bar, backend=where,
                                 warm_up=driver.needs_compile if not looks else None)
                 compile_s += tally.compile_s
                 for side in sides:
@@ -534,6 +539,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
                         "write_s": round(wr_s, 3), "total_s": round(sim_s + wr_s, 3),
                         "games_per_s": round(n_games / (sim_s + wr_s), 1)
                         if sim_s + wr_s > 0 else 0.0},
+            "execution": [{**where.describe(), "started": started}],
             "compare": {"role": side.role, "other": str(other.dir.resolve()),
                         "patch": patch_path, "rules_b": rules_b_path},
         })

@@ -1,0 +1,184 @@
+"""``--backend ray``: the same run dir, byte for byte, as ``--backend local`` (docs/scale-out.md).
+
+One local Ray of 2 CPUs serves the whole session (``ray_cluster``); the backend joins it
+instead of starting its own. Skipped, saying so, when Ray is not installed
+(``pip install 'rnr-sim[ray]'``). Runs on the real engine: Ray's workers import it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from fake_engine import REAL_ENGINE
+from typer.testing import CliRunner
+
+from rnr_sim import execution, runner
+from rnr_sim.cli import app
+from rnr_sim.compare import CompareOptions, run_compare
+from rnr_sim.errors import InputError
+
+HAVE_RAY = importlib.util.find_spec("ray") is not None
+needs_ray = pytest.mark.skipif(
+    not (HAVE_RAY and REAL_ENGINE),
+    reason="Ray is not installed (pip install 'rnr-sim[ray]')" if not HAVE_RAY
+    else "Ray's workers play on the real engine")
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = sorted((REPO / "decks").glob("*.txt"))
+CHUNK = 37  # games per chunk: several chunks, the last one short
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A local Ray of 2 CPUs, started once for the session; every backend joins it."""
+    from rnr_sim.ray_backend import import_ray, init_ray
+
+    ray = import_ray()
+    init_ray(num_cpus=2)
+    yield ray
+    ray.shutdown()
+
+
+def run(out: Path, decks, backend: str, **kw) -> runner.RunResult:
+    kw.setdefault("games", 20)
+    kw.setdefault("chunk_size", CHUNK)
+    return runner.start_run(runner.RunOptions(decks=decks, out=out, seed=5, backend=backend,
+                                              **kw), progress=False, log=lambda m: None)
+
+
+def hashes(run_dir: Path) -> dict[str, str]:
+    """SHA-256 of every parquet file of a run dir (parts, decks, cards), by relative path."""
+    return {str(p.relative_to(run_dir)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(run_dir.rglob("*.parquet"))}
+
+
+def stable(manifest: dict) -> dict:
+    """A manifest without what differs between two runs of the same games: times, dates,
+    the backend."""
+    return {k: v for k, v in manifest.items()
+            if k not in ("created", "timings", "execution", "resumed")}
+
+
+@pytest.fixture(scope="module")
+def local_runs(tmp_path_factory, decks):
+    """The reference: the same runs on the local backend, by players."""
+    base = tmp_path_factory.mktemp("local")
+    return {p: run(base / f"p{p}", decks, "local", players=p) for p in (2, 4)}
+
+
+@needs_ray
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_ray_run_dir_is_byte_identical_to_a_local_one(ray_cluster, local_runs, decks,
+                                                        tmp_path, players):
+    local = local_runs[players]
+    ray = run(tmp_path / "ray", decks, "ray", players=players)
+    assert ray.complete and not ray.interrupted
+    assert len(hashes(ray.run_dir)) == 2 * ray.manifest["chunks"]["total"] + 2
+    assert hashes(ray.run_dir) == hashes(local.run_dir)
+    assert stable(ray.manifest) == stable(local.manifest)
+    session = ray.manifest["execution"][-1]
+    assert session["backend"] == "ray" and session["workers"] == 2
+    assert sorted(map(int, session["chunk_s"])) == list(range(ray.manifest["chunks"]["total"]))
+    assert local.manifest["execution"][-1]["backend"] == "local"
+
+
+@needs_ray
+@pytest.mark.parametrize("kind", ["raise", "exit"])
+def test_a_chunk_whose_first_attempt_fails_is_retried_to_the_same_run(
+        ray_cluster, local_runs, decks, tmp_path, monkeypatch, kind):
+    marker = tmp_path / "failed-once"
+    # "raise": the task raises (retry_exceptions); "exit": its worker dies (max_retries).
+    monkeypatch.setenv("RNR_SIM_RAY_FAULT", f"{kind}:1:{marker}")
+    ray = run(tmp_path / "ray", decks, "ray", players=2)
+    assert marker.exists()  # the first attempt of chunk 1 did fail
+    assert ray.complete
+    assert hashes(ray.run_dir) == hashes(local_runs[2].run_dir)
+
+
+def _stop_after_first_part(monkeypatch) -> None:
+    """Ctrl-C (a real SIGINT to this process) once the first part is written."""
+    write = execution.PartSink.write
+    sent = []
+
+    def write_then_interrupt(self, chunk, records):
+        write(self, chunk, records)
+        if not sent:
+            sent.append(chunk.index)
+            os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(execution.PartSink, "write", write_then_interrupt)
+
+
+@needs_ray
+@pytest.mark.parametrize(("first", "then"), [("ray", "local"), ("local", "ray")])
+def test_a_run_stopped_on_one_backend_resumes_on_the_other(ray_cluster, local_runs, decks,
+                                                           tmp_path, monkeypatch, first, then):
+    with monkeypatch.context() as mp:
+        _stop_after_first_part(mp)
+        stopped = run(tmp_path / "run", decks, first, players=2)
+    assert stopped.interrupted and not stopped.complete
+    done = stopped.manifest["chunks"]["complete"]
+    assert done == list(range(len(done))) and 0 < len(done) < stopped.manifest["chunks"]["total"]
+    on_disk = sorted(p.name for p in (stopped.run_dir / "games").glob("part-*.parquet"))
+    assert on_disk == [runner.part_name(c) for c in done]  # nothing extra, nothing missing
+    resumed = runner.resume_run(stopped.run_dir, progress=False, log=lambda m: None,
+                                backend=then)
+    assert resumed.complete
+    assert hashes(resumed.run_dir) == hashes(local_runs[2].run_dir)
+    assert [s["backend"] for s in resumed.manifest["execution"]] == [first, then]
+
+
+@needs_ray
+def test_compare_is_identical_across_backends(ray_cluster, tmp_path):
+    patch = tmp_path / "strong.toml"
+    patch.write_text('[cards."Minuteman Volley"]\ndamage = 20\ncost = 1\n', encoding="utf-8")
+    decks = SAMPLE[:4]
+    results = {}
+    for backend in ("local", "ray"):
+        results[backend] = run_compare(
+            CompareOptions(decks=decks, patch=patch, games=30, chunk_size=50, seed=3,
+                           out=tmp_path / backend, backend=backend),
+            progress=False, log=lambda m: None)
+    for side in ("baseline_dir", "variant_dir"):
+        a, b = (getattr(results[k], side) for k in ("local", "ray"))
+        assert hashes(a) == hashes(b) and len(hashes(a)) > 2
+    m = runner.read_manifest(results["ray"].variant_dir)
+    assert m["execution"][0]["backend"] == "ray"
+
+
+@needs_ray
+def test_tune_plays_the_same_games_on_ray(ray_cluster):
+    from rnr_sim.tune import tune
+
+    kw = {"budget": 3000, "seed": 4, "holdout_deals": 20}
+    local = tune(SAMPLE[0], SAMPLE[1:3], **kw)
+    ray = tune(SAMPLE[0], SAMPLE[1:3], backend="ray", **kw)
+    for key in ("start_share", "tuned_share", "random_share", "search_share", "gain"):
+        assert getattr(ray, key) == getattr(local, key), key
+    assert (ray.weights == local.weights).all()
+
+
+# ---------------------------------------------------------------------------- without Ray
+
+
+def test_without_ray_the_backend_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    res = CliRunner().invoke(app, ["run", *map(str, SAMPLE[:2]), "--games", "2",
+                                   "--backend", "ray", "--out", str(tmp_path / "r")],
+                             prog_name="rnr-sim")
+    assert res.exit_code == 2
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "pip install 'rnr-sim[ray]'" in lines[0]
+    assert not (tmp_path / "r").exists()  # nothing half-written
+
+
+def test_an_unknown_backend_or_a_stray_address_is_bad_input():
+    with pytest.raises(InputError, match="unknown backend"):
+        execution.open_backend("dask")
+    with pytest.raises(InputError, match="--backend ray"):
+        execution.open_backend("local", address="auto")
