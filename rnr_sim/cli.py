@@ -21,6 +21,7 @@ COMMAND_MODULES += ["rnr_sim.commands.replay", "rnr_sim.commands.bench"]
 COMMAND_MODULES += ["rnr_sim.commands.compare", "rnr_sim.commands.policies",
                     "rnr_sim.commands.tune", "rnr_sim.commands.check"]
 COMMAND_MODULES += ["rnr_sim.commands.skill"]
+COMMAND_MODULES += ["rnr_sim.commands.expansion"]
 
 EXIT_BAD_INPUT = 2
 

@@ -8,7 +8,7 @@ import html
 import json
 import shlex
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from rnr_sim.analytics import compute_metrics, load_run
 from rnr_sim.analytics.metrics import Metrics
 from rnr_sim.analytics.run import run_progress
 from rnr_sim.errors import InputError
+from rnr_sim.report import expansion as expansion_section
 from rnr_sim.report import plots, tables, text
 from rnr_sim.report.format import EMPTY, branch_label, count, pct
 from rnr_sim.skill import read as read_skill
@@ -126,6 +127,7 @@ CARD_SCRIPT = """
     var box = document.getElementById("card-filter");
     var all = document.getElementById("card-all");
     var shown = document.getElementById("card-count");
+    var setBox = document.getElementById("card-set");
     rows.forEach(function (r, i) { r.dataset.i = i; });
     function key(row, col) {
       var td = row.cells[col];
@@ -158,7 +160,8 @@ CARD_SCRIPT = """
       var n = 0;
       rows.forEach(function (r) {
         var s = r.getAttribute("data-s");
-        var ok = words.every(function (w) { return s.indexOf(w) >= 0; });
+        var ok = words.every(function (w) { return s.indexOf(w) >= 0; }) &&
+          (!setBox || !setBox.value || r.getAttribute("data-set") === setBox.value);
         r.hidden = !ok;
         if (ok) { n += 1; }
       });
@@ -173,6 +176,7 @@ CARD_SCRIPT = """
       });
     });
     box.addEventListener("input", filter);
+    if (setBox) { setBox.addEventListener("change", filter); }
     all.addEventListener("change", function () { table.classList.toggle("all", all.checked); });
     filter();
     table.setAttribute("data-ready", "1");
@@ -198,6 +202,8 @@ def card_table_html(t: tables.CardTable) -> str:
         + (' class="x"' if not c.default else "")
         + (f' title="{esc(c.title)}"' if c.title else "") + f">{esc(c.header)}</th>"
         for c in t.columns)
+    set_col = next((i for i, c in enumerate(t.columns) if c.key == "set"), None)
+    sets = [] if set_col is None else sorted({str(row[set_col][1] or "") for row in t.rows} - {""})
     body = []
     for row, s, hl in zip(t.rows, t.search, t.highlight, strict=True):
         cells = []
@@ -207,12 +213,16 @@ def card_table_html(t: tables.CardTable) -> str:
                                        "wrap" if c.key == "holders" else "") if x)
             cells.append(f'<td data-v="{esc(_sort_value(v))}"'
                          + (f' class="{cls}"' if cls else "") + f">{esc(txt)}</td>")
-        body.append(f'<tr data-s="{esc(s)}"' + (' class="hl"' if hl else "") + ">"
+        in_set = (f' data-set="{esc(row[set_col][1] or "")}"' if len(sets) > 1 else "")
+        body.append(f'<tr data-s="{esc(s)}"' + in_set + (' class="hl"' if hl else "") + ">"
                     + "".join(cells) + "</tr>")
     n = len(t.rows)
     tools = ('<div class="cardtools"><label>Filter: <input type="search" id="card-filter" '
-             'placeholder="card, deck, type or branch" autocomplete="off"></label>'
-             '<label><input type="checkbox" id="card-all"> every column</label>'
+             'placeholder="card, deck, type, branch or set" autocomplete="off"></label>'
+             + ('<label>Set: <select id="card-set"><option value="">all</option>'
+                + "".join(f'<option value="{esc(x)}">{esc(x)}</option>' for x in sets)
+                + "</select></label>" if len(sets) > 1 else "")
+             + '<label><input type="checkbox" id="card-all"> every column</label>'
              f'<span id="card-count">Showing {n} of {n} cards</span></div>')
     return (tools + '<div class="scroll"><table id="card-table" class="cards"><thead><tr>'
             + head + "</tr></thead><tbody>" + "".join(body) + "</tbody></table></div>")
@@ -398,7 +408,8 @@ METHOD_TITLE = "How to read these numbers"
 SECTIONS = [
     ("verdict", "Verdict"), ("decks", "Decks"), ("matchups", "Matchups and the Nash metagame"),
     ("paths", "Victory paths"), ("seats", "Seat advantage"), ("branches", "Branches"),
-    ("cards", "Cards"), ("length", "Game length"), ("lp", "Liberty Points over turns"),
+    ("cards", "Cards"), ("expansion", expansion_section.TITLE), ("length", "Game length"),
+    ("lp", "Liberty Points over turns"),
     ("skill", "Skill"), ("method", METHOD_TITLE), ("reproduce", "Reproduce"),
 ]
 
@@ -477,7 +488,8 @@ def _skill_html(skill: pl.DataFrame | None, images: dict[str, Image], m: Metrics
 
 
 def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
-                skill: pl.DataFrame | None = None) -> str:
+                skill: pl.DataFrame | None = None,
+                expansion: dict[str, Any] | None = None) -> str:
     man = m.run.manifest
     games = m.length.filter(pl.col("path") == "all")["games"].item()
     rules = man.get("rules") or {}
@@ -490,7 +502,8 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
     has_lp = "lp" in images
     has_skill = skill is not None and not skill.is_empty()
     nav = " ".join(f'<a href="#{k}">{esc(t)}</a>' for k, t in SECTIONS
-                   if (k != "lp" or has_lp) and (k != "skill" or has_skill))
+                   if (k != "lp" or has_lp) and (k != "skill" or has_skill)
+                   and (k != "expansion" or expansion is not None))
 
     def img(key: str) -> str:
         return images[key].tag() if key in images else ""
@@ -562,6 +575,19 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
                                                branch_label))),
         section("cards", "Cards", text.cards_lead(m), img("cards"),
                 card_table_html(tables.card_table(m.cards, m.cards_by_deck)), cards_note),
+    ]
+    if expansion is not None:
+        x = expansion_section
+        parts.append(section(
+            "expansion", x.TITLE, x.lead(expansion),
+            "<h3>Old decks: before and after</h3>", html_table(x.old_decks_table(expansion)),
+            "<h3>New decks against the old field</h3>",
+            html_table(x.new_decks_table(expansion)),
+            html_table(x.matchups_table(expansion)) if expansion.get("new_vs_old") else "",
+            "<h3>Victory paths before and after</h3>", html_table(x.paths_table(expansion)),
+            "<h3>The expansion's cards</h3>", html_table(x.cards_table(expansion)),
+            f'<p class="note">{esc(x.note(expansion))}</p>'))
+    parts += [
         section("length", "Game length", text.length_lead(m), img("length"),
                 html_table(tables.length_table(m))),
     ]
@@ -593,7 +619,8 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
     return "\n".join(parts)
 
 
-def render_markdown(m: Metrics, skill: pl.DataFrame | None = None) -> str:
+def render_markdown(m: Metrics, skill: pl.DataFrame | None = None,
+                    expansion: dict[str, Any] | None = None) -> str:
     man = m.run.manifest
     games = m.length.filter(pl.col("path") == "all")["games"].item()
     out = [f"# Balance report: {md(m.run.name)}", "",
@@ -636,6 +663,8 @@ def render_markdown(m: Metrics, skill: pl.DataFrame | None = None) -> str:
         out += [f"## {title}", "", md(lead), ""]
         for t in tbls:
             out += [md_table(t), ""]
+    if expansion is not None:
+        out += expansion_section.markdown(expansion, md_table)
     out += [f"## {METHOD_TITLE}", ""]
     for title, body in text.method_sections(m):
         out += [f"**{md(title)}.** {md(body)}", ""]
@@ -725,6 +754,24 @@ def _write_all(out: Path, files: dict[str, bytes], stale: list[str]) -> None:
         plots_dir.rmdir()
 
 
+def with_card_sets(m: Metrics, run) -> Metrics:
+    """``m`` with each card's ``set`` (from the run's cards.parquet, when it has one) on
+    the card tables, so that the page's card filter finds cards by set."""
+    have = set(run.cards.collect_schema().names())
+    if "set" not in have or "set" in m.cards.columns:
+        return m
+    sets = run.cards.select(pl.col("name").alias("card"), "set").unique("card").collect()
+    return replace(m, cards=m.cards.join(sets, on="card", how="left"),
+                   cards_by_deck=m.cards_by_deck.join(sets, on="card", how="left"))
+
+
+def read_expansion(run_dir: Path) -> dict[str, Any] | None:
+    """The run dir's expansion summary (``rnr-sim expansion``), or None."""
+    from rnr_sim.expansion import read_summary
+
+    return read_summary(run_dir)
+
+
 def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) -> Path:
     """Write ``index.html``, ``summary.md``, the tables as CSV, the figures and ``report.json``
     (which run this reports, the files written) to ``out_dir``.
@@ -739,8 +786,9 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) ->
     out = Path(out_dir)
     rid = run_id(run.manifest)
     stale = _earlier_files(out, rid, run.name)
-    m = compute_metrics(run)
+    m = with_card_sets(compute_metrics(run), run)
     skill = read_skill(run.path)
+    expansion = read_expansion(run.path)
     fmt = "svg" if svg else "png"
     images = make_images(m, fmt)
     frames = csv_frames(m)
@@ -754,8 +802,8 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) ->
     files: dict[str, bytes] = {f"plots/{img.name}.{fmt}": img.data for img in images.values()}
     for name, df in frames.items():
         files[f"{name}.csv"] = df.write_csv().encode("utf-8")
-    files["summary.md"] = render_markdown(m, skill).encode("utf-8")
-    files["index.html"] = render_html(m, images, csvs, skill).encode("utf-8")
+    files["summary.md"] = render_markdown(m, skill, expansion).encode("utf-8")
+    files["index.html"] = render_html(m, images, csvs, skill, expansion).encode("utf-8")
     record = {
         "report": "rnr-sim report",
         "tool_version": __version__,

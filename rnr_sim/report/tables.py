@@ -326,6 +326,8 @@ def card_table(cards: pl.DataFrame, by_deck: pl.DataFrame | None = None) -> Card
                + (" on the adjusted IWD" if adjusted else "")),
         Column("type", "Type", False, False),
         Column("branch", "Branch", False, False),
+        *([Column("set", "Set", False, False, "the catalog layer that defines the card")]
+          if "set" in cards.columns else []),
         Column("holders", "Held by", False, False),
         Column("oh_wr", "OH WR", False, True, "win rate when in the opening hand"),
         Column("gd_wr", "GD WR", False, True, "win rate when drawn later"),
@@ -349,6 +351,7 @@ def card_table(cards: pl.DataFrame, by_deck: pl.DataFrame | None = None) -> Card
             "flag": (FLAG_TEXT.get(r["flag"], ""), r["flag"]),
             "type": (str(r.get("type") or EMPTY), str(r.get("type") or "")),
             "branch": (branch_label(r.get("branch")), str(r.get("branch") or "")),
+            "set": (str(r.get("set") or EMPTY), str(r.get("set") or "")),
             "holders": (", ".join(decks) or EMPTY, ", ".join(decks)),
             "oh_wr": _rate_cell(r, "oh_wr", "oh"),
             "gd_wr": _rate_cell(r, "gd_wr", "gd"),
@@ -359,7 +362,8 @@ def card_table(cards: pl.DataFrame, by_deck: pl.DataFrame | None = None) -> Card
         }
         rows.append([cell[c.key] for c in cols])
         search.append(" ".join([r["card"], str(r.get("type") or ""),
-                                branch_label(r.get("branch")), *decks]).lower())
+                                branch_label(r.get("branch")), str(r.get("set") or ""),
+                                *decks]).lower())
         hl.append(r["flag"] != "")
     return CardTable(cols, rows, search, hl)
 
