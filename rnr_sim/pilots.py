@@ -43,12 +43,14 @@ DEFAULT_BASE = "balanced"
 
 @dataclass(frozen=True)
 class Pilot:
-    """A resolved policy: its display name, its weights (float64[N_WEIGHTS]), and where it
-    came from (a built-in name, or the file's path)."""
+    """A resolved policy: its display name, its weights (float64[N_WEIGHTS]), where it
+    came from (a built-in name, or the file's path), and the built-in it builds on (a
+    built-in: itself; a file: its ``base``)."""
 
     name: str
     weights: np.ndarray
     source: str
+    base: str = DEFAULT_BASE
 
     @property
     def builtin(self) -> bool:
@@ -66,7 +68,7 @@ def builtin(name: str) -> Pilot:
         hint = f" (did you mean '{near[0]}'?)" if near else ""
         raise InputError(f"unknown policy '{name}'{hint}; valid policies: "
                          f"{', '.join(POLICY_NAMES)}, or a policy file ending in .toml")
-    return Pilot(name, POLICIES[name].copy(), name)
+    return Pilot(name, POLICIES[name].copy(), name, name)
 
 
 def _line_of(text: str, key: str) -> str:
@@ -137,7 +139,7 @@ def parse_policy(text: str, where: str, default_name: str = "policy") -> Pilot:
         raise InputError(f"{where}: mulligan_min is above mulligan_max: every hand would be "
                          "sent back; set mulligan_min <= mulligan_max")
     assert weights.shape == (N_WEIGHTS,)
-    return Pilot(name.strip(), weights, where)
+    return Pilot(name.strip(), weights, where, base)
 
 
 def load_policy(ref: str, relative_to: Path | None = None) -> Pilot:

@@ -68,6 +68,7 @@ class TuneResult:
     seconds: float
     seed: int
     moved: dict[str, tuple[float, float]] = field(default_factory=dict)
+    start_base: str = "balanced"  # the built-in the start policy builds on
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -287,7 +288,8 @@ def _search(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: i
         if not math.isclose(best_w[i], start[i], rel_tol=1e-9, abs_tol=1e-12):
             moved[key] = (float(start[i]), float(best_w[i]))
     return TuneResult(
-        deck=plan.decks[0].name, start_name=start_pilot.name, weights=weights,
+        deck=plan.decks[0].name, start_name=start_pilot.name, start_base=start_pilot.base,
+        weights=weights,
         start_weights=start, kept=kept, gain=gain, gain_lo=lo, gain_hi=hi,
         holdout_deals=per_deal.shape[1], start_share=float(shares[0]),
         tuned_share=float(shares[1]), random_share=float(shares[2]), skill=skill,
@@ -312,13 +314,17 @@ def policy_toml(result: TuneResult, base: str) -> str:
     from rnr_sim.patches import toml_string
 
     ref = POLICIES[base]
+    gain = (f"held-out gain {100 * result.gain:+.1f} pp [{100 * result.gain_lo:+.1f}, "
+            f"{100 * result.gain_hi:+.1f}] over {result.holdout_deals} deals; "
+            f"{result.games_search + result.games_holdout:,} games")
+    what = (f"Tuned by rnr-sim tune for {result.deck} (seed {result.seed}): {gain}."
+            if result.kept else
+            f"rnr-sim tune for {result.deck} (seed {result.seed}) kept the start policy "
+            f"{result.start_name!r}: the best candidate's {gain}, not above 0.")
     lines = [
-        f"# Tuned by rnr-sim tune for {result.deck} (seed {result.seed}): held-out gain "
-        f"{100 * result.gain:+.1f} pp [{100 * result.gain_lo:+.1f}, {100 * result.gain_hi:+.1f}]"
-        f" over {result.holdout_deals} deals; {result.games_search + result.games_holdout:,}"
-        " games.",
+        f"# {what}",
         "[policy]",
-        f"name = {toml_string(result.deck + ' (tuned)')}",
+        f"name = {toml_string(result.deck + ' (tuned)' if result.kept else result.start_name)}",
         f"base = {toml_string(base)}",
         "",
         "[weights]",

@@ -95,3 +95,19 @@ def test_tune_bad_input_is_one_line(args, message, capsys):
     code = main(["tune", str(DECKS / "post_road_raiders.txt"), *vs, *args])
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_policy_file_written_by_tune_keeps_the_start_files_base(tmp_path):
+    """Tuning from a policy file over ``aggro`` writes a file over ``aggro`` too (the deck's
+    default pilot, for ``skill``, is that base), and says whether the tuned weights were
+    kept."""
+    start = tmp_path / "start.toml"
+    start.write_text('[policy]\nname = "Mine"\nbase = "aggro"\n[weights]\nstop = 0.2\n')
+    out = tmp_path / "out.toml"
+    assert main(["tune", str(DECKS / "bison_stampede.txt"), "--vs",
+                 str(DECKS / "eagle_blockade.txt"), "--budget", "2000", "--policy", str(start),
+                 "--out", str(out), "--json"]) == 0
+    pilot = load_policy(str(out))
+    assert pilot.base == "aggro"
+    text = out.read_text()
+    assert ("Tuned by rnr-sim tune" in text) or ("kept the start policy 'Mine'" in text)

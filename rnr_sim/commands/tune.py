@@ -81,7 +81,7 @@ def tune_command(
         bar.close()
     from rnr_sim.engine.policies import POLICIES
 
-    base = result.start_name if result.start_name in POLICIES else "balanced"
+    base = result.start_base if result.start_base in POLICIES else "balanced"
     if out is not None:
         out.write_text(policy_toml(result, base))
     if as_json:
