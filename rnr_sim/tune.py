@@ -324,7 +324,7 @@ def policy_toml(result: TuneResult, base: str) -> str:
     lines = [
         f"# {what}",
         "[policy]",
-        f"name = {toml_string(result.deck + ' (tuned)' if result.kept else result.start_name)}",
+        f"name = {toml_string(result.deck + (' (tuned)' if result.kept else f' ({result.start_name})'))}",
         f"base = {toml_string(base)}",
         "",
         "[weights]",
