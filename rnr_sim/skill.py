@@ -136,14 +136,18 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
          cards: str | Path | Sequence[str | Path] | None = None,
          rules: str | Path | None = None,
          progress: Callable[[int], None] | None = None,
-         on_plan: Callable[[int], None] | None = None) -> pl.DataFrame:
+         on_plan: Callable[[int], None] | None = None, backend: str = "local",
+         address: str | None = None) -> pl.DataFrame:
     """Every game of the measurement, one row each (``GAME_SCHEMA``): each deck with each
     of its pilots against every other deck (their own pilots), ``games`` deals per
     opponent, both seat orders. The pilots of one deck play the same deals: deck i against
     deck j is engine table ``i * n + j`` for all of i's pilots. ``on_plan`` gets the total
-    game count before play; ``progress`` the games of each engine call."""
+    game count before play; ``progress`` the games of each engine call. ``backend`` /
+    ``address``: where the games are played (``--backend ray``: each engine call's games
+    cut into chunks played as Ray tasks; each game depends only on its own inputs, so the
+    frame is the same)."""
     from rnr_sim import runner
-    from rnr_sim.tune import Field
+    from rnr_sim.execution import open_backend
 
     if len(decks) < 2:
         raise InputError("skill needs at least 2 decks: each deck plays the others, e.g. "
@@ -163,12 +167,25 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
         raise InputError(f"two decks are named '{dup[0]}'; give one a Name: header")
     overrides = parse_tuned(tuned, plan.decks)
     pilots = [deck_pilots(ref, overrides.get(i)) for i, ref in enumerate(plan.policies)]
+    where = open_backend(backend, address, threads)  # a bad --backend: before any play
     n = len(plan.decks)
     total = sum(len(p) for p in pilots) * (n - 1) * games * 2
     if on_plan is not None:
         on_plan(total)
     driver = runner.engine_driver()
     plan.compile(driver)
+    with where:
+        return _play(plan, pilots, driver, games, where.threads,
+                     None if backend == "local" else where, progress)
+
+
+def _play(plan, pilots: list[list[DeckPilot]], driver, games: int, threads: int | None,
+          backend, progress: Callable[[int], None] | None) -> pl.DataFrame:
+    """``play``'s games, on ``backend`` (None: in this process)."""
+    from rnr_sim.tune import Field
+
+    names = plan.deck_names
+    n = len(plan.decks)
     fixed = np.ascontiguousarray(plan.policy_table)
     frames = []
     for i in range(n):
@@ -179,7 +196,7 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
         for start in range(0, games, DEALS_PER_CALL):
             deals = min(DEALS_PER_CALL, games - start)
             inputs, score = fld.scores(driver, weights, deals, plan.seed, threads,
-                                       first_deal=start)
+                                       first_deal=start, backend=backend)
             cand = inputs["candidate"]
             frames.append(pl.DataFrame({
                 "deck": np.full(len(score), names[i], dtype=object),

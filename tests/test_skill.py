@@ -4,6 +4,7 @@ section."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from pathlib import Path
@@ -187,3 +188,39 @@ def test_bad_tuned_is_one_line_and_exit_2(capsys, tuned, says, tmp_path, monkeyp
     assert code == 2
     assert len(err.splitlines()) == 1 and says in err and err.startswith("--tuned")
     assert not out.exists()  # nothing half-written
+
+
+HAVE_RAY = importlib.util.find_spec("ray") is not None
+
+
+@pytest.mark.skipif(not HAVE_RAY, reason="Ray is not installed (pip install 'rnr-sim[ray]')")
+def test_ray_backend_gives_the_same_games_and_skill_table_as_local():
+    """``--backend ray`` only moves where the games are played: each game is a pure
+    function of its inputs, so the game frame and the skill table are the same."""
+    from rnr_sim.ray_backend import import_ray, init_ray
+
+    decks = [DECKS / f"{n}.txt" for n in ("bison_bell_uprising", "eagle_blockade",
+                                          "scroll_assembly")]
+    local = skill.play(decks, games=6, seed=4, threads=1)
+    ray = import_ray()
+    started = not ray.is_initialized()
+    if started:
+        init_ray(num_cpus=2)
+    try:
+        remote = skill.play(decks, games=6, seed=4, backend="ray")
+    finally:
+        if started:
+            ray.shutdown()
+    assert remote.equals(local)
+    assert skill.skill_table(remote, seed=4).equals(skill.skill_table(local, seed=4))
+
+
+def test_skill_backend_without_ray_or_unknown_is_one_line_and_exit_2(capsys):
+    code = main(["skill", str(DECKS / "bison_bell_uprising.txt"),
+                 str(DECKS / "eagle_blockade.txt"), "--games", "4", "--backend", "spark"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "--backend spark" in err
+    code = main(["skill", str(DECKS / "bison_bell_uprising.txt"),
+                 str(DECKS / "eagle_blockade.txt"), "--games", "4", "--address", "auto"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and "--address" in err

@@ -10,7 +10,13 @@ from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import CardsOption, RulesOption, ThreadsOption
+from rnr_sim.commands.options import (
+    AddressOption,
+    BackendOption,
+    CardsOption,
+    RulesOption,
+    ThreadsOption,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -27,7 +33,8 @@ def register(app: typer.Typer) -> None:
         "the best pilot measured, largest first: a deck whose tuned pilot gains a lot was "
         "misjudged with its default one. --out writes skill.parquet into a run dir (an "
         "existing one from rnr-sim run: its report then shows a Skill section). Cost: "
-        "(pilots per deck) x (decks - 1) x 2 x --games games per deck.",
+        "(pilots per deck) x (decks - 1) x 2 x --games games per deck. --backend ray "
+        "plays the games as Ray tasks (the same table).",
         epilog="Example: rnr-sim skill decks/*.txt --games 400 --out runs/meta",
     )(skill_command)
 
@@ -49,6 +56,8 @@ def skill_command(
     cards: CardsOption = None,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     from tqdm import tqdm
@@ -69,7 +78,8 @@ def skill_command(
     try:
         games_frame = skill.play(decks, games=games, seed=seed, threads=threads,
                                  tuned=tuned or [], cards=cards, rules=rules,
-                                 progress=lambda n: bars[0].update(n), on_plan=start)
+                                 progress=lambda n: bars[0].update(n), on_plan=start,
+                                 backend=backend, address=address)
     finally:
         for bar in bars:
             bar.close()

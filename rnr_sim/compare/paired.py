@@ -42,6 +42,7 @@ shuffles, so they differ only by the change. Every metric is therefore estimated
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import combinations, permutations
 from pathlib import Path
@@ -151,84 +152,346 @@ class Paired:
 
 
 # ---------------------------------------------------------------------------- loading
+#
+# The analysis streams: it reads the two runs one part at a time (``read_part``, the only
+# reader of seat and game rows), checks that the parts hold the same games, and folds
+# each pair of parts into per-deal sums (``DealSums.add``). The unit is the deal across
+# every table, and a part holds whole tables (every deal of them), so a deal's sums are
+# complete only at the last part: what stays in memory is the per-deal sums (small
+# unsigned counts: about 1,450 bytes a deal for the nine sample decks and their 135 cards,
+# some 20 bytes a game), never the seat rows of more than one part of each run. The sums
+# are exactly those the whole tables gave, so every figure is the same to the bit.
+#
+# Why not O(1): the intervals need each deal's sums over every table (their squares and
+# cross-products over deals), and a part holds every deal of its tables, so no deal is
+# complete before the last part. Sufficient statistics (sums of squares) could only be
+# formed deal-major, and they would change the last bits of the figures.
+
+GAME_COLUMNS = ["game_id", "table_id", "deal", "first_seat", "winner_seat", "path"]
+SEAT_COLUMNS = ["game_id", "seat", "deck", "won", "p2_right", "opening_mask", "drawn_mask",
+                "played_mask"]
 
 
-@dataclass
-class _Run:
-    games: pl.DataFrame
-    seat_deck: np.ndarray  # int [G, P], indices into decks
-    won: np.ndarray  # bool [G, P]
-    p2: np.ndarray  # bool [G, P]
-    opening: np.ndarray  # uint64 [G, P]
-    seen: np.ndarray
-    played: np.ndarray
-    decks_table: pl.DataFrame
+def read_part(path: Path, columns: list[str]) -> pl.DataFrame:
+    """One part of a run's ``games`` or ``seats`` table (the analysis reads no more than
+    one part of each run at a time), in game order."""
+    try:
+        frame = pl.read_parquet(path, columns=columns)
+    except Exception as e:  # a part check_parts passed, broken since: one line
+        raise InputError(f"{path}: unreadable parquet part "
+                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
+    return frame.sort(["game_id", "seat"] if "seat" in columns else "game_id")
 
 
-def _load(run_dir: Path, decks: list[str] | None) -> tuple[_Run, list[str], dict[str, Any]]:
+def _manifest(run_dir: Path) -> tuple[dict[str, Any], dict[str, list[Path]]]:
     from rnr_sim.analytics.run import check_parts
-    from rnr_sim.runner import read_manifest, scan_table
+    from rnr_sim.runner import read_manifest
 
     manifest = read_manifest(run_dir)
-    check_parts(run_dir, manifest)  # a missing, extra or broken part: one line, exit 2
-    games = scan_table(run_dir, "games").collect().sort("game_id")
-    seats = scan_table(run_dir, "seats").select(
-        "game_id", "seat", "deck", "won", "p2_right", "opening_mask", "drawn_mask",
-        "played_mask").collect().sort("game_id", "seat")
+    parts = check_parts(run_dir, manifest)  # a missing, extra or broken part: one line, exit 2
+    return manifest, parts
+
+
+def _decks_table(run_dir: Path) -> pl.DataFrame:
     try:
-        decks_table = pl.read_parquet(run_dir / "decks.parquet")
+        return pl.read_parquet(run_dir / "decks.parquet")
     except OSError as e:
         raise InputError(f"{run_dir}: cannot read decks.parquet ({e})") from None
-    g = games.height
-    p = int(manifest["players"])
-    if seats.height != g * p:
-        raise InputError(f"{run_dir}: {seats.height} seat rows for {g} games of {p} players")
-    if decks is None:
-        decks = [d["name"] for d in manifest["decks"]]
-    index = {d: i for i, d in enumerate(decks)}
-    names = seats["deck"].to_list()
-    try:
-        deck_idx = np.array([index[n] for n in names], dtype=np.int64).reshape(g, p)
-    except KeyError as e:
-        raise InputError(f"{run_dir}: deck {e} is not in the other run") from None
-
-    def col(name: str, dtype) -> np.ndarray:
-        return seats[name].to_numpy().astype(dtype, copy=False).reshape(g, p)
-
-    opening = col("opening_mask", np.uint64)
-    run = _Run(games=games, seat_deck=deck_idx, won=col("won", bool), p2=col("p2_right", bool),
-               opening=opening, seen=opening | col("drawn_mask", np.uint64),
-               played=col("played_mask", np.uint64), decks_table=decks_table)
-    return run, decks, manifest
 
 
-def _check_same_deals(b: _Run, v: _Run, where: str) -> None:
+def _part_pairs(bdir: Path, vdir: Path, parts_b: dict[str, list[Path]],
+                parts_v: dict[str, list[Path]], where: str):
+    """(games_b, seats_b, games_v, seats_v) part by part: the variant's part of the same
+    name when both runs were cut alike (``compare`` cuts them alike), else the variant's
+    games in the baseline part's game_id range."""
+    same_cut = [p.name for p in parts_b["games"]] == [p.name for p in parts_v["games"]]
+    seen_v = 0
+    for gb_path, sb_path in zip(parts_b["games"], parts_b["seats"], strict=True):
+        games_b = read_part(gb_path, GAME_COLUMNS)
+        seats_b = read_part(sb_path, SEAT_COLUMNS)
+        if same_cut:
+            games_v = read_part(vdir / "games" / gb_path.name, GAME_COLUMNS)
+            seats_v = read_part(vdir / "seats" / sb_path.name, SEAT_COLUMNS)
+        else:
+            lo, hi = games_b["game_id"].min(), games_b["game_id"].max()
+            inside = pl.col("game_id").is_between(lo, hi) if lo is not None else pl.lit(False)
+            games_v = pl.scan_parquet(parts_v["games"]).select(GAME_COLUMNS).filter(
+                inside).collect().sort("game_id")
+            seats_v = pl.scan_parquet(parts_v["seats"]).select(SEAT_COLUMNS).filter(
+                inside).collect().sort("game_id", "seat")
+        seen_v += games_v.height
+        yield games_b, seats_b, games_v, seats_v
+    if not same_cut:
+        total_v = sum(pl.scan_parquet(p).select(pl.len()).collect().item()
+                      for p in parts_v["games"])
+        if total_v != seen_v:
+            raise InputError(f"{where}: the two runs did not play the same games ('game_id' "
+                             "differs): a paired comparison needs the same tables, deals, "
+                             "seat orders and seed")
+
+
+def _check_same_games(games_b: pl.DataFrame, games_v: pl.DataFrame, deck_b: np.ndarray,
+                      deck_v: np.ndarray, where: str) -> None:
     for c in ("game_id", "table_id", "deal", "first_seat"):
-        if b.games.height != v.games.height or not b.games[c].equals(v.games[c]):
+        if games_b.height != games_v.height or not games_b[c].equals(games_v[c]):
             raise InputError(f"{where}: the two runs did not play the same games ('{c}' "
                              "differs): a paired comparison needs the same tables, deals, "
                              "seat orders and seed")
-    if not np.array_equal(b.seat_deck, v.seat_deck):
+    if not np.array_equal(deck_b, deck_v):
         raise InputError(f"{where}: the two runs seat different decks in the same games")
+
+
+def _check_same_decks(decks_b: pl.DataFrame, decks_v: pl.DataFrame, where: str) -> None:
     keys = ["deck", "slot", "card"]
-    if not b.decks_table.sort(keys).equals(v.decks_table.sort(keys)):
+    if not decks_b.sort(keys).equals(decks_v.sort(keys)):
         raise InputError(f"{where}: the two runs' deck lists differ")
 
 
+class DealSums:
+    """Per-deal sums of both runs, folded in one pair of parts at a time (``add``).
+
+    Every metric of ``_estimates`` is a ratio of per-deal sums of counts (``Estimate``);
+    these are those counts, indexed ``[..., deal]`` by the deal number:
+
+    - ``held[deck]`` seats of the deck, ``wins[r, deck]`` its wins (r: 0 baseline,
+      1 variant); ``path_wins[r, path, deck]`` its wins by each path;
+    - ``games`` games, ``decided[r]`` games won by a seat, ``share[r, path]`` games won by
+      the path;
+    - ``seat_n[r, subject]`` games of each ``SEAT_SUBJECTS`` subject, ``seat_w[r,
+      subject]`` those the first seat won;
+    - ``meet[i, j]`` seats of deck i in games where deck j sits too, ``meet_w[r, i, j]``
+      those deck i won;
+    - per card: ``gih``, ``gih_wins``, ``played``, ``played_wins`` ``[r, card]`` (over the
+      decks that hold it; held and held wins come from the decks' ``held``/``wins``).
+
+    No count of a deal exceeds its seats (tables x players x seat orders), so they are
+    kept in the smallest unsigned type that holds that (``count_dtype``: uint8 for up to
+    255 seats a deal), exactly; ``games`` is int64 and checks the bound. A part's counts
+    are tallied densely (per key and deal of the part: fast, a work space of the order of
+    the sums themselves) while that takes at most ``DENSE`` cells, else sparsely
+    (``np.unique`` over the part's rows), so the work space of a part stays bounded
+    however many deals the runs hold.
+    """
+
+    DENSE = 1 << 24
+    #: Games folded at a time (a part is cut into slices of this many games).
+    SLICE = 8192
+
+    def __init__(self, decks: list[str], decks_table: pl.DataFrame, players: int,
+                 deals_hint: int = 0, seats_per_deal: int | None = None):
+        self.decks = decks
+        self.index = {d: i for i, d in enumerate(decks)}
+        self.players = players
+        self.dtype = count_dtype(seats_per_deal)
+        masks = card_masks(decks_table)
+        self.cards = sorted(set(masks["card"].to_list()))
+        card_index = {c: k for k, c in enumerate(self.cards)}
+        #: per deck in ``decks`` order: (deck index, card indices, slot masks)
+        self.deck_cards: list[tuple[int, np.ndarray, np.ndarray]] = []
+        for (deck,), cards in masks.partition_by("deck", as_dict=True,
+                                                 maintain_order=True).items():
+            if deck in self.index:
+                self.deck_cards.append((
+                    self.index[deck],
+                    np.array([card_index[c] for c in cards["card"].to_list()], dtype=np.int64),
+                    cards["mask"].to_numpy().astype(np.uint64)))
+        nd, npth, nc = len(decks), len(WIN_PATHS), len(self.cards)
+        self.shapes = {
+            "held": (nd,), "wins": (2, nd), "path_wins": (2, npth, nd), "games": (1,),
+            "decided": (2,), "share": (2, npth), "seat_n": (2, len(SEAT_SUBJECTS)),
+            "seat_w": (2, len(SEAT_SUBJECTS)), "meet": (nd, nd), "meet_w": (2, nd, nd),
+            "gih": (2, nc), "gih_wins": (2, nc), "played": (2, nc), "played_wins": (2, nc),
+        }
+        self.cap = 0
+        self.sums: dict[str, np.ndarray] = {}
+        self.present = np.zeros(0, dtype=bool)
+        self.n_games = 0
+        self._grow(max(1, deals_hint))
+
+    def _grow(self, need: int) -> None:
+        if need <= self.cap:
+            return
+        cap = max(need, 2 * self.cap)
+        for k, shape in self.shapes.items():
+            new = np.zeros((*shape, cap), dtype=np.int64 if k == "games" else self.dtype)
+            if self.cap:
+                new[..., :self.cap] = self.sums[k]
+            self.sums[k] = new
+        present = np.zeros(cap, dtype=bool)
+        present[:self.cap] = self.present
+        self.present, self.cap = present, cap
+
+    def _tally(self, name: str, lead: tuple, key: np.ndarray, n_keys: int,
+               mask: np.ndarray | None, seat: bool, rows: np.ndarray | None = None) -> None:
+        """Add, per (key, deal), the rows (seat rows when ``seat``, else games) where
+        ``mask`` to ``sums[name][lead][rows[key] if rows else key, deal]``."""
+        local, deal = (self._seat_local, self._seat_deal) if seat else (self._local, self._deal)
+        if mask is not None:
+            key, local, deal = key[mask], local[mask], deal[mask]
+        if not len(key):
+            return
+        target = self.sums[name][lead] if lead else self.sums[name]
+        target = target.reshape(-1, self.cap)
+        nl = len(self._deals)
+        if n_keys * nl <= self.DENSE:
+            c = np.bincount(key * nl + local, minlength=n_keys * nl).reshape(n_keys, nl)
+            d = self._deals
+            cols = slice(d[0], d[-1] + 1) if d[-1] - d[0] + 1 == nl else d  # a deal range
+            if rows is None:
+                target[:, cols] += c.astype(target.dtype)
+            elif isinstance(cols, slice):
+                target[rows, cols] += c.astype(target.dtype)
+            else:
+                target[np.ix_(rows, cols)] += c.astype(target.dtype)
+        else:
+            idx = (rows[key] if rows is not None else key) * self.cap + deal
+            u, c = np.unique(idx, return_counts=True)
+            target.reshape(-1)[u] += c.astype(target.dtype)
+
+    def add(self, games_b: pl.DataFrame, seats_b: pl.DataFrame, games_v: pl.DataFrame,
+            seats_v: pl.DataFrame, where: str = "") -> None:
+        """Fold one pair of parts (the same games in both runs) into the sums, ``SLICE``
+        games at a time (the work space of a slice is all the numpy work space)."""
+        g, p = games_b.height, self.players
+        for run, seats in ((games_b, seats_b), (games_v, seats_v)):
+            if seats.height != run.height * p:
+                raise InputError(f"{where}: {seats.height} seat rows for {run.height} games "
+                                 f"of {p} players")
+        deck_b, deck_v = self._deck_index(seats_b, where), self._deck_index(seats_v, where)
+        _check_same_games(games_b, games_v, deck_b, deck_v, where)
+        if g == 0:
+            return
+        self.n_games += g
+        deal = games_b["deal"].to_numpy().astype(np.int64)
+        self._grow(int(deal.max()) + 1)
+        path_code = {c: i for i, c in enumerate(WIN_PATHS)}
+        per_game = {"deal": deal, "first": games_b["first_seat"].to_numpy()}
+        per_seat = {"deck": deck_b}
+        for r, (games, seats) in enumerate(((games_b, seats_b), (games_v, seats_v))):
+            per_game[f"winner{r}"] = games["winner_seat"].to_numpy()
+            per_game[f"code{r}"] = games["path"].replace_strict(
+                path_code, default=-1, return_dtype=pl.Int64).to_numpy()
+            per_seat[f"won{r}"] = seats["won"].to_numpy().astype(bool)
+            per_seat[f"p2{r}"] = seats["p2_right"].to_numpy().astype(bool)
+            per_seat[f"seen{r}"] = (seats["opening_mask"].to_numpy().astype(np.uint64)
+                                    | seats["drawn_mask"].to_numpy().astype(np.uint64))
+            per_seat[f"played{r}"] = seats["played_mask"].to_numpy().astype(np.uint64)
+        for g0 in range(0, g, self.SLICE):
+            g1 = min(g, g0 + self.SLICE)
+            self._add_slice({k: v[g0:g1] for k, v in per_game.items()},
+                            {k: v[g0 * p:g1 * p] for k, v in per_seat.items()})
+
+    def _add_slice(self, game: dict[str, np.ndarray], seat: dict[str, np.ndarray]) -> None:
+        p, nd = self.players, len(self.decks)
+        deal = game["deal"]
+        g = len(deal)
+        self._deals, self._local = np.unique(deal, return_inverse=True)
+        self._deal = deal
+        self.present[self._deals] = True
+        self._seat_local, self._seat_deal = np.repeat(self._local, p), np.repeat(deal, p)
+        flat_deck = seat["deck"]
+        tally = self._tally
+
+        zeros_g = np.zeros(g, dtype=np.int64)
+        tally("held", (), flat_deck, nd, None, seat=True)
+        tally("games", (), zeros_g, 1, None, seat=False)
+        present = np.zeros((g, nd), dtype=bool)
+        np.put_along_axis(present, flat_deck.reshape(g, p), True, axis=1)
+        meets = present[np.arange(g * p) // p]  # [seat, deck j]: deck j sits at the table
+        meet_rows = [np.arange(nd) * nd + j for j in range(nd)]  # (i, j) of meet's [i, j]
+        for j in range(nd):
+            tally("meet", (), flat_deck, nd, meets[:, j], seat=True, rows=meet_rows[j])
+        first = game["first"]
+        for r in (0, 1):
+            won = seat[f"won{r}"]
+            tally("wins", (r,), flat_deck, nd, won, seat=True)
+            winner, code = game[f"winner{r}"], game[f"code{r}"]
+            decided = winner >= 0
+            tally("decided", (r,), zeros_g, 1, decided, seat=False)
+            tally("share", (r,), np.clip(code, 0, None), len(WIN_PATHS),
+                  decided & (code >= 0), seat=False)
+            code_seat = np.repeat(code, p)
+            tally("path_wins", (r,), np.clip(code_seat, 0, None) * nd + flat_deck,
+                  len(WIN_PATHS) * nd, won & (code_seat >= 0), seat=True)
+            first_won = winner == first
+            used = seat[f"p2{r}"].reshape(g, p).any(axis=1)
+            for k, m in enumerate((np.ones(g, dtype=bool), used, ~used)):
+                tally("seat_n", (r, k), zeros_g, 1, m, seat=False)
+                tally("seat_w", (r, k), zeros_g, 1, first_won & m, seat=False)
+            for j in range(nd):
+                tally("meet_w", (r,), flat_deck, nd, meets[:, j] & won, seat=True,
+                      rows=meet_rows[j])
+            self._add_cards(r, flat_deck, won, seat[f"seen{r}"], seat[f"played{r}"])
+
+    def _add_cards(self, r: int, flat_deck: np.ndarray, won: np.ndarray, seen: np.ndarray,
+                   played: np.ndarray) -> None:
+        all_local, all_deal = self._seat_local, self._seat_deal
+        for deck, cards, masks in self.deck_cards:
+            rows = flat_deck == deck
+            if not rows.any():
+                continue
+            u, dl, w = all_local[rows], all_deal[rows], won[rows]
+            for name, bits in (("gih", seen[rows]), ("played", played[rows])):
+                i, k = np.nonzero((bits[:, None] & masks[None, :]) != 0)  # [seat, card]
+                for suffix, sel in (("", None), ("_wins", w[i])):
+                    self._seat_local, self._seat_deal = u[i], dl[i]
+                    self._tally(name + suffix, (r,), k, len(cards), sel, seat=True,
+                                rows=cards)
+        self._seat_local, self._seat_deal = all_local, all_deal
+
+    def _deck_index(self, seats: pl.DataFrame, where: str) -> np.ndarray:
+        """The seats' decks as indices into ``decks`` (int64, game-major)."""
+        names = seats["deck"]
+        unknown = names.filter(~names.is_in(list(self.index))).unique().sort()
+        if len(unknown):
+            raise InputError(f"{where}: deck '{unknown[0]}' is not in the other run")
+        return names.replace_strict(self.index, return_dtype=pl.Int64).to_numpy()
+
+    def check_bound(self, where: str) -> None:
+        """Every count of a deal is at most its seats: more games in a deal than the
+        manifest's tables allow would have overflowed the counts."""
+        most = int(self.sums["games"].max(initial=0)) * self.players
+        if most > np.iinfo(self.dtype).max:
+            raise InputError(f"{where}: a deal holds {most} seats, more than the runs' "
+                             "tables allow: the run dirs are not what their manifests say")
+
+    def per_deal(self, name: str, at: tuple = ()) -> np.ndarray:
+        """``name[at]``'s sums over the deals played (in deal order), as float64."""
+        a = self.sums[name][at] if at else self.sums[name]
+        return a[..., np.flatnonzero(self.present)].astype(np.float64)
+
+
+def count_dtype(seats_per_deal: int | None) -> type:
+    """The smallest unsigned integer type that holds ``seats_per_deal`` (uint32 when it is
+    not known)."""
+    if seats_per_deal is None:
+        return np.uint32
+    for t in (np.uint8, np.uint16, np.uint32):
+        if seats_per_deal <= np.iinfo(t).max:
+            return t
+    return np.uint64
+
+
+def _fold(bdir: Path, vdir: Path) -> tuple[DealSums, list[str], dict[str, Any], dict[str, Any]]:
+    """Both runs read part by part into ``DealSums``, checked to be the same games."""
+    where = f"{bdir} vs {vdir}"
+    mb, parts_b = _manifest(bdir)
+    mv, parts_v = _manifest(vdir)
+    decks_b, decks_v = _decks_table(bdir), _decks_table(vdir)
+    _check_same_decks(decks_b, decks_v, where)
+    decks = [d["name"] for d in mb["decks"]]
+    players = int(mb["players"])
+    tables = len(mb.get("tables") or []) or 1
+    seats = tables * players * players if mb.get("tables") else None
+    acc = DealSums(decks, decks_b, players, seats_per_deal=seats,
+                   deals_hint=int(mb.get("games_done") or 0) // (tables * players))
+    for pair in _part_pairs(bdir, vdir, parts_b, parts_v, where):
+        acc.add(*pair, where=where)
+    acc.check_bound(where)
+    return acc, decks, mb, mv
+
+
 # ---------------------------------------------------------------------------- estimators
-
-
-def unit_sums(unit: np.ndarray, weights: np.ndarray, n_units: int) -> np.ndarray:
-    """Per-unit sums of ``weights`` (1-D), as float64[n_units]."""
-    return np.bincount(unit, weights=np.asarray(weights, dtype=np.float64), minlength=n_units)
-
-
-def unit_sums_2d(unit: np.ndarray, flags: np.ndarray, n_units: int) -> np.ndarray:
-    """Per-unit column sums of a boolean matrix ``flags`` [rows, k]: float64[n_units, k]."""
-    rows, cols = np.nonzero(flags)
-    k = flags.shape[1]
-    counts = np.bincount(unit[rows] * k + cols, minlength=n_units * k)
-    return counts.reshape(n_units, k).astype(np.float64)
 
 
 def linearize(a: np.ndarray, b: np.ndarray) -> tuple[float, np.ndarray | None]:
@@ -464,151 +727,101 @@ def score_interval(u: np.ndarray, unit: float, z: float = Z95) -> tuple[float, f
 # ---------------------------------------------------------------------------- the metrics
 
 
-def _estimates(b: _Run, v: _Run, decks: list[str], players: int) -> list[Estimate]:
-    deal = b.games["deal"].to_numpy()
-    deals, unit = np.unique(deal, return_inverse=True)
-    n = len(deals)
+def _estimates(acc: DealSums) -> Iterator[Estimate]:
+    """Every change, in report order, from the per-deal sums; one at a time, so that only
+    the estimate under way holds float copies of its sums."""
+    decks, players = acc.decks, acc.players
     n_decks = len(decks)
-    seat_deck = b.seat_deck  # the same in both runs
-    seat_unit = np.repeat(unit, players)
-    flat_deck = seat_deck.ravel()
-    out: list[Estimate] = []
-
-    def per_deck(values_b: np.ndarray, values_v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        key = flat_deck * n + seat_unit
-        size = n_decks * n
-        return (np.bincount(key, weights=values_b.ravel().astype(np.float64),
-                            minlength=size).reshape(n_decks, n),
-                np.bincount(key, weights=values_v.ravel().astype(np.float64),
-                            minlength=size).reshape(n_decks, n))
-
-    ones = np.ones_like(b.won, dtype=np.float64)
-    held, _ = per_deck(ones, ones)
-    wins_b, wins_v = per_deck(b.won, v.won)
-    path_b = b.games["path"].to_numpy()
-    path_v = v.games["path"].to_numpy()
+    held = acc.per_deal("held")
+    wins = acc.per_deal("wins")  # [run, deck, deal]
+    wins_b, wins_v = wins[0], wins[1]
 
     # decks: win rate
     for i, name in enumerate(decks):
         if held[i].sum() > 0:
-            out.append(Estimate("deck", name, "win_rate", wins_b[i], held[i], wins_v[i], held[i]))
+            yield Estimate("deck", name, "win_rate", wins_b[i], held[i], wins_v[i], held[i])
 
     # paths: overall share of the wins, and the draw rate; then each deck's shares
-    dec_b = b.games["winner_seat"].to_numpy() >= 0
-    dec_v = v.games["winner_seat"].to_numpy() >= 0
-    all_games = np.ones(len(deal))
-    for p in WIN_PATHS:
-        out.append(Estimate(
-            "path", "all games", f"share_{p}",
-            unit_sums(unit, dec_b & (path_b == p), n), unit_sums(unit, dec_b, n),
-            unit_sums(unit, dec_v & (path_v == p), n), unit_sums(unit, dec_v, n)))
-    out.append(Estimate("path", "all games", "draw_rate",
-                        unit_sums(unit, ~dec_b, n), unit_sums(unit, all_games, n),
-                        unit_sums(unit, ~dec_v, n), unit_sums(unit, all_games, n)))
-    by_deck = {}
-    for p in WIN_PATHS:
-        pb, pv = per_deck(b.won & (path_b == p)[:, None], v.won & (path_v == p)[:, None])
-        by_deck[p] = (pb, pv)
+    share, decided = acc.per_deal("share"), acc.per_deal("decided")
+    all_games = acc.per_deal("games")[0]
+    for k, p in enumerate(WIN_PATHS):
+        yield Estimate("path", "all games", f"share_{p}", share[0, k], decided[0],
+                       share[1, k], decided[1])
+    yield Estimate("path", "all games", "draw_rate", all_games - decided[0], all_games,
+                   all_games - decided[1], all_games)
+    for k, p in enumerate(WIN_PATHS):  # one path's [deck, deal] sums at a time
+        pb, pv = acc.per_deal("path_wins", (0, k)), acc.per_deal("path_wins", (1, k))
         for i, name in enumerate(decks):
             if held[i].sum() > 0:
-                out.append(Estimate("path", name, f"share_{p}", pb[i], wins_b[i], pv[i],
-                                    wins_v[i]))
-    out += _path_expectations(by_deck, wins_b, wins_v, held, unit, n, dec_b, dec_v,
-                              path_b, path_v)
+                yield Estimate("path", name, f"share_{p}", pb[i], wins_b[i], pv[i], wins_v[i])
+    del pb, pv
+    for k, p in enumerate(WIN_PATHS):
+        yield from _path_expectations(
+            p, (acc.per_deal("path_wins", (0, k)), acc.per_deal("path_wins", (1, k))),
+            wins_b, wins_v, held, (share[0, k], decided[0], share[1, k], decided[1]))
+    del share
 
     # seats: the first seat's win rate, overall and by the P2 right
-    first = b.games["first_seat"].to_numpy()
-    fw_b = b.games["winner_seat"].to_numpy() == first
-    fw_v = v.games["winner_seat"].to_numpy() == first
-    used_b, used_v = b.p2.any(axis=1), v.p2.any(axis=1)
-    for subject, mb, mv in (("all games", np.ones(len(deal), bool), np.ones(len(deal), bool)),
-                            ("P2 right used", used_b, used_v),
-                            ("P2 right declined", ~used_b, ~used_v)):
-        out.append(Estimate("seat", subject, "first_win_rate",
-                            unit_sums(unit, fw_b & mb, n), unit_sums(unit, mb, n),
-                            unit_sums(unit, fw_v & mv, n), unit_sums(unit, mv, n)))
+    seat_n, seat_w = acc.per_deal("seat_n"), acc.per_deal("seat_w")
+    for k, subject in enumerate(SEAT_SUBJECTS):
+        yield Estimate("seat", subject, "first_win_rate", seat_w[0, k], seat_n[0, k],
+                       seat_w[1, k], seat_n[1, k])
 
     # matchups: row deck's win rate in the games it met column deck
-    present = np.zeros((len(deal), n_decks), dtype=bool)
-    np.put_along_axis(present, seat_deck, True, axis=1)
     pairs = combinations(range(n_decks), 2) if players == 2 else permutations(range(n_decks), 2)
     for i, j in pairs:
-        games_ij = present[:, i] & present[:, j]
-        if not games_ij.any():
+        meet = acc.per_deal("meet", (i, j))
+        if not meet.any():
             continue
-        rows = (seat_deck == i) & games_ij[:, None]
-        out.append(Estimate(
-            "matchup", f"{decks[i]} vs {decks[j]}", "win_rate",
-            unit_sums(seat_unit, (b.won & rows).ravel(), n), unit_sums(seat_unit, rows.ravel(), n),
-            unit_sums(seat_unit, (v.won & rows).ravel(), n), unit_sums(seat_unit, rows.ravel(), n)))
+        yield Estimate("matchup", f"{decks[i]} vs {decks[j]}", "win_rate",
+                       acc.per_deal("meet_w", (0, i, j)), meet,
+                       acc.per_deal("meet_w", (1, i, j)), meet)
 
-    out += _card_estimates(b, v, decks, unit, n)
-    return out
+    yield from _card_estimates(acc, held, wins)
 
 
-def _path_expectations(by_deck: dict[str, tuple[np.ndarray, np.ndarray]],
-                       wins_b: np.ndarray, wins_v: np.ndarray, held: np.ndarray,
-                       unit: np.ndarray, n: int, dec_b: np.ndarray, dec_v: np.ndarray,
-                       path_b: np.ndarray, path_v: np.ndarray) -> list[Estimate]:
-    """Per path, over all games: ``expected_<path>``, the share of the wins the path would
-    take if every deck won its fair share with its own mix of paths (the deck-pool
+def _path_expectations(p: str, by_deck: tuple[np.ndarray, np.ndarray], wins_b: np.ndarray,
+                       wins_v: np.ndarray, held: np.ndarray,
+                       share: tuple[np.ndarray, ...]) -> Iterator[Estimate]:
+    """For path ``p``, over all games: ``expected_<path>``, the share of the wins the path
+    would take if every deck won its fair share with its own mix of paths (the deck-pool
     expectation, ``analytics.paths.path_expectation``: ``Σ_d w_d · wins_dp / wins_d``,
     ``w_d`` the deck's share of the seats, fixed by the design), and ``gap_<path>`` =
     share − expected (positive: the decks that win by the path win more than their
-    share). Both paired over deals like every other change."""
+    share). Both paired over deals like every other change. ``by_deck``: the decks' wins
+    by the path per deal (baseline, variant); ``share``: the path's (wins by it, all wins)
+    per deal, baseline then variant."""
     weight = held.sum(axis=1) / held.sum()  # [deck]: the same seats in both runs
-    out: list[Estimate] = []
-    for p in WIN_PATHS:
-        pb, pv = by_deck[p]
-        share = (unit_sums(unit, dec_b & (path_b == p), n), unit_sums(unit, dec_b, n),
-                 unit_sums(unit, dec_v & (path_v == p), n), unit_sums(unit, dec_v, n))
-        decks = [(float(weight[i]), pb[i], wins_b[i], pv[i], wins_v[i])
-                 for i in range(len(weight)) if weight[i] > 0]
-        out.append(Combination("path", "all games", f"expected_{p}", *share, terms=decks))
-        out.append(Combination("path", "all games", f"gap_{p}", *share,
-                               terms=[(1.0, *share), *[(-w, *t) for w, *t in decks]]))
-    return out
+    pb, pv = by_deck
+    decks = [(float(weight[i]), pb[i], wins_b[i], pv[i], wins_v[i])
+             for i in range(len(weight)) if weight[i] > 0]
+    yield Combination("path", "all games", f"expected_{p}", *share, terms=decks)
+    yield Combination("path", "all games", f"gap_{p}", *share,
+                      terms=[(1.0, *share), *[(-w, *t) for w, *t in decks]])
 
 
-def _card_estimates(b: _Run, v: _Run, decks: list[str], unit: np.ndarray,
-                    n: int) -> list[Estimate]:
-    """GIH WR, played WR, play rate and IWD per card, over the decks that hold it."""
-    masks = card_masks(b.decks_table)
-    index = {d: i for i, d in enumerate(decks)}
-    names = ("gih", "gih_wins", "played", "played_wins", "held", "held_wins")
-    sums: dict[str, dict[str, list[np.ndarray]]] = {}  # card -> count -> [baseline, variant]
-    players = b.seat_deck.shape[1]
-    seat_unit = np.repeat(unit, players)
-    for (deck,), cards in masks.partition_by("deck", as_dict=True, maintain_order=True).items():
-        if deck not in index:
-            continue
-        rows = (b.seat_deck == index[deck]).ravel()
-        if not rows.any():
-            continue
-        u = seat_unit[rows]
-        m = cards["mask"].to_numpy().astype(np.uint64)
-        per_run = []
-        for run in (b, v):
-            won = run.won.ravel()[rows]
-            seen = (run.seen.ravel()[rows][:, None] & m[None, :]) != 0
-            played = (run.played.ravel()[rows][:, None] & m[None, :]) != 0
-            held = np.ones((len(u), 1), dtype=bool)
-            per_run.append({
-                "gih": unit_sums_2d(u, seen, n),
-                "gih_wins": unit_sums_2d(u, seen & won[:, None], n),
-                "played": unit_sums_2d(u, played, n),
-                "played_wins": unit_sums_2d(u, played & won[:, None], n),
-                "held": np.repeat(unit_sums_2d(u, held, n), len(m), axis=1),
-                "held_wins": np.repeat(unit_sums_2d(u, won[:, None], n), len(m), axis=1),
-            })
-        for k, card in enumerate(cards["card"].to_list()):
-            acc = sums.setdefault(card, {c: [np.zeros(n), np.zeros(n)] for c in names})
-            for c in names:
-                acc[c][0] += per_run[0][c][:, k]
-                acc[c][1] += per_run[1][c][:, k]
-    out: list[Estimate] = []
-    for card in sorted(sums):
-        s = sums[card]
+def _card_estimates(acc: DealSums, held: np.ndarray, wins: np.ndarray) -> Iterator[Estimate]:
+    """GIH WR, played WR, play rate and IWD per card, over the decks that hold it (and
+    have seats in the runs)."""
+    holders: dict[int, list[int]] = {}
+    for deck, cards, _ in acc.deck_cards:
+        if held[deck].sum() > 0:
+            for k in cards.tolist():
+                holders.setdefault(k, []).append(deck)
+    gih, gih_wins = acc.sums["gih"], acc.sums["gih_wins"]
+    played, played_wins = acc.sums["played"], acc.sums["played_wins"]
+    cols = np.flatnonzero(acc.present)
+    for k in sorted(holders, key=lambda k: acc.cards[k]):
+        card = acc.cards[k]
+        own = holders[k]
+
+        def runs(a: np.ndarray, k: int = k) -> list[np.ndarray]:
+            return [a[r, k, cols].astype(np.float64) for r in (0, 1)]
+
+        s = {"gih": runs(gih), "gih_wins": runs(gih_wins), "played": runs(played),
+             "played_wins": runs(played_wins),
+             "held": [held[own].sum(axis=0)] * 2,
+             "held_wins": [wins[r][own].sum(axis=0) for r in (0, 1)]}
 
         def est(metric: str, a: str, d: str, card: str = card, s=s) -> Estimate:
             return Estimate("card", card, metric, s[a][0], s[d][0], s[a][1], s[d][1])
@@ -619,9 +832,10 @@ def _card_estimates(b: _Run, v: _Run, decks: list[str], unit: np.ndarray,
                            gns["gns_wins"][1], gns["gns"][1])
         iwd = est("iwd", "gih_wins", "gih")
         iwd.minus = gns_est
-        out += [est("gih_wr", "gih_wins", "gih"), est("played_wr", "played_wins", "played"),
-                est("play_rate", "played", "held"), iwd]
-    return out
+        yield est("gih_wr", "gih_wins", "gih")
+        yield est("played_wr", "played_wins", "played")
+        yield est("play_rate", "played", "held")
+        yield iwd
 
 
 # ---------------------------------------------------------------------------- entry point
@@ -671,9 +885,7 @@ def compare_runs(baseline_dir: str | Path, variant_dir: str | Path, q: float = 0
     Raises ``InputError`` if they did not (different tables, deals, seat orders, decks).
     """
     bdir, vdir = Path(baseline_dir), Path(variant_dir)
-    b, decks, mb = _load(bdir, None)
-    v, _, mv = _load(vdir, decks)
-    _check_same_deals(b, v, f"{bdir} vs {vdir}")
+    acc, decks, mb, mv = _fold(bdir, vdir)
     if mb.get("seed") != mv.get("seed"):
         raise InputError(f"{bdir} vs {vdir}: the runs used different seeds "
                          f"({mb.get('seed')} and {mv.get('seed')}): their deals differ")
@@ -683,8 +895,7 @@ def compare_runs(baseline_dir: str | Path, variant_dir: str | Path, q: float = 0
     sw_v = (mv.get("rules") or {}).get("switches") or {}
     rules_changed = {k: (sw_b.get(k), sw_v.get(k)) for k in sorted(set(sw_b) | set(sw_v))
                      if sw_b.get(k) != sw_v.get(k)}
-    estimates = _estimates(b, v, decks, players)
-    rows = [e.row(z) for e in estimates]
+    rows = [e.row(z) for e in _estimates(acc)]
     for r in rows:
         if r["kind"] == "card":
             r["role"] = "patched" if r["subject"] in patched else "moved"
@@ -695,8 +906,8 @@ def compare_runs(baseline_dir: str | Path, variant_dir: str | Path, q: float = 0
     p = np.where(np.isnan(p), np.nan, p)
     flags = benjamini_hochberg(p, q)
     changes = changes.with_columns(pl.Series("significant", flags.tolist(), dtype=pl.Boolean))
-    deals = int(b.games["deal"].n_unique())
-    return Paired(baseline_dir=bdir, variant_dir=vdir, deals=deals, games=b.games.height,
+    deals = int(acc.present.sum())
+    return Paired(baseline_dir=bdir, variant_dir=vdir, deals=deals, games=acc.n_games,
                   players=players, decks=decks, changes=rank_changes(changes),
                   tests=int(np.isfinite(p).sum()), q=q, z=z, patched=patched,
                   rules_changed=rules_changed)

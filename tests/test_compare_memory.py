@@ -1,0 +1,173 @@
+"""``compare`` in flat memory (issue 14, item 5): the paired analysis reads the two runs
+one part at a time and folds each pair of parts into per-deal sums, so it never holds
+more than one part's seat rows of each run; and the figures do not depend on how the
+runs were cut into parts.
+
+Deterministic checks only (counts of reads and rows, equal frames), no timing and no
+memory threshold. Five sample decks: 10 tables x 2 seat orders; with ``chunk_size`` one
+table's games, each run is written as 10 parts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from fake_engine import REAL_ENGINE, REPO, engine_driver
+
+from rnr_sim import runner
+from rnr_sim.compare import CompareOptions, compare_runs, run_compare
+from rnr_sim.compare import paired as paired_mod
+from rnr_sim.errors import InputError
+
+DECKS = [REPO / "decks" / f"{n}.txt" for n in (
+    "four_branches_convention", "abolitionist_front", "eagle_blockade", "scroll_assembly",
+    "bison_stampede")]
+DEALS = 12
+PER_TABLE = DEALS * 2  # games of one table: every deal in both seat orders
+TABLES = 10
+STRONG = '[cards."Minuteman Volley"]\ndamage = 20\ncost = 1\n'
+
+pytestmark = [
+    pytest.mark.skipif(not all(d.exists() for d in DECKS), reason="sample decks missing"),
+    pytest.mark.skipif(not REAL_ENGINE, reason="needs the real engine's play"),
+]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    driver = engine_driver()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runner, "engine_driver", lambda: driver)
+        yield driver
+
+
+def _compare(out: Path, patch: Path, chunk_size: int):
+    return run_compare(CompareOptions(decks=DECKS, patch=patch, games=DEALS, out=out,
+                                      chunk_size=chunk_size),
+                       progress=False, log=lambda m: None)
+
+
+@pytest.fixture(scope="module")
+def runs(engine, tmp_path_factory):
+    """The same compare twice: cut into 10 parts per run, and into one."""
+    d = tmp_path_factory.mktemp("flat")
+    patch = d / "strong.toml"
+    patch.write_text(STRONG, encoding="utf-8")
+    split = _compare(d / "split", patch, chunk_size=PER_TABLE)
+    whole = _compare(d / "whole", patch, chunk_size=100 * PER_TABLE)
+    return split, whole
+
+
+def _parts(run_dir: Path) -> int:
+    return len(runner.complete_parts(run_dir))
+
+
+def test_the_runs_are_cut_as_the_test_needs(runs):
+    split, whole = runs
+    assert _parts(split.baseline_dir) == _parts(split.variant_dir) == TABLES
+    assert _parts(whole.baseline_dir) == 1
+
+
+def test_the_analysis_folds_one_pair_of_parts_at_a_time(runs, monkeypatch):
+    """10 parts per run: the per-part reducer is called 10 times, every seat row read
+    comes through ``read_part`` one part file at a time (never more rows than a part
+    holds), and no reader of polars is handed the whole seats table."""
+    split, _ = runs
+    adds, reads, other = [], [], []
+    real_add, real_read = paired_mod.DealSums.add, paired_mod.read_part
+
+    def add(self, games_b, seats_b, games_v, seats_v, where=""):
+        adds.append((games_b.height, seats_b.height, games_v.height, seats_v.height))
+        return real_add(self, games_b, seats_b, games_v, seats_v, where)
+
+    def read_part(path, columns):
+        frame = real_read(path, columns)
+        reads.append((Path(path), frame.height))
+        return frame
+
+    real_scan, real_read_parquet = pl.scan_parquet, pl.read_parquet
+
+    def watch(real):
+        def reader(source, *a, **kw):
+            sources = source if isinstance(source, list) else [source]
+            if any("seats" in Path(s).parts for s in sources) and len(sources) > 1:
+                other.append(sources)
+            return real(source, *a, **kw)
+        return reader
+
+    monkeypatch.setattr(paired_mod.DealSums, "add", add)
+    monkeypatch.setattr(paired_mod, "read_part", read_part)
+    monkeypatch.setattr(pl, "scan_parquet", watch(real_scan))
+    monkeypatch.setattr(pl, "read_parquet", watch(real_read_parquet))
+    result = compare_runs(split.baseline_dir, split.variant_dir)
+
+    assert len(adds) == TABLES
+    assert all(a == (PER_TABLE, 2 * PER_TABLE, PER_TABLE, 2 * PER_TABLE) for a in adds)
+    seat_reads = [(p, h) for p, h in reads if p.parent.name == "seats"]
+    assert len(seat_reads) == 2 * TABLES  # each part of each run, once
+    assert len({p for p, _ in seat_reads}) == 2 * TABLES
+    assert max(h for _, h in seat_reads) == 2 * PER_TABLE  # one part's seat rows
+    assert other == []  # no read of several seat parts at once
+    assert result.games == TABLES * PER_TABLE and result.deals == DEALS
+
+
+def test_the_figures_do_not_depend_on_the_parts(runs):
+    """The same games cut into 10 parts or 1 give the same changes, bit for bit."""
+    split, whole = runs
+    a = compare_runs(split.baseline_dir, split.variant_dir)
+    b = compare_runs(whole.baseline_dir, whole.variant_dir)
+    assert a.changes.equals(b.changes)
+    assert (a.deals, a.games, a.tests, a.patched) == (b.deals, b.games, b.tests, b.patched)
+
+
+def test_runs_cut_differently_are_paired_by_game(runs):
+    """A baseline in 10 parts against a variant in 1 (the same games): the variant's
+    games are read by the baseline part's game_id range, with the same result."""
+    split, whole = runs
+    mixed = compare_runs(split.baseline_dir, whole.variant_dir)
+    same = compare_runs(whole.baseline_dir, whole.variant_dir)
+    assert mixed.changes.equals(same.changes)
+
+
+def test_different_games_in_one_part_are_one_line(runs, tmp_path):
+    """A part of the variant whose deals differ is caught at that part: InputError."""
+    import shutil
+
+    split, _ = runs
+    variant = tmp_path / "variant"
+    shutil.copytree(split.variant_dir, variant)
+    part = variant / "games" / runner.complete_parts(variant)[3]
+    frame = pl.read_parquet(part)
+    frame.with_columns(pl.col("deal").reverse()).write_parquet(part)
+    with pytest.raises(InputError, match="did not play the same games"):
+        compare_runs(split.baseline_dir, variant)
+
+
+def test_sparse_tallies_and_odd_slices_give_the_same_figures(runs, monkeypatch):
+    """The sparse tally (``np.unique``, for parts of very many deals) and slices that cut
+    a table's deals anywhere add up to the same sums as the dense tally."""
+    split, _ = runs
+    dense = compare_runs(split.baseline_dir, split.variant_dir)
+    monkeypatch.setattr(paired_mod.DealSums, "DENSE", 0)
+    monkeypatch.setattr(paired_mod.DealSums, "SLICE", 7)
+    sparse = compare_runs(split.baseline_dir, split.variant_dir)
+    assert sparse.changes.equals(dense.changes)
+
+
+@pytest.mark.parametrize("seats, dtype", [(144, np.uint8), (255, np.uint8), (256, np.uint16),
+                                          (70_000, np.uint32), (None, np.uint32)])
+def test_counts_take_the_smallest_type_that_holds_a_deals_seats(seats, dtype):
+    assert paired_mod.count_dtype(seats) is dtype
+
+
+def test_a_deal_with_more_seats_than_the_type_holds_is_refused():
+    decks = pl.DataFrame({"deck": ["A", "B"], "slot": [0, 0], "card": ["x", "y"]},
+                         schema={"deck": pl.String, "slot": pl.Int16, "card": pl.String})
+    acc = paired_mod.DealSums(["A", "B"], decks, players=2, deals_hint=3, seats_per_deal=8)
+    acc.check_bound("here")  # nothing counted yet
+    acc.sums["games"][0, 1] = 128  # 256 seats in deal 1: past uint8
+    with pytest.raises(InputError, match="here: a deal holds 256 seats"):
+        acc.check_bound("here")
