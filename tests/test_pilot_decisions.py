@@ -7,10 +7,10 @@ stay data, so the same procedure plays every built-in and every policy file."""
 from __future__ import annotations
 
 import pytest
+from engine_harness import Table, card
 
 from rnr_sim.engine import decisions as D
 from rnr_sim.engine import layout as L
-from tests.engine_harness import Table, card
 
 MILL_CARDS = [
     card("Midnight Ride", "rights", "eagle", cost=1, effects=["force draw 3"]),
