@@ -11,8 +11,9 @@ under a rules profile and policy weights, and reads the result back by name::
     t.attack_damage_step()
     assert sorted(t.dp(1, s) for s in t.slots(1, "UA")) == [13, 20, 20]
 
-Arrays are the ones ``batch.new_state()`` gives (C-contiguous, the dtypes the kernels
-declare), so a call from here runs the very kernels a batch runs, from the same cache.
+Arrays are the ones ``batch.new_state()`` gives (C-contiguous, the dtypes the batch
+kernel's arrays have), passed in the bundles a batch passes (``Table.bundles``), so a call
+from here runs the very kernels a batch runs, from the same cache.
 Player, slot and game scalars are read through methods, never raw indices.
 """
 
@@ -472,20 +473,11 @@ class Table:
         return int(game.check_invariants(self.cards, self.pl, self.sl, self.ls, self.gm))
 
     # ------------------------------------------------------------------ kernels
-    def _state(self):
-        return (self.cards, self.rules, self.w, self.pl, self.sl, self.ls, self.gm, self.masks,
-                self.rng, self.tr)
-
-    def _pilot_state(self):
-        """The arrays of the kernels that let a pilot choose: ``_state`` with the pilots'
-        memory (``decisions.MEMO_WIDTH`` a seat) after the weights."""
-        return (self.cards, self.rules, self.w, self.memo, self.pl, self.sl, self.ls, self.gm,
-                self.masks, self.rng, self.tr)
-
-    def _turn_state(self):
-        """``_pilot_state`` with the Play Phase's legal-action scratch (``acts``)."""
-        return (self.cards, self.rules, self.w, self.memo, self.acts, self.pl, self.sl,
-                self.ls, self.gm, self.masks, self.rng, self.tr)
+    def bundles(self) -> tuple:
+        """The two bundles every game kernel takes first (``layout.Table``, ``layout.Game``),
+        built over this table's arrays: a kernel's writes land in them."""
+        return (L.Table(self.cards, self.rules, self.w),
+                L.Game(self.pl, self.sl, self.ls, self.gm, self.masks, self.rng, self.tr))
 
     def _p(self, p: int | None) -> int:
         return self.active if p is None else int(p)
@@ -493,7 +485,7 @@ class Table:
     def take_turn(self, p: int | None = None) -> None:
         p = self._p(p)
         self.gm[L.G_ACTIVE] = p
-        game.take_turn(*self._turn_state(), p)
+        game.take_turn(*self.bundles(), self.memo, self.acts, p)
 
     def next_seat(self, p: int) -> int:
         """The next player in turn order who is still in the game (-1: none)."""
@@ -518,39 +510,38 @@ class Table:
         return seats
 
     def play_phase(self, p: int | None = None) -> None:
-        game.play_phase(*self._turn_state(), self._p(p))
+        game.play_phase(*self.bundles(), self.memo, self.acts, self._p(p))
 
     def independence_phase(self, p: int | None = None) -> None:
-        game.independence_phase(*self._state(), self._p(p))
+        game.independence_phase(*self.bundles(), self._p(p))
 
     def resolve_phase(self, p: int | None = None) -> None:
-        game.resolve_phase(*self._pilot_state(), self._p(p))
+        game.resolve_phase(*self.bundles(), self.memo, self._p(p))
 
     def end_phase(self, p: int | None = None) -> None:
         game.end_phase(self.pl, self.sl, self.ls, self._p(p))
 
     def resolve_aoa(self, p: int | None = None) -> None:
-        game.resolve_aoa(*self._state(), self._p(p))
+        game.resolve_aoa(*self.bundles(), self._p(p))
 
     def attack_damage_step(self, p: int | None = None) -> None:
-        game.attack_damage_step(*self._state(), self._p(p))
+        game.attack_damage_step(*self.bundles(), self._p(p))
 
     def fire_effects(self, step: int, p: int | None = None) -> None:
         game.note_effects(self.cards, self.pl, self.sl, self.ls, self._p(p))
-        game.fire_effects(*self._state(), self._p(p), step)
+        game.fire_effects(*self.bundles(), self._p(p), step)
 
     def petition_check(self) -> None:
         game.petition_check(self.cards, self.rules, self.pl, self.gm, self.tr)
 
     def drain_step(self, p: int | None = None) -> None:
-        game.drain_step(*self._state(), self._p(p))
+        game.drain_step(*self.bundles(), self._p(p))
 
     def finish_pending(self, p: int | None = None) -> None:
         game.finish_pending(self.cards, self.pl, self.sl, self.ls, self.gm, self.tr, self._p(p))
 
     def hand_limit_step(self, p: int | None = None) -> None:
-        game.hand_limit_step(self.cards, self.rules, self.w, self.memo, self.pl, self.sl,
-                             self.ls, self.gm, self.rng, self.tr, self._p(p))
+        game.hand_limit_step(*self.bundles(), self.memo, self._p(p))
 
     def play_card(self, p: int, s: int, kicked: bool = False, aoa: tuple[int, int] | None = None,
                   pay: bool = True) -> None:
@@ -565,13 +556,13 @@ class Table:
                         cost += int(game.eff(self.cards, c, e, enums.E_COST))
             self.pl[p, L.P_IP_OTHER] += cost
         q, s2 = aoa if aoa else (-1, -1)
-        game.play_card(*self._state(), p, s, bool(kicked), q, s2)
+        game.play_card(*self.bundles(), p, s, bool(kicked), q, s2)
 
     def activate(self, p: int, s: int, e: int = 0, pay: bool = True) -> None:
         if pay:
             c = int(self.sl[p, s, L.S_CARD])
             self.pl[p, L.P_IP_OTHER] += int(game.eff(self.cards, c, e, enums.E_COST))
-        game.activate(*self._state(), p, s, e)
+        game.activate(*self.bundles(), p, s, e)
 
     def cost(self, p: int, s: int) -> int:
         """What playing slot ``s`` costs now (a Bill's escalation included)."""
@@ -583,16 +574,16 @@ class Table:
     def apply_effect(self, p: int, verb: str, amount: int, target: int = -1,
                      src_card: int = -1) -> None:
         """One effect controlled by ``p``, e.g. ``apply_effect(0, "mill", 3)``."""
-        game.apply_effect(*self._state(), p, VERB[verb], amount, src_card, target)
+        game.apply_effect(*self.bundles(), p, VERB[verb], amount, src_card, target)
 
     def fire_on_destroy(self) -> None:
-        game.fire_on_destroy(*self._state())
+        game.fire_on_destroy(*self.bundles())
 
     def destroy(self, q: int, s: int, by: int = 0) -> None:
-        game.destroy(*self._state(), q, s, by)
+        game.destroy(*self.bundles(), q, s, by)
 
     def deal_damage(self, q: int, s: int, amount: int, by: int = 0, src_card: int = -1) -> None:
-        game.deal_damage(*self._state(), q, s, amount, by, src_card)
+        game.deal_damage(*self.bundles(), q, s, amount, by, src_card)
 
     def draw_one(self, p: int, in_draw_phase: bool = False) -> bool:
         return bool(game.draw_one(self.rules, self.pl, self.sl, self.ls, self.gm, self.masks,
@@ -610,7 +601,7 @@ class Table:
         the state is reset, so cards placed before are gone."""
         deck_cards, deck_size = deck_arrays([[self.card_id(n) for n in d] for d in decks])
         self.n_players = len(decks)
-        game.setup_game(*self._state(), deck_cards, deck_size, np.int64(len(decks)),
+        game.setup_game(*self.bundles(), deck_cards, deck_size, np.int64(len(decks)),
                         np.int32(first), np.uint64(seed), np.int64(table), np.int64(deal))
 
 

@@ -48,15 +48,16 @@ def new_state():
 
 
 @njit(**BATCH)
-def load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w):
+def load_seats(i, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w):
+    """Game ``i``'s decks and policy weights into the worker's ``dc``, ``ds``, ``w``."""
     n_players = seat_deck.shape[1]
     for q in range(n_players):
-        d = seat_deck[g, q]
+        d = seat_deck[i, q]
         ds[q] = deck_size[d]
         for s in range(E.MAX_SLOTS):
             dc[q, s] = deck_cards[d, s]
         for j in range(W.N_WEIGHTS):
-            w[q, j] = policies[seat_policy[g, q], j]
+            w[q, j] = policies[seat_policy[i, q], j]
 
 
 CACHE_LINE = 64  # bytes
@@ -88,33 +89,32 @@ def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, poli
     n_workers = pl_w.shape[0] // gap
     for k in prange(n_workers):
         j = k * gap
-        pl = pl_w[j]
-        sl = sl_w[j]
-        ls = ls_w[j]
-        gm = gm_w[j]
-        masks = masks_w[j]
-        rng = rng_w[j]
         dc = dc_w[j]
         ds = ds_w[j]
         w = w_w[j]
+        # The worker's bundles: views of its rows of the preallocated arrays (layout.py).
+        t = L.Table(cards, rules, w)
         memo = memo_w[j]
         acts = acts_w[j]
+        g = L.Game(pl_w[j], sl_w[j], ls_w[j], gm_w[j], masks_w[j], rng_w[j], tr)
+        pl = g.players
+        gm = g.game
+        masks = g.masks
         for task in range(k, n_tasks, n_workers):
             lo = np.int64(task) * GAMES_PER_TASK
             hi = min(lo + GAMES_PER_TASK, n)
-            for g in range(lo, hi):
-                load_seats(g, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
+            for i in range(lo, hi):
+                load_seats(i, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
                 gm[L.G_DEBUG] = debug
-                play_game(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, dc, ds,
-                          n_players,
-                          first_seat[g], seed, table_id[g], deal[g])
-                rec = game_rec[g]
+                play_game(t, g, memo, acts, dc, ds, n_players, first_seat[i], seed, table_id[i],
+                          deal[i])
+                rec = game_rec[i]
                 rec["winner_seat"] = gm[L.G_WINNER]
                 rec["path"] = gm[L.G_PATH]
                 rec["turns"] = gm[L.G_TURN]
                 rec["violations"] = gm[L.G_VIOLATIONS]
                 for q in range(n_players):
-                    seat = seat_rec[g, q]
+                    seat = seat_rec[i, q]
                     seat["final_lp"] = pl[q, L.P_LP]
                     seat["uas_lost"] = pl[q, L.P_UAS_LOST]
                     seat["petitions"] = pl[q, L.P_N_PETITIONS]
@@ -150,5 +150,5 @@ def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
     play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
                       deal, first_seat, rules, seed, np.int64(1), game_rec, seat_rec,
                       np.int64(gap), *state, tr)
-    pl, gm = state[0][0], state[3][0]
+    pl, gm = state[0][0], state[3][0]  # worker 0's players and game (STATE order)
     return tr[: gm[L.G_N_TRACE]].copy(), gm.copy(), pl.copy()

@@ -3,9 +3,11 @@
 whether it mulligans, which Pillar it places with the Player 2 right, what it discards to
 the hand limit, and whom and what it targets (R37, Amend. II §4). The rules (``game``)
 enumerate what is legal and apply what is chosen; nothing there knows how a pilot values
-a card. A pilot's memory is its own: ``memo`` float64[MAX_PLAYERS, MEMO_WIDTH], one row a
-seat (``PM_*`` below): the card values noted in a Play Phase and the threat facts of the
-phase; the policy weights ``w`` are only read.
+a card. A pilot's memory is its own: ``memo`` float64[MAX_PLAYERS, MEMO_WIDTH], one row
+a seat (``PM_*`` below): the card values noted in a Play Phase and the threat facts of the
+phase; the policy weights (``t.weights``, ``w``) are only read. ``choose_action`` and
+``choose_hand_limit_discard`` take the bundles ``t`` and ``g`` of ``layout.py``; the
+valuations, called per card, take the arrays they read.
 """
 
 import numpy as np
@@ -183,8 +185,8 @@ def most_missing_dp(cards, pl, sl, ls, p):
     for i in range(pl[p, L.P_N_BOARD]):
         s = ls[p, L.L_BOARD, i]
         c = sl[p, s, L.S_CARD]
-        t = cards[c, E.C_TYPE]
-        if (t == E.DEFENSE or t == E.UA) and sl[p, s, L.S_ZONE] != L.Z_DISCARD:
+        ctype = cards[c, E.C_TYPE]
+        if (ctype == E.DEFENSE or ctype == E.UA) and sl[p, s, L.S_ZONE] != L.Z_DISCARD:
             missing = cards[c, E.C_DP] - sl[p, s, L.S_DP]
             if missing > best:
                 best = missing
@@ -382,9 +384,9 @@ def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
     """How much ``p``'s policy wants to play card ``c`` now, before its cost. It reads
     ``p``'s Pillars and Petitions, the IP and hand when ``c`` gives IP at once
     (``value_reads_ip``), and state no Play Phase of ``p``'s changes."""
-    t = cards[c, E.C_TYPE]
+    ctype = cards[c, E.C_TYPE]
     v = 0.0
-    if t == E.PILLAR:
+    if ctype == E.PILLAR:
         limit = rules[E.R_PILLARS_PER_TURN]
         if limit > 0 and pl[p, L.P_PILLARS_TURN] >= limit:  # R10
             return -1.0e9
@@ -397,7 +399,7 @@ def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
             v += w[p, W.W_SCROLL_PILLAR]
             if petition_wins_with(pl, p, pl[p, L.P_N_PETITIONS], pl[p, L.P_N_SCROLL_PILLARS] + 1):
                 return WIN_VALUE
-    elif t == E.ATTACK:
+    elif ctype == E.ATTACK:
         q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
         if q >= 0 and pl[q, L.P_UAS_LOST] < pl[q, L.P_N_UAS]:
             dmg = cards[c, E.C_DAMAGE]
@@ -407,7 +409,7 @@ def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
                               or rules[E.R_ATTACK_LIFETIME] == E.LIFETIME_ONE_SHOT) else 3.0
             f = 1.0 if memo[p, PM_OPP_HAS_DEFENSE] != 0.0 else w[p, W.W_UA_ATTACK]
             v += w[p, W.W_ATTACK] * dmg * lasting * f
-    elif t == E.DEFENSE:
+    elif ctype == E.DEFENSE:
         threat = memo[p, PM_THREAT]
         v += w[p, W.W_DEFENSE] * cards[c, E.C_DP] * (0.5 + min(2.0, threat / 6.0))
     if (cards[c, E.C_KEYWORDS] & E.KW_PETITION) != 0:
@@ -506,7 +508,7 @@ def hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s):
 
 
 @njit(**INLINED)
-def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
+def choose_action(t, g, memo, p, acts, n_acts):
     """The pilot's next Play Phase action (Art. VII §5 phase three): the index in
     ``acts[:n_acts]`` (the legal actions the rules listed, ``game.legal_actions``: rows
     ``(kind, a, b, c, cost)``) of the best one, or -1 to stop. Stopping is scored first
@@ -516,6 +518,8 @@ def choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n_acts):
     for the turns that Attack would strike) and what is left of our Attack if it survives
     (Amend. I §3-4, R17): so even trades and blocks of a bigger Attack are weighed too.
     """
+    cards, rules, w = t.cards, t.rules, t.weights
+    pl, sl, ls, gm, rng = g.players, g.slots, g.lists, g.game, g.rng
     randomly = w[p, W.W_RANDOM] != 0.0
     best = -1
     best_score = score(w, rng, p, w[p, W.W_STOP])
@@ -661,8 +665,10 @@ def choose_p2_pillar(cards, w, pl, sl, ls, gm, rng, p2, zero_cost_only):
 
 
 @njit(**INLINED)
-def choose_hand_limit_discard(cards, rules, w, memo, pl, sl, ls, gm, rng, p):
+def choose_hand_limit_discard(t, g, memo, p):
     """Step ix (Art. VI §7): the hand slot ``p`` discards next, the least wanted."""
+    cards, rules, w = t.cards, t.rules, t.weights
+    pl, sl, ls, gm, rng = g.players, g.slots, g.lists, g.game, g.rng
     worst = ls[p, L.L_HAND, 0]
     worst_v = 1.0e300
     for i in range(pl[p, L.P_N_HAND]):

@@ -1,13 +1,16 @@
 """The rules of Revolt N Reign as numba kernels: one complete game from a seed.
 
-Every kernel takes the catalog table ``cards`` (int32[n_cards, N_CARD_COLS], with the
-derived columns of ``enums``), the rules profile ``rules`` (int64[N_RULES]), the seats'
-policies ``w`` (float64[4, N_WEIGHTS], only read; a pilot's memory is ``memo``, see
-``decisions``) and the game state arrays described in ``layout.py``, whose fields (and the
-constants of ``enums``, ``policies``, ``trace``) are reached through their modules: ``L``,
-``E``, ``W``, ``T``. Nothing here allocates. What a pilot chooses (its next action,
-mulligan, targets) comes from ``decisions``; this module applies the choice, and nothing
-here knows how a pilot values a card. Kernels called from one place run inlined there
+The kernels that act on the whole game take the two bundles of ``layout.py`` first: ``t``
+(``Table``: the catalog ``cards``, the rules profile ``rules``, the seats' policy
+``weights``) and ``g`` (``Game``: one game's ``players``, ``slots``, ``lists``, ``game``,
+``masks``, ``rng`` and ``trace``), then the pilot's scratch where they need it (``memo``,
+``acts``) and their scalars. A kernel names the arrays it uses at its top
+(``pl = g.players``). Helpers that read a few arrays (``emit``, ``list_push``, ``lose``,
+``put_in_play`` ...) take those arrays themselves. Fields (and the constants of ``enums``,
+``policies``, ``trace``) are reached through their modules: ``L``, ``E``, ``W``, ``T``.
+Nothing here allocates. What a pilot chooses (its next action, mulligan, targets) comes
+from ``decisions``; this module applies the choice, and nothing here knows how a pilot
+values a card. Kernels called from one place run inlined there
 (``INLINED``, config.py). Comments cite the Constitution (Art., Amend.) or a ruling
 (R-number, docs/rulings.md).
 """
@@ -94,12 +97,6 @@ def list_remove(pl, ls, p, lst, count_field, slot):
         ls[p, lst, i] = ls[p, lst, i + 1]
     pl[p, count_field] = n - 1
     return True
-
-
-
-
-
-
 
 
 # =============================================================================== victory
@@ -190,9 +187,9 @@ def shuffle_draw_pile(pl, ls, rng, p, stream):
     n = pl[p, L.P_N_DRAW]
     for i in range(n - 1, 0, -1):
         j = rand_below(rng, stream, i + 1)
-        t = ls[p, L.L_DRAW, i]
+        ctype = ls[p, L.L_DRAW, i]
         ls[p, L.L_DRAW, i] = ls[p, L.L_DRAW, j]
-        ls[p, L.L_DRAW, j] = t
+        ls[p, L.L_DRAW, j] = ctype
 
 
 # =============================================================================== board
@@ -201,12 +198,12 @@ def put_in_play(cards, pl, sl, ls, p, s, zone):
     c = sl[p, s, L.S_CARD]
     sl[p, s, L.S_ZONE] = zone
     list_push(pl, ls, p, L.L_BOARD, L.P_N_BOARD, s)
-    t = cards[c, E.C_TYPE]
-    if t == E.DEFENSE or t == E.UA:
+    ctype = cards[c, E.C_TYPE]
+    if ctype == E.DEFENSE or ctype == E.UA:
         sl[p, s, L.S_DP] = cards[c, E.C_DP]
-        if t == E.DEFENSE and zone == L.Z_PLAY:
+        if ctype == E.DEFENSE and zone == L.Z_PLAY:
             pl[p, L.P_N_DEFENSES] += 1
-    elif t == E.ATTACK:
+    elif ctype == E.ATTACK:
         sl[p, s, L.S_DP] = cards[c, E.C_DAMAGE]
     if zone == L.Z_PILLAR:
         pl[p, L.P_N_PILLARS] += 1
@@ -239,8 +236,6 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
 
 
 # =============================================================================== verbs
-
-
 # =============================================================================== targets
 @njit(**KERNEL)
 def next_opponent(pl, gm, p):
@@ -252,20 +247,18 @@ def next_opponent(pl, gm, p):
     return -1
 
 
-
-
-
-
 # =============================================================================== damage
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64)", **KERNEL)
-def destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, by):
+@njit(**KERNEL)
+def destroy(t, g, q, s, by):
     """A card of player ``q`` is destroyed (DP 0, AoA, or an effect) and discarded
     (Art. II §3); the third UA lost ends the game (Art. III §2). Its ``on destroy``
     effects are queued and fired by ``fire_on_destroy`` as soon as the effect that
     destroyed it has resolved (a queue rather than recursion keeps compiling fast).
     """
+    cards, rules = t.cards, t.rules
+    pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     c = sl[q, s, L.S_CARD]
-    t = cards[c, E.C_TYPE]
+    ctype = cards[c, E.C_TYPE]
     pending = sl[q, s, L.S_FLAGS] & L.F_PENDING
     leave_play(cards, pl, sl, ls, q, s, L.Z_DISCARD)
     if pending != 0:
@@ -273,31 +266,34 @@ def destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, by):
     emit(gm, tr, T.EV_DESTROY, q, c, by, 0, 0, 0)
     if (cards[c, E.C_FLAGS] & E.CF_ON_DESTROY) != 0:
         list_push(pl, ls, q, L.L_ON_DESTROY, L.P_N_ON_DESTROY, s)  # fired by fire_on_destroy
-    if t == E.UA:
+    if ctype == E.UA:
         pl[q, L.P_UAS_LOST] += 1
         if pl[q, L.P_UAS_LOST] >= pl[q, L.P_N_UAS]:
             lose(rules, pl, gm, tr, q, E.PATH_ATTACK, L.RULE_THIRD_UA)  # Art. III §2
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, int64, int64)", **KERNEL)
-def deal_damage(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, amount, by, src_card):
+@njit(**KERNEL)
+def deal_damage(t, g, q, s, amount, by, src_card):
     """Damage to one card; no overflow, no splitting (Amend. II §5)."""
+    sl, gm, tr = g.slots, g.game, g.trace
     left = sl[q, s, L.S_DP] - amount
     if left < 0:
         left = 0
     sl[q, s, L.S_DP] = left
     emit(gm, tr, T.EV_DAMAGE, by, src_card, q, sl[q, s, L.S_CARD], amount, left)
     if left == 0:
-        destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, by)  # Art. II §3
+        destroy(t, g, q, s, by)  # Art. II §3
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, boolean, int64)", **KERNEL)
-def strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, amount, ua_only, src_card):
+@njit(**KERNEL)
+def strike(t, g, p, q, amount, ua_only, src_card):
+    cards, w = t.cards, t.weights
+    pl, sl, ls, rng = g.players, g.slots, g.lists, g.rng
     if amount <= 0 or q < 0:
         return
     s = choose_strike_target(cards, w, rng, sl, ls, pl, p, q, amount, ua_only)
     if s >= 0:
-        deal_damage(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, amount, p, src_card)
+        deal_damage(t, g, q, s, amount, p, src_card)
 
 
 # =============================================================================== effects
@@ -362,8 +358,8 @@ def repair(cards, pl, sl, ls, gm, tr, p, amount, src_card):
     for i in range(pl[p, L.P_N_BOARD]):
         s = ls[p, L.L_BOARD, i]
         c = sl[p, s, L.S_CARD]
-        t = cards[c, E.C_TYPE]
-        if (t == E.DEFENSE or t == E.UA) and sl[p, s, L.S_ZONE] != L.Z_DISCARD:
+        ctype = cards[c, E.C_TYPE]
+        if (ctype == E.DEFENSE or ctype == E.UA) and sl[p, s, L.S_ZONE] != L.Z_DISCARD:
             missing = cards[c, E.C_DP] - sl[p, s, L.S_DP]
             if missing > best_missing:
                 best = s
@@ -401,8 +397,10 @@ def recover(cards, w, pl, sl, ls, gm, masks, tr, p, amount, src_card):
 
 
 @njit(**KERNEL)
-def tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p, src_card):
+def tutor_pillar(t, g, p, src_card):
     """Move a Pillar (the most IP, Scroll first for a Petition player) to hand, then shuffle."""
+    cards, w = t.cards, t.weights
+    pl, sl, ls, gm, masks, rng, tr = g.players, g.slots, g.lists, g.game, g.masks, g.rng, g.trace
     best = -1
     best_key = -1.0
     for i in range(pl[p, L.P_N_DRAW]):
@@ -422,13 +420,14 @@ def tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p, src_card):
     shuffle_draw_pile(pl, ls, rng, p, p)
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64, int64, int64, int64)", **KERNEL)
-def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amount, src_card,
-                 target):
+@njit(**KERNEL)
+def apply_effect(t, g, p, verb, amount, src_card, target):
     """Resolve one effect controlled by ``p`` (docs/design.md effect grammar).
 
     ``target``: the opponent it is aimed at, or -1 to let ``p``'s policy pick one.
     """
+    cards, rules, w = t.cards, t.rules, t.weights
+    pl, sl, ls, gm, masks, rng, tr = g.players, g.slots, g.lists, g.game, g.masks, g.rng, g.trace
     if gm[L.G_OVER] != 0:
         return
     q = target
@@ -438,9 +437,9 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
         if q >= 0:
             change_lp(rules, pl, gm, tr, q, -amount, E.V_LP, src_card)  # Amend. II §3
     elif verb == E.V_STRIKE:
-        strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, amount, False, src_card)
+        strike(t, g, p, q, amount, False, src_card)
     elif verb == E.V_STRIKE_UA:
-        strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, amount, True, src_card)
+        strike(t, g, p, q, amount, True, src_card)
     elif verb == E.V_HEAL:
         change_lp(rules, pl, gm, tr, p, amount, E.V_HEAL, src_card)
     elif verb == E.V_HEAL_PER_PILLAR:  # healing, N for each Pillar in play when it resolves
@@ -473,12 +472,12 @@ def apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb, amoun
                 s = ls[q, L.L_BOARD, i]
                 if sl[q, s, L.S_ZONE] == L.Z_PETITION:
                     emit(gm, tr, T.EV_PETITION_LOST, q, sl[q, s, L.S_CARD], p, 0, 0, 0)
-                    destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s, p)
+                    destroy(t, g, q, s, p)
                     break
     elif verb == E.V_RECOVER:
         recover(cards, w, pl, sl, ls, gm, masks, tr, p, amount, src_card)
     elif verb == E.V_TUTOR_PILLAR:
-        tutor_pillar(cards, w, pl, sl, ls, gm, masks, rng, tr, p, src_card)
+        tutor_pillar(t, g, p, src_card)
 
 
 @njit("boolean(int32[:, ::1], int64[::1])", **KERNEL)
@@ -490,13 +489,15 @@ def on_destroy_queued(pl, gm):
     return False
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1])", **KERNEL)
-def fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr):
+@njit(**KERNEL)
+def fire_on_destroy(t, g):
     """Fire the queued ``on destroy`` effects, each controlled by the destroyed card's owner
     and aimed at the active player when the owner is not active; effects that destroy more
     cards queue them in turn, until the queues are empty. With R47 ``by_step``, an effect
     whose verb belongs to a later Resolve step than the one in progress waits for it
     (``fire_waiting_on_destroy``)."""
+    cards, rules = t.cards, t.rules
+    pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     by_step = rules[E.R_ON_DESTROY_TIMING] == E.OD_BY_STEP and gm[L.G_STEP] > 0
     busy = True
     while busy and gm[L.G_OVER] == 0:
@@ -520,8 +521,7 @@ def fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr):
                             list_push(pl, ls, q, L.L_OD_WAIT, L.P_N_OD_WAIT, s)
                         sl[q, s, L.S_FLAGS] |= L.F_OD_WAIT0 << e
                         continue
-                    apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, verb,
-                                 eff(cards, c, e, E.E_AMOUNT), c, target)
+                    apply_effect(t, g, q, verb, eff(cards, c, e, E.E_AMOUNT), c, target)
 
 
 @njit(**KERNEL)
@@ -533,10 +533,12 @@ def any_on_destroy_waiting(pl, gm):
 
 
 @njit(**KERNEL)
-def fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, step):
+def fire_waiting_on_destroy(t, g, step):
     """R47 ``by_step``: at Resolve step ``step``, fire the waiting ``on destroy`` effects
     whose verb belongs to it or an earlier step, in the order their cards were destroyed,
     seat by seat (owner controls, aimed at the active player when the owner is not)."""
+    cards = t.cards
+    pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     for q in range(gm[L.G_N_PLAYERS]):
         i = 0
         while i < pl[q, L.P_N_OD_WAIT] and gm[L.G_OVER] == 0:
@@ -548,10 +550,9 @@ def fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, ste
                 if (sl[q, s, L.S_FLAGS] & (L.F_OD_WAIT0 << e)) == 0 or E.RESOLVE_STEP[verb] > step:
                     continue
                 sl[q, s, L.S_FLAGS] &= ~(L.F_OD_WAIT0 << e)
-                apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, verb,
-                             eff(cards, c, e, E.E_AMOUNT), c, target)
+                apply_effect(t, g, q, verb, eff(cards, c, e, E.E_AMOUNT), c, target)
                 if on_destroy_queued(pl, gm):
-                    fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+                    fire_on_destroy(t, g)
                 if gm[L.G_OVER] != 0:
                     return
             if (sl[q, s, L.S_FLAGS] & (L.F_OD_WAIT0 | L.F_OD_WAIT1)) == 0:
@@ -571,28 +572,12 @@ def drop_waiting_on_destroy(pl, sl, ls, gm):
 
 
 # =============================================================================== policy
-
-
-
-
-
-
-
-
 @njit("void(int32[:, ::1], int64, int64)", **KERNEL)
 def pay(pl, p, cost):
     """Amend. VI: non-Pillar IP is spent before Pillar IP."""
     take = cost if cost < pl[p, L.P_IP_OTHER] else pl[p, L.P_IP_OTHER]
     pl[p, L.P_IP_OTHER] -= take
     pl[p, L.P_IP_PILLAR] -= cost - take
-
-
-
-
-
-
-
-
 
 
 @njit(**INLINED)
@@ -613,24 +598,24 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, act
     for i in range(pl[p, L.P_N_HAND]):
         s = ls[p, L.L_HAND, i]
         c = sl[p, s, L.S_CARD]
-        t = cards[c, E.C_TYPE]
+        ctype = cards[c, E.C_TYPE]
         cost = play_cost(cards, sl, p, s)
         if cost > ip:  # Art. II §2
             continue
-        if t == E.BILL and (sl[p, sl[p, s, L.S_NAME_SLOT], L.S_FLAGS] & L.F_BILL_TURN) != 0:
+        if ctype == E.BILL and (sl[p, sl[p, s, L.S_NAME_SLOT], L.S_FLAGS] & L.F_BILL_TURN) != 0:
             continue  # Art. IV §7.1: once per turn
-        if t == E.PILLAR and rules[E.R_PILLARS_PER_TURN] > 0 and \
+        if ctype == E.PILLAR and rules[E.R_PILLARS_PER_TURN] > 0 and \
                 pl[p, L.P_PILLARS_TURN] >= rules[E.R_PILLARS_PER_TURN]:
             continue  # R10
-        if t == E.UA:
+        if ctype == E.UA:
             continue
         n = put_action(acts, n, L.ACT_PLAY, s, -1, -1, cost)
-        if t == E.FREEDOM:
+        if ctype == E.FREEDOM:
             for e in range(E.MAX_EFFECTS):
                 if eff(cards, c, e, E.E_KICKER) != 0 and cost + eff(cards, c, e, E.E_COST) <= ip:
                     n = put_action(acts, n, L.ACT_PLAY_KICKED, s, e, -1,
                                    cost + eff(cards, c, e, E.E_COST))
-        if t == E.ATTACK and n_targets > 0 and cost + 1 <= ip:  # Amend. I §1: cost + 1
+        if ctype == E.ATTACK and n_targets > 0 and cost + 1 <= ip:  # Amend. I §1: cost + 1
             for q in range(gm[L.G_N_PLAYERS]):
                 for j in range(pl[q, L.P_N_AOA_TARGETS]):
                     s2 = ls[q, L.L_SCRATCH, j]
@@ -665,10 +650,12 @@ def put_action(acts, n, kind, a, b, c, cost):
 
 
 @njit(**INLINED)
-def play_phase(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
+def play_phase(t, g, memo, acts, p):
     """Art. VII §5 phase three: the rules list the legal actions (``legal_actions``), the
     pilot picks one (``decisions.choose_action``) and the rules apply it, one action at a
     time, until the pilot stops. ``acts`` int64[MAX_ACTIONS, ACT_WIDTH] is the worker's scratch."""
+    cards, rules, w = t.cards, t.rules, t.weights
+    pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     n_targets = note_threats(cards, w, memo, pl, sl, ls, gm, p)  # Attack-on-Attack targets
     if rules[E.R_AOA] == 0:  # R17 switched off
         n_targets = 0
@@ -679,19 +666,18 @@ def play_phase(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
     forget_card_values(memo, p)
     while gm[L.G_OVER] == 0 and pl[p, L.P_ALIVE] != 0:
         n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, acts)
-        k = choose_action(cards, rules, w, memo, pl, sl, ls, gm, rng, p, acts, n)
+        k = choose_action(t, g, memo, p, acts, n)
         if k < 0:
             return
         kind, a = acts[k, 0], acts[k, 1]
         if kind == L.ACT_ACTIVATE:
-            activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, a, acts[k, 2])
+            activate(t, g, p, a, acts[k, 2])
         else:
             if kind == L.ACT_AOA:
                 q, s2 = acts[k, 2], acts[k, 3]
             else:
                 q, s2 = -1, -1
-            play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, a,
-                      kind == L.ACT_PLAY_KICKED, q, s2)
+            play_card(t, g, p, a, kind == L.ACT_PLAY_KICKED, q, s2)
             c = sl[p, a, L.S_CARD]
             if has_activate_effect(cards, c):
                 n_activatable += 1
@@ -700,9 +686,11 @@ def play_phase(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
 
 
 @njit(**INLINED)
-def activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, e):
+def activate(t, g, p, s, e):
     """Pay K and turn the card sideways (Art. VII §6; Pillars stay upright, Amend. V §4 /
     R29); the effect waits for the Resolve Phase (R13) unless it is IP (R32)."""
+    cards, rules = t.cards, t.rules
+    pl, sl, gm, tr = g.players, g.slots, g.game, g.trace
     c = sl[p, s, L.S_CARD]
     k = eff(cards, c, e, E.E_COST)
     pay(pl, p, k)
@@ -711,17 +699,18 @@ def activate(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, e):
     emit(gm, tr, T.EV_ACTIVATE, p, c, e, k, 0, 0)
     verb = eff(cards, c, e, E.E_VERB)
     if E.VERB_GIVES_IP[verb] != E.IP_NONE and rules[E.R_IP_EFFECTS_IMMEDIATE] != 0:
-        apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
-                     eff(cards, c, e, E.E_AMOUNT), c, -1)
+        apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
     else:
         sl[p, s, L.S_FLAGS] |= L.F_ACT0 << e
 
 
 @njit(**INLINED)
-def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa_q, aoa_s):
+def play_card(t, g, p, s, kicked, aoa_q, aoa_s):
     """Pay for a card and place it (Art. VII §5 phase three); its effects wait (R13)."""
+    cards, rules = t.cards, t.rules
+    pl, sl, ls, gm, masks, tr = g.players, g.slots, g.lists, g.game, g.masks, g.trace
     c = sl[p, s, L.S_CARD]
-    t = cards[c, E.C_TYPE]
+    ctype = cards[c, E.C_TYPE]
     cost = play_cost(cards, sl, p, s)
     if aoa_q >= 0:
         cost += 1  # Amend. I §1
@@ -733,17 +722,17 @@ def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa
     list_remove(pl, ls, p, L.L_HAND, L.P_N_HAND, s)
     masks[p, L.M_PLAYED] |= np.uint64(1) << np.uint64(s)
     emit(gm, tr, T.EV_PLAY, p, c, cost, 1 if kicked else 0, aoa_q, 0)
-    if t == E.PILLAR:
+    if ctype == E.PILLAR:
         put_in_play(cards, pl, sl, ls, p, s, L.Z_PILLAR)  # Art. VI §3
         pl[p, L.P_PILLARS_TURN] += 1
-    elif (cards[c, E.C_KEYWORDS] & E.KW_PETITION) != 0 and t == E.RIGHTS:
+    elif (cards[c, E.C_KEYWORDS] & E.KW_PETITION) != 0 and ctype == E.RIGHTS:
         put_in_play(cards, pl, sl, ls, p, s, L.Z_PETITION)  # Art. VI §4
     else:
         put_in_play(cards, pl, sl, ls, p, s, L.Z_PLAY)  # Art. VI §6
     sl[p, s, L.S_FLAGS] |= L.F_PENDING
     if kicked:
         sl[p, s, L.S_FLAGS] |= L.F_KICKED
-    if t == E.BILL:
+    if ctype == E.BILL:
         ns = sl[p, s, L.S_NAME_SLOT]
         sl[p, ns, L.S_BILL_PLAYS] += 1  # R28: the next play of this name costs double
         sl[p, ns, L.S_FLAGS] |= L.F_BILL_TURN
@@ -760,8 +749,7 @@ def play_card(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, kicked, aoa
             verb = eff(cards, c, e, E.E_VERB)
             if E.VERB_GIVES_IP[verb] != E.IP_NONE and eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE \
                     and (eff(cards, c, e, E.E_KICKER) == 0 or kicked):
-                apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
-                             eff(cards, c, e, E.E_AMOUNT), c, -1)
+                apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
 
 
 # =============================================================================== resolve
@@ -791,12 +779,14 @@ def note_effects(cards, pl, sl, ls, p):
     return steps
 
 
-@njit("void(int32[:, ::1], int64[::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], uint64[::1], int32[:, ::1], int64, int64)", **KERNEL)
-def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
+@njit(**KERNEL)
+def fire_effects(t, g, p, step):
     """Fire the active player's outstanding effects that belong to Resolve step ``step``:
     on-resolve effects of the cards played this turn (in play order, kicker included if
     paid), then 'each turn' effects of cards in play, then activated effects (R13).
     """
+    cards, rules = t.cards, t.rules
+    pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     ip_now = rules[E.R_IP_EFFECTS_IMMEDIATE] != 0
     destroyed_resolve = rules[E.R_DESTROYED_CARDS_RESOLVE] != 0
     step_bit = 1 << step
@@ -815,10 +805,9 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
                 continue
             if verb_step(verb) != step or (E.VERB_GIVES_IP[verb] != E.IP_NONE and ip_now):
                 continue
-            apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
-                         eff(cards, c, e, E.E_AMOUNT), c, -1)
+            apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
             if on_destroy_queued(pl, gm):
-                fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+                fire_on_destroy(t, g)
             if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
                 return
     for i in range(pl[p, L.P_N_FIRE]):  # noted by note_effects
@@ -842,10 +831,9 @@ def fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step):
                 sl[p, s, L.S_FLAGS] &= ~(L.F_ACT0 << e)
                 fire = True
             if fire:
-                apply_effect(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, verb,
-                             eff(cards, c, e, E.E_AMOUNT), c, -1)
+                apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
                 if on_destroy_queued(pl, gm):
-                    fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+                    fire_on_destroy(t, g)
                 if gm[L.G_OVER] != 0:
                     return
 
@@ -864,9 +852,11 @@ def note_attacks(cards, pl, sl, ls, p):
 
 
 @njit(**INLINED)
-def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
+def resolve_aoa(t, g, p):
     """Step ii, Amend. I §2-4: both Attacks deal damage at once; the greater survives with
     the difference (R17), the lesser is destroyed; equal damage destroys both."""
+    cards = t.cards
+    pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     if pl[p, L.P_N_AOA] == 0:
         return  # none declared this turn: most turns
     pl[p, L.P_N_AOA] = 0
@@ -886,15 +876,15 @@ def resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
         sl[q, s2, L.S_FLAGS] &= ~L.F_AOA_TARGETED
         if mine > theirs:
             sl[p, s, L.S_DP] = mine - theirs
-            destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s2, p)
+            destroy(t, g, q, s2, p)
         elif theirs > mine:
             sl[q, s2, L.S_DP] = theirs - mine
-            destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, p)
+            destroy(t, g, p, s, p)
         else:  # Amend. I §4: equal damage, both destroyed
-            destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s2, p)
+            destroy(t, g, q, s2, p)
             if gm[L.G_OVER] == 0:
-                destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, s, p)
-        fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+                destroy(t, g, p, s, p)
+        fire_on_destroy(t, g)
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return
 
@@ -916,10 +906,12 @@ def declare_attack_targets(cards, w, pl, sl, ls, gm, rng, p):
 
 
 @njit(**INLINED)
-def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
+def attack_damage_step(t, g, p):
     """Step iii: each of the active player's Attacks in play deals its damage (R16), to a
     Defense while the target has one, else a UA (Amend. II, R18). A one-shot Attack is
     then discarded; an Attack that fought Attack-on-Attack deals none this turn (R17)."""
+    cards, rules, w = t.cards, t.rules, t.weights
+    pl, sl, ls, gm, rng, tr = g.players, g.slots, g.lists, g.game, g.rng, g.trace
     one_shot_all = rules[E.R_ATTACK_LIFETIME] == E.LIFETIME_ONE_SHOT
     declared = rules[E.R_ATTACK_TARGETS] == E.TARGETS_PLAY_PHASE
     for i in range(note_attacks(cards, pl, sl, ls, p)):
@@ -933,19 +925,18 @@ def attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
             s2 = sl[p, s, L.S_TARGET_SLOT]
             if q >= 0 and s2 >= 0 and sl[p, s, L.S_DP] > 0 and pl[q, L.P_ALIVE] != 0 and \
                     (sl[q, s2, L.S_ZONE] == L.Z_PLAY or sl[q, s2, L.S_ZONE] == L.Z_UA):
-                deal_damage(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, q, s2,
-                            sl[p, s, L.S_DP], p, c)
+                deal_damage(t, g, q, s2, sl[p, s, L.S_DP], p, c)
             # A target gone since the Play Phase takes nothing: the choice "may not be
             # changed after declaration" (Amend. II §4), and damage never splits (§5).
             if on_destroy_queued(pl, gm):
-                fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+                fire_on_destroy(t, g)
             if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
                 return
         elif not fought:
             q = choose_opponent(pl, w, gm, rng, p, E.V_STRIKE)
-            strike(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, q, sl[p, s, L.S_DP], False, c)
+            strike(t, g, p, q, sl[p, s, L.S_DP], False, c)
             if on_destroy_queued(pl, gm):
-                fire_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr)
+                fire_on_destroy(t, g)
             if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
                 return
         if sl[p, s, L.S_ZONE] == L.Z_PLAY and \
@@ -969,11 +960,13 @@ def petition_check(cards, rules, pl, gm, tr):
 
 
 @njit(**INLINED)
-def drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
+def drain_step(t, g, p):
     """Step vii, Amend. IV: each UA drains once (R21: the active player's, or every
     player's), from its controller (R20 default) or the next opponent; a UA destroyed
     earlier in this phase is gone and drains nothing (R22). Drains land together and LP
     is then checked, the active player winning ties (Amend. IX, R24)."""
+    cards, rules = t.cards, t.rules
+    pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     n = gm[L.G_N_PLAYERS]
     every = rules[E.R_UA_DRAIN_WHEN] == E.DRAIN_EVERY_TURN
     for k in range(n):
@@ -1002,15 +995,15 @@ def drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
                 return
 
 
-
-
 @njit(**INLINED)
-def hand_limit_step(cards, rules, w, memo, pl, sl, ls, gm, rng, tr, p):
+def hand_limit_step(t, g, memo, p):
     """Step ix (Art. VI §7): discard down to seven, the least wanted first."""
+    cards, w = t.cards, t.weights
+    pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     if pl[p, L.P_N_HAND] > HAND_LIMIT:
         note_threats(cards, w, memo, pl, sl, ls, gm, p)
     while pl[p, L.P_N_HAND] > HAND_LIMIT:
-        worst = choose_hand_limit_discard(cards, rules, w, memo, pl, sl, ls, gm, rng, p)
+        worst = choose_hand_limit_discard(t, g, memo, p)
         list_remove(pl, ls, p, L.L_HAND, L.P_N_HAND, worst)
         sl[p, worst, L.S_ZONE] = L.Z_DISCARD
         emit(gm, tr, T.EV_HAND_LIMIT, p, sl[p, worst, L.S_CARD], 0, 0, 0, 0)
@@ -1029,37 +1022,40 @@ def finish_pending(cards, pl, sl, ls, gm, tr, p):
         if sl[p, s, L.S_ZONE] != L.Z_PLAY:
             continue
         c = sl[p, s, L.S_CARD]
-        t = cards[c, E.C_TYPE]
-        if t == E.BILL:
+        ctype = cards[c, E.C_TYPE]
+        if ctype == E.BILL:
             leave_play(cards, pl, sl, ls, p, s, L.Z_HAND)
             emit(gm, tr, T.EV_RETURN, p, c, 0, 0, 0, 0)
-        elif (t == E.RIGHTS or t == E.FREEDOM) and \
+        elif (ctype == E.RIGHTS or ctype == E.FREEDOM) and \
                 not has_lasting_effect(cards, c, (sl[p, s, L.S_FLAGS] & L.F_KICKED) != 0):
             leave_play(cards, pl, sl, ls, p, s, L.Z_DISCARD)
     pl[p, L.P_N_PENDING] = 0
 
 
 @njit(**INLINED)
-def fire_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step, steps, by_step):
+def fire_step(t, g, p, step, steps, by_step):
     """Resolve step ``step`` (iii, iv or vi) of ``p``'s effects: those of its cards (when
     ``steps`` has the step's bit, ``note_effects``), then, with R47 ``by_step``, the
     'on destroy' effects that waited for it. Returns True when the phase must stop (the
     game is over or ``p`` is out)."""
+    pl, gm = g.players, g.game
     if (steps >> step) & 1 != 0:
-        fire_effects(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, step)
+        fire_effects(t, g, p, step)
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return True
     if by_step and any_on_destroy_waiting(pl, gm):  # R47
-        fire_waiting_on_destroy(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, step)
+        fire_waiting_on_destroy(t, g, step)
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return True
     return False
 
 
 @njit(**INLINED)
-def resolve_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
+def resolve_phase(t, g, memo, p):
     """Art. VII §5 phase four: the nine steps, in order. ``G_STEP`` names the step in
     progress (R47 reads it); it is 0 again when the phase ends."""
+    cards, rules = t.cards, t.rules
+    pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     by_step = rules[E.R_ON_DESTROY_TIMING] == E.OD_BY_STEP  # R47: anything can wait
     if by_step and any_on_destroy_waiting(pl, gm):
         drop_waiting_on_destroy(pl, sl, ls, gm)  # left by a phase cut short (R47)
@@ -1067,22 +1063,20 @@ def resolve_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 2, 0, 0, 0, 0)
     gm[L.G_STEP] = 2
     if pl[p, L.P_N_AOA] > 0:
-        resolve_aoa(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # ii
+        resolve_aoa(t, g, p)  # ii
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return
     steps = note_effects(cards, pl, sl, ls, p)
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 3, 0, 0, 0, 0)
     gm[L.G_STEP] = E.STEP_DAMAGE
-    attack_damage_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # iii
+    attack_damage_step(t, g, p)  # iii
     if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
         return
-    if fire_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, E.STEP_DAMAGE, steps,
-                 by_step):
+    if fire_step(t, g, p, E.STEP_DAMAGE, steps, by_step):
         return
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 4, 0, 0, 0, 0)
     gm[L.G_STEP] = E.STEP_HEAL
-    if fire_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, E.STEP_HEAL, steps,
-                 by_step):  # iv
+    if fire_step(t, g, p, E.STEP_HEAL, steps, by_step):  # iv
         return
     gm[L.G_STEP] = 5
     petition_check(cards, rules, pl, gm, tr)  # v
@@ -1090,26 +1084,27 @@ def resolve_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p):
         return
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 6, 0, 0, 0, 0)
     gm[L.G_STEP] = E.STEP_EFFECTS
-    if fire_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p, E.STEP_EFFECTS, steps,
-                 by_step):  # vi
+    if fire_step(t, g, p, E.STEP_EFFECTS, steps, by_step):  # vi
         return
     gm[L.G_STEP] = 0
     finish_pending(cards, pl, sl, ls, gm, tr, p)
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 7, 0, 0, 0, 0)
-    drain_step(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # vii
+    drain_step(t, g, p)  # vii
     if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
         return
     # viii. LP, the third UA and deck-out were checked the moment they happened (R23);
     # Petition Victory only at step v (Art. III §3).
     if pl[p, L.P_N_HAND] > HAND_LIMIT:
-        hand_limit_step(cards, rules, w, memo, pl, sl, ls, gm, rng, tr, p)  # ix
+        hand_limit_step(t, g, memo, p)  # ix
 
 
 # =============================================================================== turn
 @njit(**INLINED)
-def independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p):
+def independence_phase(t, g, p):
     """Phase two: Pillars give their IP (R11: only those in play now); 'each turn: ip'
     effects give non-Pillar IP, spent first (Amend. VI, R12)."""
+    cards = t.cards
+    pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     pillar_ip = 0
     other_ip = 0
     for i in range(pl[p, L.P_N_BOARD]):
@@ -1144,8 +1139,10 @@ def end_phase(pl, sl, ls, p):
 
 
 @njit(**INLINED)
-def take_turn(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
+def take_turn(t, g, memo, acts, p):
     """One turn of five phases (Art. VII §5)."""
+    cards, rules, w = t.cards, t.rules, t.weights
+    pl, sl, ls, gm, masks, rng, tr = g.players, g.slots, g.lists, g.game, g.masks, g.rng, g.trace
     gm[L.G_STEP] = 0  # outside the Resolve Phase (a phase cut short may have left a step)
     pl[p, L.P_TURNS] += 1
     emit(gm, tr, T.EV_TURN, p, pl[p, L.P_LP], pl[p, L.P_N_HAND], pl[p, L.P_N_DRAW], pl[p, L.P_N_BOARD], 0)
@@ -1163,13 +1160,13 @@ def take_turn(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
     for _ in range(n_draw):
         if not draw_one(rules, pl, sl, ls, gm, masks, tr, p, True):
             return
-    independence_phase(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, p)  # II
-    play_phase(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p)  # III
+    independence_phase(t, g, p)  # II
+    play_phase(t, g, memo, acts, p)  # III
     if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
         return
     if rules[E.R_ATTACK_TARGETS] == E.TARGETS_PLAY_PHASE:
         declare_attack_targets(cards, w, pl, sl, ls, gm, rng, p)  # R48, Amend. II §4
-    resolve_phase(cards, rules, w, memo, pl, sl, ls, gm, masks, rng, tr, p)  # IV
+    resolve_phase(t, g, memo, p)  # IV
     if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
         return
     end_phase(pl, sl, ls, p)  # V
@@ -1178,8 +1175,6 @@ def take_turn(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p):
 
 
 # =============================================================================== setup
-
-
 @njit(**KERNEL)
 def draw_opening(pl, sl, ls, p):
     for _ in range(OPENING_HAND):
@@ -1193,8 +1188,7 @@ def draw_opening(pl, sl, ls, p):
 
 
 @njit(**INLINED)
-def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size, n_players,
-               first_seat, seed, table_id, deal):
+def setup_game(t, g, deck_cards, deck_size, n_players, first_seat, seed, table_id, deal):
     """Art. VII §1-4 and Amend. VII-VIII: UAs in play, shuffle, seven cards, 100 LP,
     mulligans, then the second seat's free Pillar right.
 
@@ -1202,6 +1196,8 @@ def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck
     (seed, table, deal, q), so a deck gets the same cards in every seat rotation of a deal
     (common random numbers); the game's other randomness uses stream (…, first_seat).
     """
+    cards, rules, w = t.cards, t.rules, t.weights
+    pl, sl, ls, gm, masks, rng, tr = g.players, g.slots, g.lists, g.game, g.masks, g.rng, g.trace
     pl[:, :] = 0
     sl[:, :, :] = 0
     masks[:, :] = 0
@@ -1272,13 +1268,13 @@ def setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck
 
 
 @njit(**KERNEL)
-def play_game(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size,
-              n_players,
-              first_seat, seed, table_id, deal):
+def play_game(t, g, memo, acts,
+              deck_cards, deck_size, n_players, first_seat, seed, table_id, deal):
     """Play one complete game; the result is left in ``gm`` (winner, path, turns) and
     ``pl``/``masks`` (per seat)."""
-    setup_game(cards, rules, w, pl, sl, ls, gm, masks, rng, tr, deck_cards, deck_size,
-               n_players, first_seat, seed, table_id, deal)
+    cards, rules = t.cards, t.rules
+    pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
+    setup_game(t, g, deck_cards, deck_size, n_players, first_seat, seed, table_id, deal)
     limit = rules[E.R_TURN_LIMIT]
     if rules[E.R_TURN_LIMIT_SCALES] != 0:  # R45: the same number of rounds at any table
         limit = limit * n_players // 2
@@ -1288,7 +1284,7 @@ def play_game(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, deck_
             end_game(gm, tr, -1, E.PATH_DRAW, L.RULE_TURN_LIMIT)
             break
         gm[L.G_ACTIVE] = p
-        take_turn(cards, rules, w, memo, acts, pl, sl, ls, gm, masks, rng, tr, p)
+        take_turn(t, g, memo, acts, p)
         if gm[L.G_DEBUG] != 0:
             gm[L.G_VIOLATIONS] += check_invariants(cards, pl, sl, ls, gm)
         gm[L.G_TURN] += 1
@@ -1333,12 +1329,12 @@ def check_invariants(cards, pl, sl, ls, gm):
                     pet += 1
                 if z == L.Z_PILLAR:
                     pil += 1
-                t = cards[sl[p, s, L.S_CARD], E.C_TYPE]
-                if z == L.Z_PLAY and t == E.DEFENSE:
+                ctype = cards[sl[p, s, L.S_CARD], E.C_TYPE]
+                if z == L.Z_PLAY and ctype == E.DEFENSE:
                     defenses += 1
                 if z == L.Z_UA:
                     uas += 1
-                if (t == E.DEFENSE or t == E.UA) and sl[p, s, L.S_DP] <= 0:
+                if (ctype == E.DEFENSE or ctype == E.UA) and sl[p, s, L.S_DP] <= 0:
                     bad += 1
             elif z != L.Z_DISCARD and z != L.Z_EXILE:
                 bad += 1  # a card in no zone

@@ -1,16 +1,46 @@
-"""State layout of one game: integer field indices into the engine's arrays.
+"""State layout of one game: the two bundles the game's main kernels take, and the integer
+field indices into their arrays.
 
-A game lives in a handful of preallocated arrays (one set per thread chunk, reset per game):
+The kernels that act on the whole game (setup, the phases, effects, combat, the pilot's
+next action) take ``(t, g, ...)``: ``t``, a ``Table``, is what the game is played with;
+``g``, a ``Game``, is one game's state. Both are named tuples of preallocated arrays (one
+set per worker, reset per game); a field is read through the bundle and a layout constant
+of this module, e.g. ``g.players[p, L.P_LP]`` (player ``p``'s LP). A kernel names the
+arrays it uses once at its top (``pl = g.players``) and reads ``pl[p, L.P_LP]`` below.
 
-- ``pl``  int32[MAX_PLAYERS, N_PLAYER_FIELDS]: each player's scalars (``P_*``).
-- ``sl``  int32[MAX_PLAYERS, MAX_SLOTS, N_SLOT_FIELDS]: each deck slot's card and state (``S_*``).
-- ``ls``  int16[MAX_PLAYERS, N_LISTS, MAX_SLOTS]: ordered slot lists (``L_*``); their lengths
-  are the ``P_N_*`` player fields.
-- ``gm``  int64[N_GAME_FIELDS]: the game's scalars (``G_*``).
-- ``masks`` uint64[MAX_PLAYERS, 3]: opening / drawn / played slot bit masks.
-- ``rng`` uint64[MAX_PLAYERS + 1]: one stream per seat's shuffles, one for the game's other draws.
-- ``tr``  int32[capacity, TRACE_WIDTH]: the event trace (capacity 0 = off).
+``Table`` (``t``):
+
+- ``cards``   int32[n_cards, N_CARD_COLS]: the catalog, one row per card (``enums.C_*``).
+- ``rules``   int64[N_RULES]: the rules profile (``enums.R_*``).
+- ``weights`` (``w``) float64[MAX_PLAYERS, N_WEIGHTS]: each seat's policy weights
+  (``policies.W_*``), only read.
+
+``Game`` (``g``):
+
+- ``players`` (``pl``) int32[MAX_PLAYERS, N_PLAYER_FIELDS]: each player's scalars (``P_*``).
+- ``slots``   (``sl``) int32[MAX_PLAYERS, MAX_SLOTS, N_SLOT_FIELDS]: each deck slot's card
+  and state (``S_*``).
+- ``lists``   (``ls``) int16[MAX_PLAYERS, N_LISTS, MAX_SLOTS]: ordered slot lists (``L_*``);
+  their lengths are the ``P_N_*`` player fields.
+- ``game``    (``gm``) int64[N_GAME_FIELDS]: the game's scalars (``G_*``).
+- ``masks``   uint64[MAX_PLAYERS, 3]: opening / drawn / played slot bit masks (``M_*``).
+- ``rng``     uint64[MAX_PLAYERS + 1]: one stream per seat's shuffles, one for the game's
+  other draws.
+- ``trace``   (``tr``) int32[capacity, TRACE_WIDTH]: the event trace (capacity 0 = off).
+
+The pilot's scratch travels beside them, to the few kernels that use it: ``memo``
+float64[MAX_PLAYERS, MEMO_WIDTH] (each pilot's memory, ``decisions``) and ``acts``
+int64[MAX_ACTIONS, ACT_WIDTH] (the Play Phase's legal actions, ``ACT_*``). Helpers that
+read a few arrays (``emit``, ``list_push``, ``lose``, ``put_in_play``, ``card_value`` ...)
+take those arrays themselves: numba passes a bundle as all of its arrays (pointer, shape
+and strides each), so a small kernel called often pays for every array it is handed
+(docs/engine.md). All arrays C-contiguous.
 """
+
+from collections import namedtuple
+
+Table = namedtuple("Table", "cards rules weights")
+Game = namedtuple("Game", "players slots lists game masks rng trace")
 
 # ---------------------------------------------------------------- player fields
 P_LP = 0
