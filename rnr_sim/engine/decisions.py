@@ -514,9 +514,10 @@ def choose_action(t, g, memo, p, acts, n_acts):
     ``(kind, a, b, c, cost)``) of the best one, or -1 to stop. Stopping is scored first
     (``W_STOP``), then each legal action in order (``score``: its value, or noise for the
     random policy). An action that would do nothing (``does_nothing``, ``futile_play``) is
-    never taken by a heuristic pilot, whatever its stop threshold. An Attack-on-Attack is worth the opposing damage it removes (``W_AOA``,
-    for the turns that Attack would strike) and what is left of our Attack if it survives
-    (Amend. I §3-4, R17): so even trades and blocks of a bigger Attack are weighed too.
+    never taken by a heuristic pilot, whatever its stop threshold. An Attack-on-Attack is
+    worth the opposing damage it removes (``W_AOA``, for the turns that Attack would
+    strike) and what is left of our Attack if it survives (Amend. I §3-4, R17): so even
+    trades and blocks of a bigger Attack are weighed too.
     """
     cards, rules, w = t.cards, t.rules, t.weights
     pl, sl, ls, gm, rng = g.players, g.slots, g.lists, g.game, g.rng
