@@ -123,7 +123,7 @@ def play(plan: runner.RunPlan, inputs: dict[str, np.ndarray], threads: int | Non
     return _driver().play_games(
         plan.cards, plan.deck_cards, plan.deck_size, inputs["seat_deck"],
         inputs["seat_policy"], inputs["table_id"], inputs["deal"], inputs["first_seat"],
-        plan.rules, plan.seed, threads=threads,
+        plan.rules, plan.seed, threads=threads, policies=plan.policy_table,
     )
 
 

@@ -26,12 +26,16 @@ GAMES = {2: 3000, 3: 1500, 4: 1500}  # per player count and policy kind
 
 @pytest.fixture(scope="module")
 def sample():
-    """(cards, deck card ids, each deck's own policy index) of the shipped sample."""
+    """(cards, deck card ids, the index of the built-in each deck's pilot builds on) of the
+    shipped sample."""
     catalog = load_catalog(None)
     decks = [load_deck(p, catalog) for p in DECKS]
     assert len(decks) >= 4
-    policies = np.array([POLICY_NAMES.index(d.policy or "balanced") for d in decks],
-                        dtype=np.int32)
+    from rnr_sim.pilots import load_policy  # each deck's pilot's built-in base
+
+    policies = np.array([POLICY_NAMES.index(load_policy(d.policy or "balanced", relative_to=
+                                                        Path(d.path).parent).base)
+                         for d in decks], dtype=np.int32)
     return catalog.compile(), [d.card_ids for d in decks], policies
 
 

@@ -266,8 +266,9 @@ def test_switch_ip_effects_immediate(immediate):  # R32
     t.set_policy(0, stop=-1e9)
     windfall, costly = t.hand(0, "Windfall", "Costly")  # Costly: 3 IP
     t.set_ip(0, pillar=1)
+    t.play_card(0, windfall)
+    assert t.ip(0) == ((1, 2) if immediate else (1, 0))
     t.play_phase()
-    assert t.zone(0, windfall) != "hand"
     assert (t.zone(0, costly) == "play") is immediate  # 1 + 2 IP pays for it
     t.resolve_phase()
     t.end_phase()

@@ -170,10 +170,10 @@ def test_no_new_card_strictly_beats_a_card_of_its_cost_and_rarity(original, fron
 
 
 def test_the_dominance_check_catches_a_card_above_the_curve(original):
-    """The check above can fail: a 2-IP common Attack of 5 damage beats every one on file."""
+    """The check above can fail: a 2-IP common Attack of 6 damage beats one on file."""
     from dataclasses import replace
     rifle = next(c for c in original.cards if c.name == "Rifle Company")
-    assert new_dominations([*original.cards, replace(rifle, name="Too Good", damage=5)],
+    assert new_dominations([*original.cards, replace(rifle, name="Too Good", damage=6)],
                            ORIGINAL_SET) != []
 
 

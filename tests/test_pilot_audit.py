@@ -4,15 +4,17 @@ a..e`` as the engine writes them), and ``rnr-sim check pilots`` end to end."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
+from engine_harness import Table, card
 
 from rnr_sim.audit import Audit, audit_trace
 from rnr_sim.cli import main
 from rnr_sim.engine import trace as ev
-from tests.engine_harness import Table, card
 
+REPO = Path(__file__).resolve().parent.parent
 T = Table([card("Windfall", "rights", cost=0, effects=["ip 2"]),
            card("Midnight Ride", "rights", "eagle", cost=1, effects=["force draw 3"]),
            card("Reclaim", "rights", cost=0, effects=["recover 1"])])
@@ -80,14 +82,15 @@ def test_aoa_outcomes_are_counted_by_kind():
 
 
 def test_check_pilots_prints_the_findings_with_replay_commands(capsys):
-    code = main(["check", "pilots", "decks/eagle_blockade.txt", "decks/bison_stampede.txt",
-                 "--games", "3", "--json"])
+    decks = [str(REPO / "decks" / n) for n in ("eagle_blockade.txt", "bison_stampede.txt")]
+    code = main(["check", "pilots", *decks, "--games", "3", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert out["games"] == 6 and code == (0 if sum(out["faults"].values()) == 0 else 1)
     for examples in out["examples"].values():
-        assert all(e["replay"].startswith("rnr-sim replay decks/") for e in examples)
+        assert all(e["replay"].startswith("rnr-sim replay ") and " --game " in e["replay"]
+                   for e in examples)
 
 
 def test_check_pilots_needs_two_decks(capsys):
-    assert main(["check", "pilots", "decks/eagle_blockade.txt"]) == 2
+    assert main(["check", "pilots", str(REPO / "decks" / "eagle_blockade.txt")]) == 2
     assert "2 or more deck lists" in capsys.readouterr().err

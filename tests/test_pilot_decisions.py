@@ -7,10 +7,10 @@ stay data, so the same procedure plays every built-in and every policy file."""
 from __future__ import annotations
 
 import pytest
+from engine_harness import Table, card
 
 from rnr_sim.engine import decisions as D
 from rnr_sim.engine import layout as L
-from tests.engine_harness import Table, card
 
 MILL_CARDS = [
     card("Midnight Ride", "rights", "eagle", cost=1, effects=["force draw 3"]),
@@ -245,3 +245,28 @@ def test_random_pilot_aims_at_any_opponent_alike():
         t.apply_effect(0, "lp", 3)
         hit |= {q for q in (1, 2) if t.lp(q) in (97, 47)}
     assert hit == {1, 2}
+
+
+# ------------------------------------------------------------------ futile actions
+def test_a_pilot_that_plays_everything_still_pays_for_nothing_futile():
+    """A stop threshold below 0 (tuned pilots have them: play even marginal cards) still
+    never pays for an action that would do nothing: a repair with nothing damaged, a
+    recover into an empty Discard Pile, IP with nothing to spend it on."""
+    t = Table([card("Reclaim", "rights", cost=0, effects=["recover 1"]), *WINDFALL])
+    t.set_policy(0, stop=-5.0)
+    fort = t.play_area(0, "Fort")
+    t.hand(0, "Reclaim", "Windfall")
+    t.set_ip(0, pillar=1)
+    t.play_phase()
+    assert not t.sideways(0, fort)
+    assert t.plays(0, "Reclaim") == [] and t.plays(0, "Windfall") == []
+
+
+def test_a_futile_kicker_is_not_paid_for():
+    t = Table([card("Medic", "freedom", cost=0, rarity="rare", effects=["lp 3"],
+                    kicker={"cost": 1, "effect": "repair 4"})])
+    t.set_policy(0, stop=-5.0)
+    t.hand(0, "Medic")
+    t.set_ip(0, pillar=1)
+    t.play_phase()
+    assert t.plays(0, "Medic") == [0]  # played plain: nothing is damaged

@@ -4,6 +4,7 @@ named and range-checked, one-line errors naming the file and line; ``rnr-sim pol
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -95,14 +96,15 @@ REPO = __import__("pathlib").Path(__file__).resolve().parent.parent
 
 
 def _two_decks(tmp_path, policy_line: str):
-    import shutil
-
+    """Copies of Bison Stampede (its header set to ``policy_line``) and Scroll Assembly
+    (its header set to the built-in ``petition``) in ``tmp_path``."""
     paths = []
-    for name in ("bison_stampede.txt", "scroll_assembly.txt"):
-        shutil.copy(REPO / "decks" / name, tmp_path / name)
+    for name, line in (("bison_stampede.txt", policy_line),
+                       ("scroll_assembly.txt", "Policy: petition")):
+        text = (REPO / "decks" / name).read_text()
+        tmp_path.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(re.sub(r"^Policy:.*$", line, text, count=1, flags=re.M))
         paths.append(tmp_path / name)
-    text = paths[0].read_text().replace("Policy: aggro", policy_line)
-    paths[0].write_text(text)
     return paths
 
 
@@ -117,7 +119,7 @@ def test_a_policy_file_equal_to_its_base_plays_the_same_games(tmp_path):
     (tmp_path / "pilots" / "copy.toml").write_text(
         '[policy]\nname = "Stampede copy"\nbase = "aggro"\n')
     mine = _two_decks(tmp_path, "Policy: pilots/copy.toml")
-    base = [REPO / "decks" / "bison_stampede.txt", REPO / "decks" / "scroll_assembly.txt"]
+    base = _two_decks(tmp_path / "builtin", "Policy: aggro")
     for decks, out in ((mine, "mine"), (base, "base")):
         runner.start_run(runner.RunOptions(decks=decks, out=tmp_path / out, games=40),
                          progress=False, log=lambda m: None)

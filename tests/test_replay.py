@@ -279,13 +279,16 @@ def test_the_traced_game_is_the_game_a_run_plays():
     for q, d in enumerate(decks):
         deck_cards[q, : len(d.card_ids)] = d.card_ids
     deck_size = np.array([len(d.card_ids) for d in decks], dtype=np.int32)
-    policy = [driver.policy_index(p) for p in traced[0].setup.policies]
+    from rnr_sim.pilots import policy_rows, resolve_policies
+
+    _names, table, index = policy_rows(resolve_policies(decks, None))  # the decks' pilots
+    policy = [index[r] for r in resolve_policies(decks, None)]
     n = len(games)
     rec = driver.play_games(
         catalog.compile(), deck_cards, deck_size, np.tile([0, 1], (n, 1)).astype(np.int32),
         np.tile(policy, (n, 1)).astype(np.int32), np.zeros(n, dtype=np.int64),
         np.array(games, dtype=np.int64), np.array([k % 2 for k in games], dtype=np.int32),
-        default_profile().compile(), SEED)
+        default_profile().compile(), SEED, policies=table)
     for i, t in enumerate(traced):
         assert int(rec.winner_seat[i]) == t.winner
         assert enums.PATHS[int(rec.path[i])] == t.path

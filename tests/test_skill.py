@@ -87,11 +87,12 @@ def test_pilots_of_one_deck_play_the_same_deals(copy_of_balanced):
         assert by[p].select(keys).equals(by["default"].select(keys))
     assert by["tuned"]["score"].to_list() == by["default"]["score"].to_list()
     assert by["random"]["score"].to_list() != by["default"]["score"].to_list()
-    # decks without a policy file have no tuned pilot
+    # the other sample decks' Policy: headers are their tuned policy files
     assert set(games.filter(pl.col("deck") != "Bison-Bell Uprising")["pilot"]) == {
-        "random", "default"}
+        "random", "default", "tuned"}
     table = skill.skill_table(games)
-    tuned = table.filter(pl.col("pilot") == "tuned").row(0, named=True)
+    tuned = table.filter((pl.col("pilot") == "tuned")
+                         & (pl.col("deck") == "Bison-Bell Uprising")).row(0, named=True)
     assert tuned["vs_default"] == 0 and tuned["vs_default_lo"] == tuned["vs_default_hi"] == 0
 
 
@@ -113,12 +114,12 @@ def test_json_shape(capsys, copy_of_balanced):
     data = json.loads(capsys.readouterr().out)
     assert data["pilots"] == ["random", "default", "tuned"]
     assert data["reference"] == "default" and data["seed"] == 2
-    assert data["deals_per_opponent"] == 6 and data["games"] == (3 + 2) * 1 * 6 * 2
+    assert data["deals_per_opponent"] == 6 and data["games"] == (3 + 3) * 1 * 6 * 2
     assert [d["deck"] for d in data["decks"]] == ["Bison-Bell Uprising", "Eagle Blockade"]
     first = data["decks"][0]
     assert set(first) == {"deck", "rank", "gap", "best_pilot", "pilots"}
     assert list(first["pilots"]) == ["random", "default", "tuned"]
-    assert list(data["decks"][1]["pilots"]) == ["random", "default"]
+    assert list(data["decks"][1]["pilots"]) == ["random", "default", "tuned"]
     row = first["pilots"]["random"]
     assert set(row) == {"policy", "deals", "games", "win_share", "win_share_lo",
                         "win_share_hi", "vs_default", "vs_default_lo", "vs_default_hi",

@@ -25,6 +25,7 @@ from rnr_sim.engine.state import (
     SCROLL_PILLARS_NEEDED,
     STARTING_LP,
     eff,
+    has_lasting_effect,
     ip_amount,
     pillars_in_hand,
     play_cost,
@@ -299,6 +300,52 @@ def effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, amount, spent):
 
 
 @njit(**KERNEL)
+def does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, verb, spent):
+    """Would an effect of ``verb`` do nothing at all if it resolved now? Only for verbs
+    capped by what is left to act on: a repair with nothing damaged, a recover with
+    nothing to recover (R44), a heal at full LP, a destroy petition with no Petition to
+    destroy (each less what this phase already queued), and IP now (R32) that the hand
+    cannot spend (``ip_wanted``; ``spent`` as in ``effect_value``)."""
+    queued = memo[p, PM_QUEUED0 + verb]
+    if verb == E.V_REPAIR:
+        return most_missing_dp(cards, pl, sl, ls, p) - queued <= 0
+    if verb == E.V_RECOVER:
+        return recoverable(cards, pl, sl, p) - queued <= 0
+    if verb == E.V_HEAL or verb == E.V_HEAL_PER_PILLAR:
+        return STARTING_LP - pl[p, L.P_LP] - memo[p, PM_QUEUED0 + E.V_HEAL] \
+            - memo[p, PM_QUEUED0 + E.V_HEAL_PER_PILLAR] * pl[p, L.P_N_PILLARS] <= 0
+    if verb == E.V_DESTROY_PETITION:
+        q = pick_opponent(pl, w, gm, p, verb)
+        return q < 0 or pl[q, L.P_N_PETITIONS] - queued <= 0
+    if E.VERB_GIVES_IP[verb] != E.IP_NONE:
+        if spent == IP_LOST:
+            return True  # it arrives after the Play Phase and is lost (R32 off)
+        return spent >= 0 and ip_wanted(cards, pl, sl, ls, p, spent) <= 0
+    return False
+
+
+@njit(**KERNEL)
+def futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, kicked):
+    """Would playing card ``c`` now do nothing: a Rights, Freedom or Bill card that stays
+    in no Area (no Petition, nothing lasting, R27) whose every on-resolve effect (a
+    kicker's if ``kicked``) does nothing (``does_nothing``)? A pilot never pays for that,
+    whatever its stop threshold (a replay showed recovers into empty Discard Piles)."""
+    t = cards[c, E.C_TYPE]
+    if (t != E.RIGHTS and t != E.FREEDOM and t != E.BILL) or \
+            (cards[c, E.C_KEYWORDS] & E.KW_PETITION) != 0 or has_lasting_effect(cards, c, kicked):
+        return False
+    ip_now = 0 if rules[E.R_IP_EFFECTS_IMMEDIATE] != 0 else IP_LOST
+    for e in range(E.MAX_EFFECTS):
+        verb = eff(cards, c, e, E.E_VERB)
+        if verb == E.V_NONE or eff(cards, c, e, E.E_TRIGGER) != E.TRIG_ON_RESOLVE or \
+                (eff(cards, c, e, E.E_KICKER) != 0 and not kicked):
+            continue
+        if not does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, verb, ip_now):
+            return False
+    return True
+
+
+@njit(**KERNEL)
 def note_threats(cards, w, memo, pl, sl, ls, gm, p):
     """Facts the policy's valuations share during a phase (nothing in ``p``'s own Play Phase
     changes them): the opposing Attacks in play (the possible Attack-on-Attack targets),
@@ -466,9 +513,11 @@ def choose_action(t, g, memo, p, acts, n_acts):
     ``acts[:n_acts]`` (the legal actions the rules listed, ``game.legal_actions``: rows
     ``(kind, a, b, c, cost)``) of the best one, or -1 to stop. Stopping is scored first
     (``W_STOP``), then each legal action in order (``score``: its value, or noise for the
-    random policy). An Attack-on-Attack is worth the opposing damage it removes (``W_AOA``,
-    for the turns that Attack would strike) and what is left of our Attack if it survives
-    (Amend. I §3-4, R17): so even trades and blocks of a bigger Attack are weighed too.
+    random policy). An action that would do nothing (``does_nothing``, ``futile_play``) is
+    never taken by a heuristic pilot, whatever its stop threshold. An Attack-on-Attack is
+    worth the opposing damage it removes (``W_AOA``, for the turns that Attack would
+    strike) and what is left of our Attack if it survives (Amend. I §3-4, R17): so even
+    trades and blocks of a bigger Attack are weighed too.
     """
     cards, rules, w = t.cards, t.rules, t.weights
     pl, sl, ls, gm, rng = g.players, g.slots, g.lists, g.game, g.rng
@@ -486,15 +535,23 @@ def choose_action(t, g, memo, p, acts, n_acts):
         elif kind == L.ACT_ACTIVATE:
             e = acts[i, 2]
             spent = acts[i, 4] if ip_now == 0 else IP_LOST
+            if does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, eff(cards, c, e, E.E_VERB),
+                            spent):
+                continue  # an activation that would do nothing is never paid for
             sc = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
                               eff(cards, c, e, E.E_AMOUNT), spent) - w[p, W.W_COST] * acts[i, 4]
         elif kind == L.ACT_PLAY:
             v = noted_card_value(cards, rules, w, memo, pl, sl, ls, gm, p, s, c) \
                 - w[p, W.W_COST] * acts[i, 4]
+            if futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, False):
+                continue
             sc = v
         elif kind == L.ACT_PLAY_KICKED:
             e = acts[i, 2]
             k = eff(cards, c, e, E.E_COST)
+            if does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, eff(cards, c, e, E.E_VERB),
+                            k if ip_now == 0 else IP_LOST):
+                continue  # a kicker that would do nothing is not paid for
             kv = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
                               eff(cards, c, e, E.E_AMOUNT), k if ip_now == 0 else IP_LOST)
             sc = v + w[p, W.W_KICKER] * kv - w[p, W.W_COST] * k
