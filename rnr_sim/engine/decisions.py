@@ -535,26 +535,27 @@ def choose_action(t, g, memo, p, acts, n_acts):
         elif kind == L.ACT_ACTIVATE:
             e = acts[i, 2]
             spent = acts[i, 4] if ip_now == 0 else IP_LOST
-            if does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, eff(cards, c, e, E.E_VERB),
-                            spent):
-                continue  # an activation that would do nothing is never paid for
             sc = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
                               eff(cards, c, e, E.E_AMOUNT), spent) - w[p, W.W_COST] * acts[i, 4]
+            if sc > best_score and does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p,
+                                                eff(cards, c, e, E.E_VERB), spent):
+                continue  # an activation that would do nothing is never paid for
         elif kind == L.ACT_PLAY:
             v = noted_card_value(cards, rules, w, memo, pl, sl, ls, gm, p, s, c) \
                 - w[p, W.W_COST] * acts[i, 4]
-            if futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, False):
-                continue
             sc = v
+            if sc > best_score and futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, False):
+                continue  # checked only for a new best: skipping any other changes nothing
         elif kind == L.ACT_PLAY_KICKED:
             e = acts[i, 2]
             k = eff(cards, c, e, E.E_COST)
-            if does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, eff(cards, c, e, E.E_VERB),
-                            k if ip_now == 0 else IP_LOST):
-                continue  # a kicker that would do nothing is not paid for
             kv = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
                               eff(cards, c, e, E.E_AMOUNT), k if ip_now == 0 else IP_LOST)
             sc = v + w[p, W.W_KICKER] * kv - w[p, W.W_COST] * k
+            if sc > best_score and does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p,
+                                                eff(cards, c, e, E.E_VERB),
+                                                k if ip_now == 0 else IP_LOST):
+                continue  # a kicker that would do nothing is not paid for
         else:  # ACT_AOA: Amend. I §3-4: the lesser is destroyed, the greater loses the lesser
             dmg = cards[c, E.C_DAMAGE]
             theirs = sl[acts[i, 2], acts[i, 3], L.S_DP]
@@ -567,7 +568,7 @@ def choose_action(t, g, memo, p, acts, n_acts):
         if sc > best_score:
             best, best_score = i, sc
     if best >= 0 and not randomly:
-        note_queued(cards, memo, sl, p, acts, best)
+        note_queued(cards, memo, sl, ls, pl, p, acts, best)
     return best
 
 
@@ -579,10 +580,10 @@ def queues(verb):
 
 
 @njit(**INLINED)
-def note_queued(cards, memo, sl, p, acts, i):
+def note_queued(cards, memo, sl, ls, pl, p, acts, i):
     """Action ``i`` was chosen: add what it queues of the capped verbs (``queues``) for the
-    Resolve Phase to the pilot's memory; if anything, the noted card values (which read
-    it) are forgotten."""
+    Resolve Phase to the pilot's memory; if anything, the noted values of the cards that
+    read it are forgotten (``forget_queue_values``)."""
     kind = acts[i, 0]
     c = sl[p, acts[i, 1], L.S_CARD]
     added = False
@@ -599,7 +600,20 @@ def note_queued(cards, memo, sl, p, acts, i):
             memo[p, PM_QUEUED0 + verb] += eff(cards, c, e, E.E_AMOUNT)
             added = True
     if added:
-        forget_card_values(memo, p)
+        forget_queue_values(cards, memo, sl, ls, pl, p)
+
+
+@njit(**INLINED)
+def forget_queue_values(cards, memo, sl, ls, pl, p):
+    """Forget the noted values of the cards in hand that read what is queued: those with
+    an effect of a capped verb (``queues``)."""
+    for i in range(pl[p, L.P_N_HAND]):
+        s = ls[p, L.L_HAND, i]
+        c = sl[p, s, L.S_CARD]
+        for e in range(E.MAX_EFFECTS):
+            if queues(eff(cards, c, e, E.E_VERB)):
+                memo[p, PM_VALUE0 + s] = np.nan
+                break
 
 
 @njit(**INLINED)
