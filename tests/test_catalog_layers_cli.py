@@ -195,3 +195,23 @@ def test_compare_patch_over_layers_plays_and_names_only_the_patched_card(tmp_pat
     assert variant["set"].to_list() == baseline["set"].to_list()
     horn = variant.filter(pl.col("name") == "Powder Horn")
     assert horn["damage"].item() == 9 and horn["set"].item() == "Frontier"
+
+
+def test_the_report_reproduces_a_layered_run_with_every_catalog_file(tmp_path, layers,
+                                                                     frontier_deck):
+    """The report's "reproduce" command, rebuilt from the manifest when the run recorded no
+    command line (a run started from Python), names every catalog file in load order (a
+    layered run's manifest has no single catalog path)."""
+    import json
+
+    from rnr_sim.analytics import compute_metrics, load_run
+    from rnr_sim.report.build import reproduce_command
+
+    base, frontier = layers
+    assert run_layered(tmp_path / "r", frontier_deck, layers).exit_code == 0
+    path = tmp_path / "r" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest.pop("command", None)
+    path.write_text(json.dumps(manifest))
+    command = reproduce_command(compute_metrics(load_run(tmp_path / "r")))
+    assert f"--cards {base.resolve()} --cards {frontier.resolve()}" in command

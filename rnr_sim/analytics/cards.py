@@ -301,6 +301,61 @@ def _mh_parts(x: np.ndarray, y: np.ndarray, st: np.ndarray, ns: np.ndarray, ms: 
     return u, v, _segment_sum(du, starts), _segment_sum(dv, starts)
 
 
+def _deck_parts(units: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    """``units`` split by deck in one pass, each part in the rows' order."""
+    if units.height == 0:
+        return {}
+    return {k[0]: v for k, v in
+            units.partition_by("deck", as_dict=True, maintain_order=True).items()}
+
+
+def _mh_deck(seen: np.ndarray, masks: np.ndarray, y: np.ndarray, st: np.ndarray,
+             ns: np.ndarray, ms: np.ndarray, turns: np.ndarray, starts: np.ndarray
+             ) -> list[tuple[float, float, np.ndarray, np.ndarray, float, float]]:
+    """``_mh_parts`` for every card of one deck at once, plus each card's seen rows and
+    the sum of their turns: [(U, V, per-deal dU, per-deal dV, seen rows, seen turns)].
+
+    The same arithmetic as ``_mh_parts`` per card (bit-identical), with the (row, card)
+    loops compiled (``card_kernels``): the counts per stratum are whole numbers; the
+    per-deal sums add a deal's rows in the order ``_segment_sum`` does (``numpy.sum`` of
+    fewer than 8 rows, ``numpy.add.reduceat`` of up to 8); beyond that ``_mh_parts`` runs."""
+    from rnr_sim.analytics import card_kernels as ck
+
+    masks = np.ascontiguousarray(masks, dtype=np.uint64)
+    seen = np.ascontiguousarray(seen, dtype=np.uint64)
+    st = np.ascontiguousarray(st, dtype=np.int64)
+    n_strata = len(ns)
+    n1, a, rows, seen_turns = ck.mh_counts(seen, masks, st, np.ascontiguousarray(y),
+                                           np.ascontiguousarray(turns), n_strata)
+    n0, c = ns - n1, ms - a
+    big_n = np.maximum(ns, 1.0)
+    # each card's strata summed on their own, as _mh_parts sums them (a 2-D sum may
+    # add in another order)
+    u = [float(r.sum()) for r in (a * n0 - c * n1) / big_n]
+    v = [float(r.sum()) for r in n1 * n0 / big_n]
+    sizes = np.diff(np.r_[starts, len(y)])
+    equal = bool(len(sizes)) and bool((sizes == sizes[0]).all())
+    # the orders _segment_sum adds in: a row sum (equal sizes), else reduceat
+    sequential = bool(len(sizes)) and (sizes[0] < 8 if equal else int(sizes.max()) <= 8)
+    if sequential:
+        g1 = np.ascontiguousarray(n0 / big_n)
+        g0 = np.ascontiguousarray(n1 / big_n)
+        resid = y - (ms / big_n)[st]
+        zu, zv = ck.mh_deal_sums(seen, masks, st, resid, g1, g0,
+                                 np.ascontiguousarray(starts, dtype=np.int64),
+                                 np.r_[starts[1:], len(y)].astype(np.int64), not equal)
+    out = []
+    for k, m in enumerate(masks):
+        if sequential:
+            out.append((u[k], v[k], zu[k], zv[k], float(rows[k]),
+                        float(seen_turns[k])))
+        else:
+            x = ((seen & np.uint64(m)) != 0).astype(np.float64)
+            out.append((*_mh_parts(x, y, st, ns, ms, starts), float(rows[k]),
+                        float(seen_turns[k])))
+    return out
+
+
 def _interval_row(u: float, v: float, zu: np.ndarray, zv: np.ndarray,
                   tables: np.ndarray) -> dict[str, float | None]:
     """``U/V`` with its delta-method standard error from per-deal sums ``zu``, ``zv`` of
@@ -314,6 +369,46 @@ def _interval_row(u: float, v: float, zu: np.ndarray, zv: np.ndarray,
                iwd_adjusted_hi=min(1.0, est + Z95 * se), iwd_adjusted_se=se,
                iwd_adjusted_p=two_sided_p(est / se) if se > 0 else (1.0 if est == 0 else 0.0))
     return out
+
+
+def _interval_rows(u: np.ndarray, v: np.ndarray, zu: np.ndarray, zv: np.ndarray,
+                   tables: np.ndarray) -> list[dict[str, float | None]]:
+    """``_interval_row`` for several estimates over the same deals at once (one deck's
+    cards): ``u``, ``v`` [cards], ``zu``, ``zv`` [cards, deals]. The same arithmetic,
+    bit for bit: ``units.table_se`` per row, its per-table sums compiled
+    (``card_kernels.table_sums``, added in ``numpy.bincount``'s order)."""
+    from rnr_sim.analytics import card_kernels as ck
+
+    n_k, n_d = zu.shape
+    valid = (v > 0) & (n_d >= 2)
+    t = np.asarray(tables)
+    if t.dtype.kind not in "iu" or (len(t) and t.min() < 0):
+        _, t = np.unique(t, return_inverse=True)
+    t = np.ascontiguousarray(t, dtype=np.int64)
+    se = np.full(n_k, np.nan)
+    est = np.where(valid, u / np.where(valid, v, 1.0), np.nan)
+    if valid.any() and n_d:
+        idx = np.flatnonzero(valid)
+        z = (zu[idx] - est[idx, None] * zv[idx]) / v[idx, None]
+        d = np.bincount(t).astype(np.float64)
+        s_, ss = ck.table_sums(np.ascontiguousarray(z), t, len(d))
+        many = d >= 2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            per = np.where(many, d / np.where(many, d - 1.0, 1.0) * (ss - s_ * s_ / d), ss)
+        present = d > 0
+        # each row summed on its own, as table_se sums its tables
+        se[idx] = [math.sqrt(max(float(row[present].sum()), 0.0)) for row in per]
+    rows = []
+    for k in range(n_k):
+        out: dict[str, float | None] = dict.fromkeys(ADJUSTED_COLUMNS[:5])
+        if valid[k]:
+            e, sk = float(est[k]), float(se[k])
+            out.update(iwd_adjusted=e, iwd_adjusted_lo=max(-1.0, e - Z95 * sk),
+                       iwd_adjusted_hi=min(1.0, e + Z95 * sk), iwd_adjusted_se=sk,
+                       iwd_adjusted_p=two_sided_p(e / sk) if sk > 0
+                       else (1.0 if e == 0 else 0.0))
+        rows.append(out)
+    return rows
 
 
 def adjusted_iwd(
@@ -353,28 +448,33 @@ def adjusted_iwd(
     """
     card_acc: dict[str, list] = {}  # card -> [U, V, [unit ids], [zu], [zv], turn sums]
     deck_rows: list[dict] = []
+    by_deck = _deck_parts(units)
     for (deck,), cards in masks.partition_by("deck", as_dict=True, maintain_order=True).items():
-        part = units.filter(pl.col("deck") == deck)
-        if part.height == 0:
+        part = by_deck.get(deck)
+        if part is None or part.height == 0:
             continue
         st, n_strata = _strata(part, min_rows)
         y = part["won"].cast(pl.Float64).to_numpy()
         seen = part["seen"].to_numpy()
         turns = part["turns"].cast(pl.Float64).to_numpy()
+        total_turns = float(turns.sum())  # whole numbers: exact in any order
         unit = part["unit"].to_numpy()
         starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
         deal_ids = unit[starts]
         deal_tables = part["table_id"].to_numpy()[starts]
         ns = np.bincount(st, minlength=n_strata).astype(np.float64)
         ms = np.bincount(st, weights=y, minlength=n_strata)
-        for card, m in cards.select("card", "mask").iter_rows():
-            x = ((seen & np.uint64(m)) != 0).astype(np.float64)
-            u, v, zu, zv = _mh_parts(x, y, st, ns, ms, starts)
-            n1 = float(x.sum())
-            gap = (float((x * turns).sum()) / n1 - float(((1 - x) * turns).sum()) / (len(x) - n1)
-                   if 0 < n1 < len(x) else None)
-            deck_rows.append({"deck": deck, "card": card,
-                              **_interval_row(u, v, zu, zv, deal_tables),
+        names = cards["card"].to_list()
+        parts = _mh_deck(seen, cards["mask"].to_numpy(), y, st, ns, ms, turns, starts)
+        intervals = _interval_rows(np.array([p[0] for p in parts]), np.array([p[1] for p in parts]),
+                                   np.array([p[2] for p in parts]).reshape(len(parts), -1),
+                                   np.array([p[3] for p in parts]).reshape(len(parts), -1),
+                                   deal_tables)
+        for j, (u, v, zu, zv, n1, seen_turns) in enumerate(parts):
+            card = names[j]
+            gap = (seen_turns / n1 - (total_turns - seen_turns) / (len(y) - n1)
+                   if 0 < n1 < len(y) else None)
+            deck_rows.append({"deck": deck, "card": card, **intervals[j],
                               "adjusted_deals": len(starts), "turn_gap": gap})
             acc = card_acc.setdefault(card, [0.0, 0.0, [], [], [], 0.0, 0.0, 0.0, 0.0])
             acc[0] += u
@@ -382,22 +482,31 @@ def adjusted_iwd(
             acc[2].append(deal_ids)
             acc[3].append(zu)
             acc[4].append(zv)
-            acc[5] += float((x * turns).sum())
+            acc[5] += seen_turns
             acc[6] += n1
-            acc[7] += float(((1 - x) * turns).sum())
-            acc[8] += len(x) - n1
+            acc[7] += total_turns - seen_turns
+            acc[8] += len(y) - n1
     card_rows = []
     n_units = int(units["unit"].max() or 0) + 1 if units.height else 0
     unit_table = np.zeros(n_units, dtype=np.int64)
     if units.height:
         unit_table[units["unit"].to_numpy()] = units["table_id"].to_numpy()
+    sum_u, sum_v = np.zeros(n_units), np.zeros(n_units)
+    touched = np.zeros(n_units, dtype=bool)
     for card, (u, v, ids, zus, zvs, t1, n1, t0, n0) in card_acc.items():
-        ids_all = np.concatenate(ids)
-        touched = np.bincount(ids_all, minlength=n_units) > 0
-        zu = np.bincount(ids_all, weights=np.concatenate(zus), minlength=n_units)[touched]
-        zv = np.bincount(ids_all, weights=np.concatenate(zvs), minlength=n_units)[touched]
+        if len(ids) == 1:  # one deck holds the card: its deals, in order (as bincount: 0 + z)
+            deal_units, zu, zv = ids[0], zus[0] + 0.0, zvs[0] + 0.0
+        else:  # per deal, 0 + the decks' sums in deck order, as np.bincount adds them
+            for i, a, b in zip(ids, zus, zvs, strict=True):  # a deck's deals are distinct
+                sum_u[i] += a
+                sum_v[i] += b
+                touched[i] = True
+            deal_units = np.flatnonzero(touched)
+            zu, zv = sum_u[deal_units], sum_v[deal_units]
+            sum_u[deal_units] = sum_v[deal_units] = 0.0
+            touched[deal_units] = False
         card_rows.append({"card": card,
-                          **_interval_row(u, v, zu, zv, unit_table[touched]),
+                          **_interval_row(u, v, zu, zv, unit_table[deal_units]),
                           "adjusted_deals": len(zu),
                           "turn_gap": t1 / n1 - t0 / n0 if n1 > 0 and n0 > 0 else None})
     schema = {c: pl.Float64 for c in ADJUSTED_COLUMNS} | {"adjusted_deals": pl.Int64}
@@ -425,28 +534,21 @@ def _segment_sum(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return np.add.reduceat(x, starts, axis=0)
 
 
-def _indicators(masks_col: np.ndarray, slot_masks: np.ndarray) -> np.ndarray:
-    """float32[rows, cards]: 1 where the row's uint64 mask holds any slot of the card."""
-    m = slot_masks.astype(np.uint64)[None, :]
-    return ((masks_col.astype(np.uint64)[:, None] & m) != 0).astype(np.float32)
-
-
-def _deal_sums(won: np.ndarray, opening: np.ndarray, seen: np.ndarray, played: np.ndarray,
-               masks: np.ndarray, starts: np.ndarray) -> dict[str, np.ndarray]:
+def _deal_vectors(won: np.ndarray, opening: np.ndarray, seen: np.ndarray,
+                  played: np.ndarray, masks: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """Per-deal sums of ``_SUMS`` over one deck's rows (sorted by deal; ``starts`` = each
-    deal's first row), for all its cards at once: float32[deals, cards] each (small whole
-    numbers, exact)."""
-    won = won.astype(np.float32)
-    w = won[:, None]
-    k = masks.shape[0]
-    held = _segment_sum(np.ones_like(won), starts)[:, None].repeat(k, axis=1)
-    held_wins = _segment_sum(won, starts)[:, None].repeat(k, axis=1)
-    out = {"held": held, "held_wins": held_wins}
-    for name, col in (("oh", opening), ("gih", seen), ("played", played)):
-        x = _indicators(col, masks)
-        out[name] = _segment_sum(x, starts)
-        out[f"{name}_wins"] = _segment_sum(x * w, starts)
-    return out
+    deal's first row), for all its cards at once: float32[cards, 8, deals] (small whole
+    numbers, exact). A card is in a row's opening hand, seen or played when the row's
+    mask holds any of its slots (``mask & card_mask != 0``, the module docstring)."""
+    from rnr_sim.analytics import card_kernels as ck
+
+    def u64(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.uint64)
+
+    return ck.deal_count_vectors(np.ascontiguousarray(won, dtype=np.bool_), u64(opening),
+                                 u64(seen), u64(played), u64(masks),
+                                 np.ascontiguousarray(starts, dtype=np.int64),
+                                 np.r_[starts[1:], len(won)].astype(np.int64))
 
 
 def _weights(col: str) -> np.ndarray:
@@ -464,19 +566,19 @@ def _weights(col: str) -> np.ndarray:
     return w
 
 
-def _table_moments(sums: dict[str, np.ndarray], tstarts: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray]:
+def _table_moments(x: np.ndarray, tstarts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per table block: first moments ``S`` [tables, cards, 8] and second moments ``M``
-    [tables, cards, 8, 8] of the per-deal ``_SUMS`` vectors (``sums``: [deals, cards]
-    each, whole numbers, so float32 products and sums stay exact up to 2^24 per table)."""
-    x = [sums[k] for k in _SUMS]
-    n_t, n_k = len(tstarts), x[0].shape[1]
-    s_ = np.empty((n_t, n_k, len(_SUMS)))
-    m_ = np.empty((n_t, n_k, len(_SUMS), len(_SUMS)))
-    for i in range(len(_SUMS)):
-        s_[:, :, i] = _segment_sum(x[i], tstarts)
-        for j in range(i, len(_SUMS)):
-            m_[:, :, i, j] = m_[:, :, j, i] = _segment_sum(x[i] * x[j], tstarts)
+    [tables, cards, 8, 8] of the per-deal ``_SUMS`` vectors ``x`` [cards, 8, deals]
+    (whole numbers, so float32 products and sums stay exact up to 2^24 per table):
+    ``S`` sums the vectors over the table's deals, ``M`` their outer products."""
+    n_t, n_k, n_s = len(tstarts), x.shape[0], x.shape[1]
+    s_ = np.empty((n_t, n_k, n_s))
+    m_ = np.empty((n_t, n_k, n_s, n_s))
+    ends = np.r_[tstarts[1:], x.shape[2]]
+    for t, (lo, hi) in enumerate(zip(tstarts.tolist(), ends.tolist(), strict=True)):
+        blk = x[:, :, lo:hi]
+        s_[t] = blk.sum(axis=2)
+        m_[t] = np.matmul(blk, blk.transpose(0, 2, 1))
     return s_, m_
 
 
@@ -534,8 +636,8 @@ def _raw_iwd(key: dict, s: np.ndarray, m: np.ndarray, d: np.ndarray) -> dict:
 
 def _block(ref: tuple) -> np.ndarray:
     """float32[deals, 8]: one card's per-deal ``_SUMS`` vectors over one table's deals."""
-    sums, j, lo, hi = ref
-    return np.stack([sums[k][lo:hi, j] for k in _SUMS], axis=1)
+    x, j, lo, hi = ref
+    return x[j, :, lo:hi].T
 
 
 def card_deal_intervals(units: pl.DataFrame, masks: pl.DataFrame
@@ -564,9 +666,10 @@ def card_deal_intervals(units: pl.DataFrame, masks: pl.DataFrame
     deck_iwd: list[dict] = []
     # card -> table -> [d, S (8), M (8x8), [per-deal base blocks of the holders]]
     pooled: dict[str, dict[int, list]] = {}
+    by_deck = _deck_parts(units)
     for (deck,), cards in masks.partition_by("deck", as_dict=True, maintain_order=True).items():
-        part = units.filter(pl.col("deck") == deck)
-        if part.height == 0:
+        part = by_deck.get(deck)
+        if part is None or part.height == 0:
             continue
         unit = part["unit"].to_numpy()
         starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
@@ -575,9 +678,9 @@ def card_deal_intervals(units: pl.DataFrame, masks: pl.DataFrame
         tids = tables[tstarts]
         d = np.diff(np.r_[tstarts, len(tables)]).astype(np.float64)
         names = cards["card"].to_list()
-        sums = _deal_sums(part["won"].cast(pl.Float64).to_numpy(), part["opening"].to_numpy(),
-                          part["seen"].to_numpy(), part["played"].to_numpy(),
-                          cards["mask"].to_numpy(), starts)
+        sums = _deal_vectors(part["won"].cast(pl.Float64).to_numpy(),
+                             part["opening"].to_numpy(), part["seen"].to_numpy(),
+                             part["played"].to_numpy(), cards["mask"].to_numpy(), starts)
         s_t, m_t = _table_moments(sums, tstarts)
         deck_moments.append(_rate_moments(s_t, m_t, d, tids, len(deck_keys)))
         for j, card in enumerate(names):

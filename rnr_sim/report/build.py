@@ -279,7 +279,11 @@ def reproduce_command(m: Metrics) -> str:
     if rules.get("source"):
         args += ["--rules", str(rules["source"])]
     cat = man.get("catalog") or {}
-    if cat.get("path"):
+    sources = [src.get("path") for src in cat.get("sources") or [] if src.get("path")]
+    if len(sources) > 1:  # a layered catalog: every file, in load order
+        for path in sources:
+            args += ["--cards", str(path)]
+    elif cat.get("path"):
         args += ["--cards", str(cat["path"])]
     return " ".join(shlex.quote(a) for a in args)
 

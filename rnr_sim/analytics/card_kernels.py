@@ -1,0 +1,144 @@
+"""Compiled loops over one deck's seat rows for every card at once (``cards.py``).
+
+The card metrics test each seat row's uint64 masks against each card's mask. Done in
+numpy, every (row, card) test is a temporary array and several passes over memory; here
+each is one loop over the rows per card, with the same arithmetic in the same order as
+the numpy definitions they replace (so the results are bit-identical):
+
+- ``deal_count_vectors``: per deal, the eight ``cards._SUMS`` counts of each card;
+- ``mh_counts``: per stratum, the seen rows and their wins (Mantel-Haenszel ``n1``, ``a``)
+  and the turns of the seen rows;
+- ``mh_deal_sums``: per deal, the sums of the rows' linearisations ``dU``, ``dV``
+  (``cards._mh_parts``), added in the order ``numpy.sum`` adds them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def deal_count_vectors(won: np.ndarray, opening: np.ndarray, seen: np.ndarray,
+                       played: np.ndarray, masks: np.ndarray, starts: np.ndarray,
+                       ends: np.ndarray) -> np.ndarray:
+    """float32[cards, 8, deals]: per deal (rows ``starts[d]..ends[d]-1``), ``held``,
+    ``held_wins``, ``oh``, ``oh_wins``, ``gih``, ``gih_wins``, ``played``, ``played_wins``
+    of each card (``cards._SUMS`` order); ``won`` is 0/1 per row."""
+    n_k, n_d = masks.shape[0], starts.shape[0]
+    out = np.zeros((n_k, 8, n_d), dtype=np.float32)
+    for k in range(n_k):
+        m = masks[k]
+        for d in range(n_d):
+            h = hw = o = ow = g = gw = p = pw = 0
+            for r in range(starts[d], ends[d]):
+                w = won[r]
+                xo = (opening[r] & m) != 0
+                xg = (seen[r] & m) != 0
+                xp = (played[r] & m) != 0
+                h += 1
+                hw += w
+                o += xo
+                ow += xo & w
+                g += xg
+                gw += xg & w
+                p += xp
+                pw += xp & w
+            out[k, 0, d] = h
+            out[k, 1, d] = hw
+            out[k, 2, d] = o
+            out[k, 3, d] = ow
+            out[k, 4, d] = g
+            out[k, 5, d] = gw
+            out[k, 6, d] = p
+            out[k, 7, d] = pw
+    return out
+
+
+@njit(cache=True, nogil=True)
+def mh_counts(seen: np.ndarray, masks: np.ndarray, st: np.ndarray, y: np.ndarray,
+              turns: np.ndarray, n_strata: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                          np.ndarray]:
+    """Per card: ``n1`` [cards, strata] (rows where the card was seen), ``a`` [cards,
+    strata] (their wins: ``y`` is 0/1), ``seen_rows`` [cards] and ``seen_turns`` [cards]
+    (the sum of ``turns`` over the seen rows). Whole numbers, exact in float64."""
+    n_k = masks.shape[0]
+    n1 = np.zeros((n_k, n_strata))
+    a = np.zeros((n_k, n_strata))
+    rows = np.zeros(n_k)
+    tsum = np.zeros(n_k)
+    for k in range(n_k):
+        m = masks[k]
+        for r in range(seen.shape[0]):
+            if seen[r] & m:
+                s = st[r]
+                n1[k, s] += 1.0
+                a[k, s] += y[r]
+                rows[k] += 1.0
+                tsum[k] += turns[r]
+    return n1, a, rows, tsum
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _row_terms(hit: np.uint64, resid: float, g1: float, g0: float) -> tuple[float, float]:
+    """One row's ``dU``, ``dV``: ``resid·g1``, ``g1²`` if seen, else ``-resid·g0``, ``g0²``
+    (negating a product is exact: ``-(r·g) == (-r)·g``)."""
+    seen = hit != 0
+    w = g1 if seen else g0
+    du = resid * w
+    return (du if seen else -du), w * w
+
+
+@njit(cache=True, nogil=True)
+def mh_deal_sums(seen: np.ndarray, masks: np.ndarray, st: np.ndarray, resid: np.ndarray,
+                 g1: np.ndarray, g0: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                 rest_apart: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Per card and deal (rows ``starts[d]..ends[d]-1``): the sums of ``dU`` and ``dV``.
+
+    A row where the card was seen has ``dU = resid * g1[card, stratum]`` and ``dV = g1²``,
+    else ``dU = -resid * g0[card, stratum]`` and ``dV = g0²``. The rows of a deal are
+    added one after the other from the first, as ``numpy.sum`` over a row of fewer than 8
+    values does; with ``rest_apart``, the rows after the first are added up from 0 and
+    then to the first, as ``numpy.add.reduceat`` does for up to 8 values (the caller
+    keeps to those cases)."""
+    n_k, n_d = masks.shape[0], starts.shape[0]
+    zu = np.empty((n_k, n_d))
+    zv = np.empty((n_k, n_d))
+    for k in range(n_k):
+        m = masks[k]
+        for d in range(n_d):
+            r = starts[d]
+            fu, fv = _row_terms(seen[r] & m, resid[r], g1[k, st[r]], g0[k, st[r]])
+            if rest_apart:
+                su, sv = 0.0, 0.0
+            else:
+                su, sv = fu, fv
+            for r in range(starts[d] + 1, ends[d]):
+                du, dv = _row_terms(seen[r] & m, resid[r], g1[k, st[r]], g0[k, st[r]])
+                su += du
+                sv += dv
+            if rest_apart and ends[d] - starts[d] > 1:
+                su, sv = fu + su, fv + sv
+            elif rest_apart:
+                su, sv = fu, fv
+            zu[k, d] = su
+            zv[k, d] = sv
+    return zu, zv
+
+
+@njit(cache=True, nogil=True)
+def table_sums(z: np.ndarray, table: np.ndarray, n_tables: int) -> tuple[np.ndarray,
+                                                                          np.ndarray]:
+    """Per row of ``z`` [rows, deals]: the sums of ``z`` and ``z²`` over the deals of each
+    table (``table``: one id in 0..n_tables-1 per deal), added in deal order from 0, as
+    ``numpy.bincount`` adds its weights (``units.table_se``)."""
+    n_k, n_d = z.shape
+    s = np.zeros((n_k, n_tables))
+    ss = np.zeros((n_k, n_tables))
+    for k in range(n_k):
+        for d in range(n_d):
+            t = table[d]
+            x = z[k, d]
+            s[k, t] += x
+            ss[k, t] += x * x
+    return s, ss
