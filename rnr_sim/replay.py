@@ -253,6 +253,17 @@ class _Decoder:
             self.dp.setdefault((q, card), []).append(c.dp)
         self.say(text + ".")
 
+    def on_search(self, turn, q, card, kind, permille, chosen, playouts):
+        """One option a search pilot weighed (``EV_SEARCH``): its mean score over the
+        playouts (a win 1, a draw 1/2), before the action it chose."""
+        what = {layout.ACT_PLAY: f"play {self.name(card)}",
+                layout.ACT_PLAY_KICKED: f"play {self.name(card)} with its kicker",
+                layout.ACT_AOA: f"{self.name(card)} Attack-on-Attack",
+                layout.ACT_ACTIVATE: f"activate {self.name(card)}"}.get(kind, "stop")
+        mark = "  <- chosen" if chosen else ""
+        self.say(f"{self.subject(q)}search weighs: {what}: {permille / 10:.1f}% over "
+                 f"{playouts} playouts{mark}")
+
     def on_activate(self, turn, q, card, slot, cost, *_):
         effects = self.cards[card].all_effects() if 0 <= card < len(self.cards) else ()
         what = f" ({effects[slot].canonical()})" if 0 <= slot < len(effects) else ""
@@ -413,7 +424,7 @@ _HANDLERS = {
     ev.EV_PETITION_LOST: "petition_lost", ev.EV_RETURN: "return",
     ev.EV_HAND_LIMIT: "hand_limit", ev.EV_MULLIGAN: "mulligan", ev.EV_P2_RIGHT: "p2_right",
     ev.EV_RESOLVE_STEP: "resolve_step", ev.EV_TURN_END: "turn_end",
-    ev.EV_ELIMINATED: "eliminated", ev.EV_VICTORY: "victory",
+    ev.EV_ELIMINATED: "eliminated", ev.EV_VICTORY: "victory", ev.EV_SEARCH: "search",
 }
 for _code, _name in _HANDLERS.items():  # ``on_<code>`` dispatches to ``on_<name>``
     setattr(_Decoder, f"on_{_code}", getattr(_Decoder, f"on_{_name}"))
@@ -613,9 +624,13 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
                 cards: str | Path | Sequence[str | Path] | None = None,
                 rules: str | Path | None = None,
                 policy: str | None = None, allow_illegal: bool = False,
-                log: Callable[[str], None] | None = None) -> Replay:
+                log: Callable[[str], None] | None = None,
+                search_seat: int | None = None, rollouts: int = 32,
+                determinizations: int = 2) -> Replay:
     """Play deal ``game`` of table 0 with the trace on, seat q holding ``decks[q]``, the
     first seat ``game % P`` (so consecutive games alternate seats, as in a run).
+    ``search_seat``: that seat plays the search pilot (``rollouts`` K, ``determinizations``
+    N; its own pilot plays the rollouts), and the log shows each option it weighed.
     ``log`` hears a notice when the engine must compile first. Raises ``InputError``."""
     import numpy as np
 
@@ -641,13 +656,28 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
 
     names, table, index = policy_rows(policies)
     seat_policy = np.array([index[p] for p in policies], dtype=np.int32)
+    search = None
+    if search_seat is not None:
+        if isinstance(search_seat, bool) or not 0 <= search_seat < n:
+            raise InputError(f"--search-seat must be a seat 0..{n - 1}, not {search_seat}")
+        for flag, value in (("--rollouts", rollouts), ("--determinizations", determinizations)):
+            if isinstance(value, bool) or not 1 <= value <= 4096:
+                raise InputError(f"{flag} must be a whole number 1..4096, not {value}")
+        # The search seat gets its own row (a copy of its pilot, which plays its rollouts).
+        table = np.vstack([table, table[seat_policy[search_seat]][None, :]])
+        names = [*names, f"search (K={rollouts}, N={determinizations}; rollouts: "
+                         f"{names[seat_policy[search_seat]]})"]
+        seat_policy[search_seat] = len(table) - 1
+        search = np.zeros((len(table), 2), dtype=np.int64)
+        search[-1] = (rollouts, determinizations)
     first = game % n
     with compile_clock(compiling, log=log):
         trace, gm, pl = driver.trace_game(catalog.compile(), deck_cards, deck_size,
                                           seat_policy, profile.compile(), seed, table_id=0,
-                                          deal=game, first_seat=first, policies=table)
+                                          deal=game, first_seat=first, policies=table,
+                                          search=search)
     setup = GameSetup(
-        decks=[deck.name for deck in loaded], policies=[names[index[p]] for p in policies],
+        decks=[deck.name for deck in loaded], policies=[names[i] for i in seat_policy],
         seed=seed, deal=game,
         first_seat=first, rules_name=profile.name, rules_changed=profile.changed(),
         rules_values=dict(profile.values),

@@ -9,9 +9,12 @@ from another's only by its play), both seat orders:
 - ``default``: the built-in the deck plays by default: its ``Policy:`` header when that is
   a built-in, or that policy file's ``base`` when it is a file;
 - ``tuned``: the deck's ``Policy:`` header when it names a policy file (``--tuned
-  DECK=FILE`` overrides); absent otherwise.
+  DECK=FILE`` overrides); absent otherwise;
+- ``search`` (with ``rollouts`` > 0): the search pilot (``engine/search.py``), flat
+  Monte-Carlo over each Play Phase decision with the deck's own pilot (tuned, else
+  default) as its rollout pilot: the yardstick of how good the heuristic pilots are.
 
-``PILOTS`` is the column order; a pilot added later (a search pilot) is one more entry.
+``PILOTS`` is the column order.
 
 The metrics (each a small polars function below): a pilot's win share against the field
 (a draw counts half) with its 95% interval, and its paired difference from the default
@@ -27,6 +30,7 @@ from __future__ import annotations
 import math
 import os
 import textwrap
+import time
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -40,7 +44,8 @@ from rnr_sim.analytics.stats import lincomb_by_deal, ratio_by_deal
 from rnr_sim.errors import InputError
 
 #: The pilots measured, in column order; "default" is the reference of every difference.
-PILOTS = ("random", "default", "tuned")
+PILOTS = ("random", "default", "tuned", "search")
+SEARCH = "search"
 REFERENCE = "default"
 DEFAULT_GAMES = 200  # deals per opponent
 DEFAULT_SEED = 1
@@ -51,6 +56,20 @@ DEALS_PER_CALL = 250
 GAME_SCHEMA = {"deck": pl.String, "pilot": pl.String, "policy": pl.String,
                "opponent": pl.String, "table_id": pl.Int64, "deal": pl.Int64,
                "first_seat": pl.Int32, "score": pl.Float64}
+#: ``play``'s frame: each game with its share of its engine call's wall time.
+TIMED_SCHEMA = {**GAME_SCHEMA, "seconds": pl.Float64}
+
+
+class SearchDriver:
+    """The engine driver with search budgets: ``play_games`` passes ``search`` (int64[k, 2]
+    per policy row of the call's table: (rollouts, determinizations)) to the engine."""
+
+    def __init__(self, driver, search: np.ndarray):
+        self.driver = driver
+        self.search = search
+
+    def play_games(self, *args, **kw):
+        return self.driver.play_games(*args, search=self.search, **kw)
 
 
 @dataclass(frozen=True)
@@ -62,6 +81,7 @@ class DeckPilot:
     policy: str
     weights: np.ndarray
     source: str
+    search: tuple[int, int] = (0, 0)  # (rollouts, determinizations); (0, 0): no search
 
 
 # ---------------------------------------------------------------------------- the pilots
@@ -76,10 +96,13 @@ def _file_base(path: str) -> str:
     return head.get("base", DEFAULT_BASE) if isinstance(head, dict) else DEFAULT_BASE
 
 
-def deck_pilots(ref: str, tuned: str | None = None) -> list[DeckPilot]:
+def deck_pilots(ref: str, tuned: str | None = None,
+                search: tuple[int, int] = (0, 0)) -> list[DeckPilot]:
     """The pilots of a deck whose policy reference (``runner.plan_run``'s resolved
     ``Policy:``: a built-in name or a file's absolute path) is ``ref``; ``tuned`` (a policy
-    file path) replaces the header's file as the tuned pilot. In ``PILOTS`` order."""
+    file path) replaces the header's file as the tuned pilot; ``search`` (rollouts,
+    determinizations) adds the search pilot when rollouts > 0, its rollout pilot the
+    tuned pilot if any, else the default. In ``PILOTS`` order."""
     from rnr_sim.pilots import builtin, is_policy_file, load_policy
 
     default = _file_base(ref) if is_policy_file(ref) else ref
@@ -89,6 +112,10 @@ def deck_pilots(ref: str, tuned: str | None = None) -> list[DeckPilot]:
                         ("tuned", None if tuned_ref is None else load_policy(tuned_ref))):
         if pilot is not None:
             out.append(DeckPilot(role, pilot.name, pilot.weights, pilot.source))
+    if search[0] > 0:
+        base = out[-1]
+        out.append(DeckPilot(SEARCH, f"search K={search[0]} N={search[1]} ({base.policy})",
+                             base.weights, base.source, (int(search[0]), int(search[1]))))
     return out
 
 
@@ -137,7 +164,8 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
          rules: str | Path | None = None,
          progress: Callable[[int], None] | None = None,
          on_plan: Callable[[int], None] | None = None, backend: str = "local",
-         address: str | None = None) -> pl.DataFrame:
+         address: str | None = None, rollouts: int = 0,
+         determinizations: int = 2) -> pl.DataFrame:
     """Every game of the measurement, one row each (``GAME_SCHEMA``): each deck with each
     of its pilots against every other deck (their own pilots), ``games`` deals per
     opponent, both seat orders. The pilots of one deck play the same deals: deck i against
@@ -145,7 +173,10 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     game count before play; ``progress`` the games of each engine call. ``backend`` /
     ``address``: where the games are played (``--backend ray``: each engine call's games
     cut into chunks played as Ray tasks; each game depends only on its own inputs, so the
-    frame is the same)."""
+    frame is the same). ``rollouts`` > 0 adds the search pilot (``rollouts`` per action
+    and determinization, ``determinizations``); its games are played in engine calls of
+    their own, and the frame's ``seconds`` column is each call's wall time shared by its
+    games."""
     from rnr_sim import runner
     from rnr_sim.execution import open_backend
 
@@ -165,8 +196,13 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise InputError(f"two decks are named '{dup[0]}'; give one a Name: header")
+    for name, v, lo in (("--rollouts", rollouts, 0), ("--determinizations",
+                                                       determinizations, 1)):
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= 4096:
+            raise InputError(f"{name} must be a whole number from {lo} to 4096, not {v!r}")
     overrides = parse_tuned(tuned, plan.decks)
-    pilots = [deck_pilots(ref, overrides.get(i)) for i, ref in enumerate(plan.policies)]
+    budget = (rollouts, determinizations)
+    pilots = [deck_pilots(ref, overrides.get(i), budget) for i, ref in enumerate(plan.policies)]
     where = open_backend(backend, address, threads)  # a bad --backend: before any play
     n = len(plan.decks)
     total = sum(len(p) for p in pilots) * (n - 1) * games * 2
@@ -192,23 +228,34 @@ def _play(plan, pilots: list[list[DeckPilot]], driver, games: int, threads: int 
         opponents = np.array([j for j in range(n) if j != i], dtype=np.int64)
         fld = Field(plan=plan, n_field=n - 1, rows_fixed=fixed, subject=i,
                     opponents=opponents, table_ids=i * n + opponents)
-        weights = [p.weights for p in pilots[i]]
-        for start in range(0, games, DEALS_PER_CALL):
-            deals = min(DEALS_PER_CALL, games - start)
-            inputs, score = fld.scores(driver, weights, deals, plan.seed, threads,
-                                       first_deal=start, backend=backend)
-            cand = inputs["candidate"]
-            frames.append(pl.DataFrame({
-                "deck": np.full(len(score), names[i], dtype=object),
-                "pilot": np.array([pilots[i][k].pilot for k in cand], dtype=object),
-                "policy": np.array([pilots[i][k].policy for k in cand], dtype=object),
-                "opponent": np.array([names[j] for j in opponents[inputs["field"]]],
-                                     dtype=object),
-                "table_id": inputs["table_id"], "deal": inputs["deal"],
-                "first_seat": inputs["first_seat"], "score": score,
-            }, schema=GAME_SCHEMA))
-            if progress is not None:
-                progress(len(score))
+        groups = [[p for p in pilots[i] if p.search[0] == 0],
+                  [p for p in pilots[i] if p.search[0] > 0]]
+        for group in groups:
+            if not group:
+                continue
+            weights = [p.weights for p in group]
+            budget = np.zeros((len(weights) + len(fixed), 2), dtype=np.int64)
+            budget[: len(group)] = [p.search for p in group]
+            engine = driver if not budget.any() else SearchDriver(driver, budget)
+            for start in range(0, games, DEALS_PER_CALL):
+                deals = min(DEALS_PER_CALL, games - start)
+                t0 = time.perf_counter()
+                inputs, score = fld.scores(engine, weights, deals, plan.seed, threads,
+                                           first_deal=start, backend=backend)
+                spent = time.perf_counter() - t0
+                cand = inputs["candidate"]
+                frames.append(pl.DataFrame({
+                    "deck": np.full(len(score), names[i], dtype=object),
+                    "pilot": np.array([group[k].pilot for k in cand], dtype=object),
+                    "policy": np.array([group[k].policy for k in cand], dtype=object),
+                    "opponent": np.array([names[j] for j in opponents[inputs["field"]]],
+                                         dtype=object),
+                    "table_id": inputs["table_id"], "deal": inputs["deal"],
+                    "first_seat": inputs["first_seat"], "score": score,
+                    "seconds": np.full(len(score), spent / max(1, len(score))),
+                }, schema=TIMED_SCHEMA))
+                if progress is not None:
+                    progress(len(score))
     return pl.concat(frames, how="vertical")
 
 
@@ -222,12 +269,30 @@ def win_shares(games: pl.DataFrame) -> pl.DataFrame:
     orders, is the unit; opponents are strata); ``deals`` (per opponent), ``games``."""
     shares = ratio_by_deal(games, "score", pl.lit(1.0), by=["deck", "pilot"],
                            name="win_share").collect()
+    secs = pl.col("seconds").sum() if "seconds" in games.columns else pl.lit(None, pl.Float64)
     counts = games.group_by("deck", "pilot").agg(
         pl.col("policy").first(), pl.col("deal").n_unique().cast(pl.Int64).alias("deals"),
-        pl.len().cast(pl.Int64).alias("games"))
+        pl.len().cast(pl.Int64).alias("games"), secs.cast(pl.Float64).alias("seconds"))
     return counts.join(shares, on=["deck", "pilot"]).select(
         "deck", "pilot", "policy", "deals", "games", "win_share", "win_share_lo",
-        "win_share_hi")
+        "win_share_hi", "seconds")
+
+
+def vs_pilot(games: pl.DataFrame, pilot: str, ref: str) -> pl.DataFrame:
+    """Per deck that has both: ``vs_<ref>`` = win share with ``pilot`` − win share with
+    ``ref``, paired deal by deal as ``vs_default`` (its 95% interval ``_lo``/``_hi`` and
+    two-sided ``_p``)."""
+    have = (games.filter(pl.col("pilot") == pilot).select("deck").unique()
+            .join(games.filter(pl.col("pilot") == ref).select("deck").unique(), on="deck"))
+    rows = games.join(have, on="deck", how="semi").filter(pl.col("pilot").is_in([pilot, ref]))
+    is_p = (pl.col("pilot") == pilot).cast(pl.Float64)
+    is_r = (pl.col("pilot") == ref).cast(pl.Float64)
+    name = f"vs_{ref}"
+    out = lincomb_by_deal(rows, [(pl.col("score") * is_p, is_p, 1.0),
+                                 (pl.col("score") * is_r, is_r, -1.0)],
+                          by=["deck"], name=name)
+    return out.select("deck", pl.lit(pilot).alias("pilot"), name, f"{name}_lo",
+                      f"{name}_hi", f"{name}_p")
 
 
 def vs_default(games: pl.DataFrame, pilot: str) -> pl.DataFrame:
@@ -276,6 +341,12 @@ def skill_table(games: pl.DataFrame, seed: int | None = None) -> pl.DataFrame:
         schema={"deck": pl.String, "pilot": pl.String, "vs_default": pl.Float64,
                 "vs_default_lo": pl.Float64, "vs_default_hi": pl.Float64,
                 "vs_default_p": pl.Float64}), on=["deck", "pilot"], how="left")
+    tuned_cols = {"vs_tuned": pl.Float64, "vs_tuned_lo": pl.Float64,
+                  "vs_tuned_hi": pl.Float64, "vs_tuned_p": pl.Float64}
+    vt = vs_pilot(games, SEARCH, "tuned")
+    table = table.join(vt if vt.height else pl.DataFrame(
+        schema={"deck": pl.String, "pilot": pl.String, **tuned_cols}),
+        on=["deck", "pilot"], how="left")
     gap = skill_gap(table)
     decks = gap.sort(["gap", "deck"], descending=[True, False]).with_row_index(
         "rank", offset=1).select("deck", pl.col("rank").cast(pl.Int64))
@@ -316,7 +387,11 @@ def to_json(table: pl.DataFrame) -> dict[str, Any]:
             "win_share_hi": _num(r["win_share_hi"]),
             "vs_default": _num(r["vs_default"]), "vs_default_lo": _num(r["vs_default_lo"]),
             "vs_default_hi": _num(r["vs_default_hi"]), "vs_default_p": _num(r["vs_default_p"]),
+            "seconds": _num(r.get("seconds")),
         }
+        if r["pilot"] == SEARCH:
+            for k in ("vs_tuned", "vs_tuned_lo", "vs_tuned_hi", "vs_tuned_p"):
+                d["pilots"][r["pilot"]][k] = _num(r.get(k))
     seed = table["seed"][0] if "seed" in table.columns and len(table) else None
     return {"pilots": [p for p in PILOTS if p in set(table["pilot"])],
             "reference": REFERENCE, "seed": seed,
@@ -339,7 +414,13 @@ def display_rows(table: pl.DataFrame) -> tuple[list[str], list[list[str]]]:
         header.append(p)
         if p != REFERENCE:
             header.append(f"{p} Δ [95%]")
+    both = SEARCH in present and "tuned" in present
+    if both:
+        header.append("search − tuned [95%]")
+    timed = "seconds" in table.columns and table["seconds"].null_count() < table.height
     header.append("Gap")
+    if timed:
+        header += ["Games", "Time"]
     rows = []
     for (deck,), g in table.group_by("deck", maintain_order=True):
         by = {r["pilot"]: r for r in g.iter_rows(named=True)}
@@ -351,7 +432,14 @@ def display_rows(table: pl.DataFrame) -> tuple[list[str], list[list[str]]]:
                 row.append(EMPTY if r is None else
                            f"{pp(r['vs_default'])} "
                            f"{interval(r['vs_default_lo'], r['vs_default_hi'], signed=True)}")
+        if both:
+            r = by.get(SEARCH)
+            row.append(EMPTY if r is None or r.get("vs_tuned") is None else
+                       f"{pp(r['vs_tuned'])} "
+                       f"{interval(r['vs_tuned_lo'], r['vs_tuned_hi'], signed=True)}")
         row.append(pp(g["gap"][0]))
+        if timed:
+            row += [f"{int(g['games'].sum()):,}", f"{float(g['seconds'].fill_null(0).sum()):.1f} s"]
         rows.append(row)
     return header, rows
 
@@ -374,6 +462,11 @@ def caption(table: pl.DataFrame) -> str:
             "deals for every pilot of a deck. Δ: the pilot minus the default pilot, paired "
             "by deal, with its 95% interval. Gap: the best pilot's win share minus the "
             "default's. Decks by gap, largest first (ties by name).")
+    if SEARCH in set(table["pilot"]):
+        note += (" search: the search pilot (each Play Phase decision weighed by playing the "
+                 "game out, K rollouts x N determinizations of the hidden cards per option, "
+                 "the deck's own pilot as rollout pilot); search − tuned pairs it with the "
+                 "tuned pilot. Time: the wall time of the deck's games.")
     if "tuned" not in set(table["pilot"]):
         note += (" No deck has a tuned pilot: give a deck a policy file as its Policy: "
                  "header, or --tuned DECK=FILE.")

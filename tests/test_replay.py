@@ -361,3 +361,20 @@ def test_replay_with_a_rules_variant_names_it_and_ends_in_a_draw(write):
     assert [t for t, _ in turn_headers(r.lines)] == [1, 2, 3, 4]
     assert "Draw: no winner after 4 turns — R15: the turn limit was reached" in r.lines
     assert r.winner == -1 and r.path == "draw"
+
+
+@needs_engine
+def test_replay_shows_the_options_a_search_seat_weighed():
+    """Issue: ``replay`` shows a search pilot's choices with the value of each option it
+    weighed: one line an option, the chosen one marked, and its header names the seat's
+    search pilot."""
+    paths = deck_paths()
+    result = invoke("replay", *paths, "--seed", SEED, "--game", 1, "--search-seat", 0,
+                    "--rollouts", 2, "--determinizations", 1)
+    assert result.exit_code == 0, result.output
+    lines = [ln for ln in result.stdout.splitlines() if "search weighs:" in ln.lower()]
+    assert lines and any("<- chosen" in ln for ln in lines)
+    assert all("playouts" in ln for ln in lines)
+    assert "policy search (K=2, N=1" in result.stdout
+    bad = invoke("replay", *paths, "--search-seat", 5)
+    assert bad.exit_code == 2 and "--search-seat must be a seat 0..1" in bad.output

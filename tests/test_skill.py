@@ -123,7 +123,8 @@ def test_json_shape(capsys, copy_of_balanced):
     row = first["pilots"]["random"]
     assert set(row) == {"policy", "deals", "games", "win_share", "win_share_lo",
                         "win_share_hi", "vs_default", "vs_default_lo", "vs_default_hi",
-                        "vs_default_p"}
+                        "vs_default_p", "seconds"}
+    assert row["seconds"] > 0
     assert row["win_share_lo"] <= row["win_share"] <= row["win_share_hi"]
     assert first["pilots"]["default"]["vs_default"] is None
 
@@ -212,8 +213,9 @@ def test_ray_backend_gives_the_same_games_and_skill_table_as_local():
     finally:
         if started:
             ray.shutdown()
-    assert remote.equals(local)
-    assert skill.skill_table(remote, seed=4).equals(skill.skill_table(local, seed=4))
+    assert remote.drop("seconds").equals(local.drop("seconds"))  # wall time is the machine's
+    assert skill.skill_table(remote, seed=4).drop("seconds").equals(
+        skill.skill_table(local, seed=4).drop("seconds"))
 
 
 def test_skill_backend_without_ray_or_unknown_is_one_line_and_exit_2(capsys):
@@ -225,3 +227,32 @@ def test_skill_backend_without_ray_or_unknown_is_one_line_and_exit_2(capsys):
                  str(DECKS / "eagle_blockade.txt"), "--games", "4", "--address", "auto"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "--address" in err
+
+
+def test_search_pilot_joins_the_table_on_the_same_deals():
+    """--rollouts adds the search pilot: the same deals and game count as the other pilots,
+    its paired difference from the default and from the tuned pilot, and wall time spent."""
+    table = skill.measure(SAMPLE[:3], games=3, seed=2, rollouts=2, determinizations=1)
+    search = table.filter(pl.col("pilot") == "search")
+    assert search.height == 3
+    assert set(table["games"]) == {2 * 3 * 2} and set(table["deals"]) == {3}
+    for r in search.iter_rows(named=True):
+        assert r["policy"].startswith("search K=2 N=1")
+        assert r["vs_default_lo"] <= r["vs_default"] <= r["vs_default_hi"]
+        assert r["vs_tuned_lo"] <= r["vs_tuned"] <= r["vs_tuned_hi"]
+        assert r["seconds"] > 0
+    data = skill.to_json(table)
+    assert "search" in data["pilots"]
+    assert all("vs_tuned" in d["pilots"]["search"] for d in data["decks"])
+    text = "\n".join(skill.text_lines(table))
+    assert "search − tuned" in text and "Time" in text
+
+
+def test_search_budget_is_checked():
+    """A search budget out of range is one line naming the option."""
+    from rnr_sim.errors import InputError
+
+    with pytest.raises(InputError, match="--rollouts"):
+        skill.play(SAMPLE[:2], games=2, rollouts=-1)
+    with pytest.raises(InputError, match="--determinizations"):
+        skill.play(SAMPLE[:2], games=2, rollouts=2, determinizations=0)

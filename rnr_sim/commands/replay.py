@@ -53,9 +53,25 @@ def replay_command(
         bool,
         typer.Option("--allow-illegal", help="Play decks that break Article V."),
     ] = False,
+    search_seat: Annotated[
+        int | None,
+        typer.Option("--search-seat", metavar="Q", show_default=False,
+                     help="Seat Q plays the search pilot (its own pilot plays the rollouts); "
+                     "the log shows each option it weighed and its value."),
+    ] = None,
+    rollouts: Annotated[
+        int, typer.Option("--rollouts", "-k", metavar="K",
+                          help="Search: playouts per option and determinization."),
+    ] = 32,
+    determinizations: Annotated[
+        int, typer.Option("--determinizations", metavar="N",
+                          help="Search: redeals of the hidden cards per decision."),
+    ] = 2,
 ) -> None:
     from rnr_sim.replay import replay_game
 
     result = replay_game(decks, seed=seed, game=game, cards=cards, rules=rules, policy=policy,
-                         allow_illegal=allow_illegal, log=lambda m: typer.echo(m, err=True))
+                         allow_illegal=allow_illegal, log=lambda m: typer.echo(m, err=True),
+                         search_seat=search_seat, rollouts=rollouts,
+                         determinizations=determinizations)
     typer.echo("\n".join(result.lines))

@@ -21,6 +21,7 @@ from rnr_sim.engine.config import BATCH
 from rnr_sim.engine.decisions import MEMO_WIDTH
 from rnr_sim.engine.game import play_game
 from rnr_sim.engine.records import new_records
+from rnr_sim.engine.search import SEARCH_WIDTH, play_search_game
 
 GAMES_PER_TASK = 256  # games per task; worker k of n plays tasks k, k + n, ...
 
@@ -97,9 +98,7 @@ def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, poli
         memo = memo_w[j]
         acts = acts_w[j]
         g = L.Game(pl_w[j], sl_w[j], ls_w[j], gm_w[j], masks_w[j], rng_w[j], tr)
-        pl = g.players
         gm = g.game
-        masks = g.masks
         for task in range(k, n_tasks, n_workers):
             lo = np.int64(task) * GAMES_PER_TASK
             hi = min(lo + GAMES_PER_TASK, n)
@@ -108,30 +107,93 @@ def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, poli
                 gm[L.G_DEBUG] = debug
                 play_game(t, g, memo, acts, dc, ds, n_players, first_seat[i], seed, table_id[i],
                           deal[i])
-                rec = game_rec[i]
-                rec["winner_seat"] = gm[L.G_WINNER]
-                rec["path"] = gm[L.G_PATH]
-                rec["turns"] = gm[L.G_TURN]
-                rec["violations"] = gm[L.G_VIOLATIONS]
-                for q in range(n_players):
-                    seat = seat_rec[i, q]
-                    seat["final_lp"] = pl[q, L.P_LP]
-                    seat["uas_lost"] = pl[q, L.P_UAS_LOST]
-                    seat["petitions"] = pl[q, L.P_N_PETITIONS]
-                    seat["scroll_pillars"] = pl[q, L.P_N_SCROLL_PILLARS]
-                    seat["mulligan"] = pl[q, L.P_MULLIGAN] != 0
-                    seat["p2_right"] = pl[q, L.P_P2_RIGHT] != 0
-                    seat["opening_mask"] = masks[q, L.M_OPENING]
-                    seat["drawn_mask"] = masks[q, L.M_DRAWN]
-                    seat["played_mask"] = masks[q, L.M_PLAYED]
+                write_records(g, n_players, game_rec[i], seat_rec[i])
+
+
+@njit(**BATCH)
+def write_records(g, n_players, rec, seat_rec):
+    """A finished game's fields into its game record and seat records."""
+    pl, gm, masks = g.players, g.game, g.masks
+    rec["winner_seat"] = gm[L.G_WINNER]
+    rec["path"] = gm[L.G_PATH]
+    rec["turns"] = gm[L.G_TURN]
+    rec["violations"] = gm[L.G_VIOLATIONS]
+    for q in range(n_players):
+        seat = seat_rec[q]
+        seat["final_lp"] = pl[q, L.P_LP]
+        seat["uas_lost"] = pl[q, L.P_UAS_LOST]
+        seat["petitions"] = pl[q, L.P_N_PETITIONS]
+        seat["scroll_pillars"] = pl[q, L.P_N_SCROLL_PILLARS]
+        seat["mulligan"] = pl[q, L.P_MULLIGAN] != 0
+        seat["p2_right"] = pl[q, L.P_P2_RIGHT] != 0
+        seat["opening_mask"] = masks[q, L.M_OPENING]
+        seat["drawn_mask"] = masks[q, L.M_DRAWN]
+        seat["played_mask"] = masks[q, L.M_PLAYED]
+
+
+@njit(parallel=True, **BATCH)
+def play_search_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies,
+                             search, table_id, deal, first_seat, rules, seed, debug, game_rec,
+                             seat_rec, gap, pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w,
+                             w_w, memo_w, acts_w, tr, spl_w, ssl_w, sls_w, sgm_w, smasks_w,
+                             srng_w, smemo_w, sacts_w, vals_w, kn_w):
+    """``play_games_kernel`` with search pilots: ``search`` int64[k, SEARCH_WIDTH] holds
+    each policy row's (rollouts, determinizations), (0, 0) for a heuristic pilot; the
+    ``s*_w`` arrays are each worker's search scratch (a second state), ``vals_w`` its
+    options' values, ``kn_w`` its seats' search budgets. One game per task."""
+    n = seat_deck.shape[0]
+    n_players = seat_deck.shape[1]
+    n_workers = pl_w.shape[0] // gap
+    notrace = tr[:0]
+    for k in prange(n_workers):
+        j = k * gap
+        dc = dc_w[j]
+        ds = ds_w[j]
+        w = w_w[j]
+        t = L.Table(cards, rules, w)
+        memo = memo_w[j]
+        acts = acts_w[j]
+        g = L.Game(pl_w[j], sl_w[j], ls_w[j], gm_w[j], masks_w[j], rng_w[j], tr)
+        sg = L.Game(spl_w[j], ssl_w[j], sls_w[j], sgm_w[j], smasks_w[j], srng_w[j], notrace)
+        kn = kn_w[j]
+        for i in range(k, n, n_workers):
+            load_seats(i, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
+            for q in range(n_players):
+                kn[0, q] = search[seat_policy[i, q], 0]
+                kn[1, q] = search[seat_policy[i, q], 1]
+            g.game[L.G_DEBUG] = debug
+            play_search_game(t, g, memo, acts, sg, smemo_w[j], sacts_w[j], vals_w[j], kn[0],
+                             kn[1], dc, ds, n_players, first_seat[i], seed, table_id[i],
+                             deal[i])
+            write_records(g, n_players, game_rec[i], seat_rec[i])
+
+def search_state(n_workers: int):
+    """Each worker's search scratch after ``worker_state``'s own: a second game state, memo
+    and action list, the options' values and the seats' (rollouts, determinizations)."""
+    gap, arrays = worker_state(n_workers)
+    extra = [np.zeros((n_workers * gap, L.MAX_ACTIONS + 1), dtype=np.float64),
+             np.zeros((n_workers * gap, SEARCH_WIDTH, E.MAX_PLAYERS), dtype=np.int64)]
+    spec = STATE + SEATS
+    keep = [i for i, (name, *_r) in enumerate(spec) if name not in ("dc", "ds", "w")]
+    return [arrays[i] for i in keep] + extra
 
 
 def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                  deal, first_seat, rules, seed, debug, game_rec, seat_rec):
+                  deal, first_seat, rules, seed, debug, game_rec, seat_rec, search=None):
     """Play ``n`` games on ``numba.get_num_threads()`` workers. Shapes:
     ``seat_deck``/``seat_policy`` int32[n, P]; ``game_rec`` ``records.GAME_RECORD[n]``;
     ``seat_rec`` ``records.SEAT_RECORD[n, P]`` (``records.new_records``). Arrays
-    C-contiguous, of the dtypes ``driver.play_games`` passes."""
+    C-contiguous, of the dtypes ``driver.play_games`` passes. ``search``:
+    int64[k, SEARCH_WIDTH] per policy row (rollouts, determinizations) when some seat is a
+    search pilot (``search.py``), else None."""
+    if search is not None:
+        n_workers = max(1, min(numba.get_num_threads(), seat_deck.shape[0]))
+        gap, state = worker_state(n_workers)
+        play_search_games_kernel(
+            cards, deck_cards, deck_size, seat_deck, seat_policy, policies, search, table_id,
+            deal, first_seat, rules, seed, debug, game_rec, seat_rec, np.int64(gap), *state,
+            np.zeros((0, L.TRACE_WIDTH), dtype=np.int32), *search_state(n_workers))
+        return
     n_tasks = (seat_deck.shape[0] + GAMES_PER_TASK - 1) // GAMES_PER_TASK
     gap, state = worker_state(max(1, min(numba.get_num_threads(), n_tasks)))
     play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
@@ -140,15 +202,21 @@ def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
 
 
 def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                  deal, first_seat, rules, seed, capacity):
+                  deal, first_seat, rules, seed, capacity, search=None):
     """Play one game with the trace on; returns (trace rows, game fields, player fields).
     The batch kernel plays it (one worker, one game, debug checks on), so nothing more is
     compiled."""
     gap, state = worker_state(1)
     tr = np.zeros((capacity, L.TRACE_WIDTH), dtype=np.int32)
     game_rec, seat_rec = new_records(1, seat_deck.shape[1])
-    play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                      deal, first_seat, rules, seed, np.int64(1), game_rec, seat_rec,
-                      np.int64(gap), *state, tr)
+    if search is not None:
+        play_search_games_kernel(
+            cards, deck_cards, deck_size, seat_deck, seat_policy, policies, search, table_id,
+            deal, first_seat, rules, seed, np.int64(1), game_rec, seat_rec, np.int64(gap),
+            *state, tr, *search_state(1))
+    else:
+        play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies,
+                          table_id, deal, first_seat, rules, seed, np.int64(1), game_rec,
+                          seat_rec, np.int64(gap), *state, tr)
     pl, gm = state[0][0], state[3][0]  # worker 0's players and game (STATE order)
     return tr[: gm[L.G_N_TRACE]].copy(), gm.copy(), pl.copy()

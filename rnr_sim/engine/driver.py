@@ -42,14 +42,16 @@ def _as_uint64(seed: int) -> np.uint64:
 
 
 def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, deal, first_seat,
-               profile, seed, threads=None, debug=False, policies=None) -> GameRecords:
+               profile, seed, threads=None, debug=False, policies=None,
+               search=None) -> GameRecords:
     """Play games in parallel; see the module docstring for the determinism contract.
 
     cards int32[n_cards, N_CARD_COLS]; deck_cards int32[n_decks, MAX_SLOTS] (-1 padded);
     deck_size int32[n_decks]; seat_deck, seat_policy int32[n, P]; table_id, deal int64[n];
     first_seat int32[n]; profile int64[N_RULES]; seed: an int in uint64 range; policies
     float64[k, N_WEIGHTS], the rows ``seat_policy`` indexes (default: the built-ins,
-    ``policy_table()``).
+    ``policy_table()``); search int64[k, 2] per policy row (rollouts per action,
+    determinizations), nonzero rows search pilots (``engine/search.py``; default none).
     """
     seat_deck = _c(seat_deck, dtype=np.int32)
     n, n_players = seat_deck.shape
@@ -59,6 +61,7 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
     policies = policy_table() if policies is None else _c(policies, dtype=np.float64)
     if n and not 0 <= int(np.min(seat_policy)) <= int(np.max(seat_policy)) < len(policies):
         raise ValueError(f"seat_policy indexes rows 0..{len(policies) - 1} of the policy table")
+    search = _search_rows(search, len(policies), seat_policy)
     if threads is not None:
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
     if n:
@@ -78,32 +81,51 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
             _c(profile, dtype=np.int64),
             _as_uint64(seed),
             np.int64(1 if debug else 0),
-            game_rec, seat_rec,
+            game_rec, seat_rec, search,
         )
     return game_records(game_rec, seat_rec)
 
 
+def _search_rows(search, n_policies, seat_policy):
+    """The search budgets as the kernels take them, or None when no seat searches (the
+    heuristic kernel then plays, unchanged)."""
+    if search is None:
+        return None
+    search = _c(np.asarray(search).reshape(n_policies, 2), dtype=np.int64)
+    if np.any(search < 0):
+        raise ValueError("search budgets are counts (0 or more)")
+    used = np.asarray(seat_policy).ravel()
+    if not len(used) or not np.any(search[used, 0] > 0):
+        return None
+    search[:, 1] = np.where(search[:, 0] > 0, np.maximum(search[:, 1], 1), 0)
+    return search
+
+
 
 def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_id=0, deal=0,
-               first_seat=0, capacity=200_000, policies=None):
-    """One game with its event trace: (trace int32[k, 8], gm int64[], pl int32[4, F])."""
+               first_seat=0, capacity=200_000, policies=None, search=None):
+    """One game with its event trace: (trace int32[k, 8], gm int64[], pl int32[4, F]);
+    ``search`` as ``play_games``'s (a search seat's options are ``EV_SEARCH`` rows)."""
     prepare_cache()
     from rnr_sim.engine.batch import trace_game_nb
 
     n_players = len(deck_size)
+    table = policy_table() if policies is None else _c(policies, dtype=np.float64)
+    search = _search_rows(search, len(table), seat_policy)
     return trace_game_nb(
         _c(cards, dtype=np.int32),
         _c(deck_cards, dtype=np.int32),
         _c(deck_size, dtype=np.int32),
         np.arange(n_players, dtype=np.int32).reshape(1, n_players),
         np.asarray(seat_policy, dtype=np.int32).reshape(1, n_players),
-        policy_table() if policies is None else _c(policies, dtype=np.float64),
+        table,
         np.array([table_id], dtype=np.int64),
         np.array([deal], dtype=np.int64),
         np.array([first_seat], dtype=np.int32),
         _c(profile, dtype=np.int64),
         _as_uint64(seed),
         capacity,
+        search,
     )
 
 

@@ -654,6 +654,29 @@ def play_phase(t, g, memo, acts, p):
     """Art. VII §5 phase three: the rules list the legal actions (``legal_actions``), the
     pilot picks one (``decisions.choose_action``) and the rules apply it, one action at a
     time, until the pilot stops. ``acts`` int64[MAX_ACTIONS, ACT_WIDTH] is the worker's scratch."""
+    n_targets, n_activatable = play_phase_start(t, g, memo, p)
+    play_phase_rest(t, g, memo, acts, p, n_targets, n_activatable)
+
+
+@njit(**INLINED)
+def play_phase_rest(t, g, memo, acts, p, n_targets, n_activatable):
+    """The Play Phase's actions from here on, chosen by ``p``'s heuristic pilot; a search
+    rollout resumes a copied Play Phase here (``search.py``)."""
+    cards, rules = t.cards, t.rules
+    pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
+    while gm[L.G_OVER] == 0 and pl[p, L.P_ALIVE] != 0:
+        n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, acts)
+        k = choose_action(t, g, memo, p, acts, n)
+        if k < 0:
+            return
+        n_activatable += do_action(t, g, memo, p, acts[k, 0], acts[k, 1], acts[k, 2], acts[k, 3])
+
+
+@njit(**INLINED)
+def play_phase_start(t, g, memo, p):
+    """What a Play Phase notes before its first action (and a search rollout before it
+    goes on from a copied state): the Attack-on-Attack targets (``note_threats``, 0 when
+    R17 is off) and the cards in play with an 'activate' effect; returns both."""
     cards, rules, w = t.cards, t.rules, t.weights
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     n_targets = note_threats(cards, w, memo, pl, sl, ls, gm, p)  # Attack-on-Attack targets
@@ -664,25 +687,27 @@ def play_phase(t, g, memo, acts, p):
         if has_activate_effect(cards, sl[p, ls[p, L.L_BOARD, i], L.S_CARD]):
             n_activatable += 1
     forget_card_values(memo, p)
-    while gm[L.G_OVER] == 0 and pl[p, L.P_ALIVE] != 0:
-        n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, acts)
-        k = choose_action(t, g, memo, p, acts, n)
-        if k < 0:
-            return
-        kind, a = acts[k, 0], acts[k, 1]
-        if kind == L.ACT_ACTIVATE:
-            activate(t, g, p, a, acts[k, 2])
-        else:
-            if kind == L.ACT_AOA:
-                q, s2 = acts[k, 2], acts[k, 3]
-            else:
-                q, s2 = -1, -1
-            play_card(t, g, p, a, kind == L.ACT_PLAY_KICKED, q, s2)
-            c = sl[p, a, L.S_CARD]
-            if has_activate_effect(cards, c):
-                n_activatable += 1
-            if cards[c, E.C_TYPE] == E.PILLAR or (cards[c, E.C_KEYWORDS] & E.KW_PETITION) != 0:
-                forget_pillar_values(cards, pl, sl, ls, memo, p)
+    return n_targets, n_activatable
+
+
+@njit(**INLINED)
+def do_action(t, g, memo, p, kind, a, b, c):
+    """Apply one legal action row ``(kind, a, b, c)`` of ``p``'s Play Phase (Art. VII §5
+    phase three, §6); returns 1 when it put a card with an 'activate' effect in play."""
+    cards = t.cards
+    pl, sl, ls = g.players, g.slots, g.lists
+    if kind == L.ACT_ACTIVATE:
+        activate(t, g, p, a, b)
+        return 0
+    if kind == L.ACT_AOA:
+        q, s2 = b, c
+    else:
+        q, s2 = -1, -1
+    play_card(t, g, p, a, kind == L.ACT_PLAY_KICKED, q, s2)
+    card = sl[p, a, L.S_CARD]
+    if cards[card, E.C_TYPE] == E.PILLAR or (cards[card, E.C_KEYWORDS] & E.KW_PETITION) != 0:
+        forget_pillar_values(cards, pl, sl, ls, memo, p)
+    return 1 if has_activate_effect(cards, card) else 0
 
 
 @njit(**INLINED)
@@ -1139,10 +1164,11 @@ def end_phase(pl, sl, ls, p):
 
 
 @njit(**INLINED)
-def take_turn(t, g, memo, acts, p):
-    """One turn of five phases (Art. VII §5)."""
-    cards, rules, w = t.cards, t.rules, t.weights
-    pl, sl, ls, gm, masks, rng, tr = g.players, g.slots, g.lists, g.game, g.masks, g.rng, g.trace
+def turn_start(t, g, p):
+    """A turn up to its Play Phase: Draw and Independence Phases (Art. VII §5); False when
+    the game or the player ended in the Draw Phase."""
+    rules = t.rules
+    pl, sl, ls, gm, masks, tr = g.players, g.slots, g.lists, g.game, g.masks, g.trace
     gm[L.G_STEP] = 0  # outside the Resolve Phase (a phase cut short may have left a step)
     pl[p, L.P_TURNS] += 1
     emit(gm, tr, T.EV_TURN, p, pl[p, L.P_LP], pl[p, L.P_N_HAND], pl[p, L.P_N_DRAW], pl[p, L.P_N_BOARD], 0)
@@ -1159,9 +1185,26 @@ def take_turn(t, g, memo, acts, p):
         n_draw = 0  # R8 switched off
     for _ in range(n_draw):
         if not draw_one(rules, pl, sl, ls, gm, masks, tr, p, True):
-            return
+            return False
     independence_phase(t, g, p)  # II
-    play_phase(t, g, memo, acts, p)  # III
+    return True
+
+
+@njit(**INLINED)
+def take_turn(t, g, memo, acts, p):
+    """One turn of five phases (Art. VII §5). A search pilot's turn (``search.py``) is the
+    same three parts with its own Play Phase."""
+    if turn_start(t, g, p):
+        play_phase(t, g, memo, acts, p)  # III
+        turn_end(t, g, memo, p)
+
+
+@njit(**INLINED)
+def turn_end(t, g, memo, p):
+    """The turn after its Play Phase: Attack targets (R48), Resolve and End Phases."""
+    cards, w = t.cards, t.weights
+    pl, sl, ls, gm, rng, tr = g.players, g.slots, g.lists, g.game, g.rng, g.trace
+    rules = t.rules
     if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
         return
     if rules[E.R_ATTACK_TARGETS] == E.TARGETS_PLAY_PHASE:
@@ -1272,28 +1315,51 @@ def play_game(t, g, memo, acts,
               deck_cards, deck_size, n_players, first_seat, seed, table_id, deal):
     """Play one complete game; the result is left in ``gm`` (winner, path, turns) and
     ``pl``/``masks`` (per seat)."""
-    cards, rules = t.cards, t.rules
-    pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     setup_game(t, g, deck_cards, deck_size, n_players, first_seat, seed, table_id, deal)
+    play_from(t, g, memo, acts, first_seat, turn_limit(t.rules, n_players))
+
+
+@njit(**KERNEL)
+def turn_limit(rules, n_players):
+    """R15 (R45: the same number of rounds at any table)."""
     limit = rules[E.R_TURN_LIMIT]
-    if rules[E.R_TURN_LIMIT_SCALES] != 0:  # R45: the same number of rounds at any table
+    if rules[E.R_TURN_LIMIT_SCALES] != 0:
         limit = limit * n_players // 2
-    p = first_seat
+    return limit
+
+
+@njit(**KERNEL)
+def play_from(t, g, memo, acts, p, stop_turn):
+    """Play turns from seat ``p``'s until the game ends or ``stop_turn`` turns were taken
+    (all seats counted); returns the seat whose turn is next (-1: none). A game resumes
+    from any turn's start with this (``search.py``)."""
+    gm, tr = g.game, g.trace
+    limit = turn_limit(t.rules, gm[L.G_N_PLAYERS])
     while gm[L.G_OVER] == 0:
         if gm[L.G_TURN] >= limit:  # R15
             end_game(gm, tr, -1, E.PATH_DRAW, L.RULE_TURN_LIMIT)
             break
+        if gm[L.G_TURN] >= stop_turn:
+            return p
         gm[L.G_ACTIVE] = p
         take_turn(t, g, memo, acts, p)
-        if gm[L.G_DEBUG] != 0:
-            gm[L.G_VIOLATIONS] += check_invariants(cards, pl, sl, ls, gm)
-        gm[L.G_TURN] += 1
-        if gm[L.G_OVER] != 0:
+        p = next_turn(t, g, p)
+        if p < 0:
             break
-        q = next_opponent(pl, gm, p)  # Art. VII §5 phase five: clockwise
-        if q < 0:
-            break
-        p = q
+    return -1
+
+
+@njit(**INLINED)
+def next_turn(t, g, p):
+    """After seat ``p``'s turn: the debug checks, the turn count, the next seat (-1: the
+    game is over)."""
+    pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
+    if gm[L.G_DEBUG] != 0:
+        gm[L.G_VIOLATIONS] += check_invariants(t.cards, pl, sl, ls, gm)
+    gm[L.G_TURN] += 1
+    if gm[L.G_OVER] != 0:
+        return -1
+    return next_opponent(pl, gm, p)  # Art. VII §5 phase five: clockwise
 
 
 # =============================================================================== debug

@@ -29,6 +29,7 @@ EV_RESOLVE_STEP = 23
 EV_TURN_END = 24
 EV_ELIMINATED = 25
 EV_VICTORY = 26
+EV_SEARCH = 27  # a search pilot's option and its value (engine/search.py)
 
 EVENT_FIELDS = {
     EV_TURN: ("lp", "hand", "draw_pile", "in_play"),
@@ -57,4 +58,6 @@ EVENT_FIELDS = {
     EV_TURN_END: ("lp", "hand", "draw_pile", "in_play", "petitions"),
     EV_ELIMINATED: ("path", "rule"),
     EV_VICTORY: ("path", "rule"),
+    EV_SEARCH: ("card (-1: stop)", "action_kind (layout.ACT_*; 0: stop)",
+                "mean_score_permille", "chosen", "rollouts"),
 }

@@ -1,0 +1,283 @@
+"""The search pilot (engine/search.py): it never reads hidden cards, a game with search
+pilots is the same for any thread count, a game resumes from a copied state exactly, and
+the search takes a winning action when one exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rnr_sim import enums as E
+
+REPO = Path(__file__).resolve().parent.parent
+DECKS = sorted((REPO / "decks").glob("*.txt"))
+
+
+@pytest.fixture(scope="module")
+def eng():
+    """The sample decks' engine arrays and the engine modules (compiled on first use)."""
+    from rnr_sim import runner
+    from rnr_sim.engine import driver
+
+    plan = runner.plan_run(runner.RunOptions(decks=DECKS, games=2, seed=1))
+    plan.compile(driver)
+    driver.prepare_cache()
+    from rnr_sim.engine import batch, game, layout, search
+
+    return plan, driver, batch, game, layout, search
+
+
+def _state(eng, decks=(0, 1), policies=None, turns=4, seed=11, start_turn=True):
+    """A game of two sample decks set up and played ``turns`` turns by their pilots, the
+    next seat's Draw and Independence Phases done: (t, g, memo, acts, seat to move)."""
+    plan, driver, batch, game, L, search = eng
+    from rnr_sim.engine.decisions import MEMO_WIDTH
+    from rnr_sim.engine.policies import N_WEIGHTS
+
+    w = np.zeros((E.MAX_PLAYERS, N_WEIGHTS))
+    for q, d in enumerate(decks):
+        row = plan.deck_policy[d] if policies is None else policies[q]
+        w[q] = plan.policy_table[row] if np.ndim(row) == 0 else row
+    t = L.Table(plan.cards, plan.rules, w)
+    g = L.Game(*batch.new_state(), np.zeros((0, L.TRACE_WIDTH), dtype=np.int32))
+    memo = np.zeros((E.MAX_PLAYERS, MEMO_WIDTH))
+    acts = np.zeros((L.MAX_ACTIONS, L.ACT_WIDTH), dtype=np.int64)
+    dc = np.ascontiguousarray(plan.deck_cards[list(decks)])
+    ds = np.ascontiguousarray(plan.deck_size[list(decks)])
+    game.setup_game(t, g, dc, ds, 2, 0, np.uint64(seed), 0, 0)
+    p = game.play_from(t, g, memo, acts, 0, turns)
+    assert p >= 0 and g.game[L.G_OVER] == 0
+    if start_turn:
+        assert game.turn_start(t, g, p)
+    return t, g, memo, acts, p
+
+
+def _scratch(eng):
+    plan, driver, batch, game, L, search = eng
+    spl, ssl, sls, sgm, smasks, srng, smemo, sacts, vals, _kn = batch.search_state(1)
+    sg = L.Game(spl[0], ssl[0], sls[0], sgm[0], smasks[0], srng[0],
+                np.zeros((0, L.TRACE_WIDTH), dtype=np.int32))
+    return sg, smemo[0], sacts[0], vals[0]
+
+
+def _clone(g, memo, L):
+    return L.Game(*(a.copy() for a in g)), memo.copy()
+
+
+def _decide(eng, t, g, memo, acts, p, k=4, n=2, key=99):
+    search = eng[5]
+    sg, smemo, sacts, vals = _scratch(eng)
+    pick, n_acts = search.search_decision(t, g, memo, acts, p, sg, smemo, sacts, vals, k, n,
+                                          np.uint64(key))
+    return pick, n_acts, vals[: n_acts + 1].copy(), acts[:n_acts].copy()
+
+
+def test_search_never_reads_hidden_cards(eng):
+    """Two states that differ only in what the searching seat cannot see (which of the
+    opponent's cards are in hand and which in its Draw Pile, the order of both Draw
+    Piles, every random stream) give the same choice with the same option values."""
+    L = eng[4]
+    t, g, memo, acts, p = _state(eng)
+    q = 1 - p
+    g2, memo2 = _clone(g, memo, L)
+    pl, sl, ls = g2.players, g2.slots, g2.lists
+    hand = ls[q, L.L_HAND, : pl[q, L.P_N_HAND]]
+    draw = ls[q, L.L_DRAW, : pl[q, L.P_N_DRAW]]
+    cards_of = lambda idx: sorted(sl[q, s, L.S_CARD] for s in idx)  # noqa: E731
+    j = next(j for j in range(len(draw)) if sl[q, draw[j], L.S_CARD] != sl[q, hand[0], L.S_CARD])
+    before = cards_of(hand)
+    hand[0], draw[j] = draw[j], hand[0]
+    sl[q, hand[0], L.S_ZONE], sl[q, draw[j], L.S_ZONE] = L.Z_HAND, L.Z_DRAW
+    draw[:] = draw[::-1].copy()
+    own = ls[p, L.L_DRAW, : pl[p, L.P_N_DRAW]]
+    own[:] = own[::-1].copy()
+    g2.rng[:] = g2.rng + np.uint64(12345)
+    assert cards_of(ls[q, L.L_HAND, : pl[q, L.P_N_HAND]]) != before  # the hidden hand differs
+    a = _decide(eng, t, g, memo, acts, p)
+    b = _decide(eng, t, g2, memo2, np.zeros_like(acts), p)
+    assert a[1] > 0
+    assert a[0] == b[0] and a[1] == b[1]
+    np.testing.assert_array_equal(a[2], b[2])
+    np.testing.assert_array_equal(a[3], b[3])
+
+
+def test_own_hand_is_seen(eng):
+    """The search does read what its seat may see: a state with another own hand gives
+    other options (so the test above could fail)."""
+    L = eng[4]
+    t, g, memo, acts, p = _state(eng)
+    g2, memo2 = _clone(g, memo, L)
+    pl, sl, ls = g2.players, g2.slots, g2.lists
+    hand = ls[p, L.L_HAND, : pl[p, L.P_N_HAND]]
+    draw = ls[p, L.L_DRAW, : pl[p, L.P_N_DRAW]]
+    for i in range(len(hand)):
+        hand[i], draw[i] = draw[i], hand[i]
+        sl[p, hand[i], L.S_ZONE], sl[p, draw[i], L.S_ZONE] = L.Z_HAND, L.Z_DRAW
+    a = _decide(eng, t, g, memo, acts, p)
+    b = _decide(eng, t, g2, memo2, np.zeros_like(acts), p)
+    assert a[1] != b[1] or not np.array_equal(a[3], b[3]) or not np.array_equal(a[2], b[2])
+
+
+def test_resuming_from_a_copied_state_gives_the_same_game(eng):
+    """A game stopped after 6 turns, copied into scratch and resumed there, ends as the same
+    game played straight through (every player field, game field and mask)."""
+    plan, driver, batch, game, L, search = eng
+    t, g, memo, acts, _ = _state(eng, turns=0, start_turn=False)
+    straight, smemo = _clone(g, memo, L)
+    game.play_from(t, straight, smemo, acts.copy(), 0, 10_000)
+    assert straight.game[L.G_OVER] == 1 and straight.game[L.G_TURN] > 6
+    t, g, memo, acts, _ = _state(eng, turns=0, start_turn=False)
+    p = game.play_from(t, g, memo, acts, 0, 6)
+    assert p >= 0 and g.game[L.G_OVER] == 0
+    sg, smemo2, sacts, _vals = _scratch(eng)
+    search.copy_game(g, sg, memo, smemo2)
+    g.players[:] = 0  # the original is gone: only the copy can finish the game
+    game.play_from(t, sg, smemo2, sacts, p, 10_000)
+    for a, b in zip((straight.players, straight.game, straight.masks),
+                    (sg.players, sg.game, sg.masks), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def _lethal_position(eng, verb, least):
+    """A position where seat 0 (random pilots both) holds a card whose on-resolve effect
+    is ``verb`` of at least ``least`` and 40 IP, at 1 LP: its own UAs' drain (step vii,
+    R20) ends it unless it wins first. (t, g, memo, acts, lethal card ids)."""
+    plan, driver, batch, game, L, search = eng
+    from rnr_sim.engine.policies import POLICIES
+
+    cards = plan.cards
+    col = lambda e, f: E.C_EFF0 + e * E.EFF_STRIDE + f  # noqa: E731
+    lethal = {c for c in range(len(cards)) for e in range(E.MAX_EFFECTS)
+              if cards[c, col(e, E.E_VERB)] == verb
+              and cards[c, col(e, E.E_TRIGGER)] == E.TRIG_ON_RESOLVE
+              and cards[c, col(e, E.E_KICKER)] == 0 and cards[c, col(e, E.E_AMOUNT)] >= least
+              and cards[c, E.C_TYPE] not in (E.UA, E.PILLAR)}
+    deck = next(d for d in range(len(DECKS))
+                if lethal & set(plan.deck_cards[d, : plan.deck_size[d]].tolist()))
+    rnd = POLICIES["random"]
+    for turns in (2, 3):
+        t, g, memo, acts, p = _state(eng, decks=(deck, (deck + 1) % len(DECKS)),
+                                     policies=(rnd, rnd), turns=turns)
+        if p == 0:
+            break
+    assert p == 0
+    pl, sl, ls = g.players, g.slots, g.lists
+    draw = ls[p, L.L_DRAW, : pl[p, L.P_N_DRAW]]
+    j = next(j for j in range(len(draw)) if sl[p, draw[j], L.S_CARD] in lethal)
+    s = draw[j]
+    draw[j:-1] = draw[j + 1:].copy()
+    pl[p, L.P_N_DRAW] -= 1
+    sl[p, s, L.S_ZONE] = L.Z_HAND
+    ls[p, L.L_HAND, pl[p, L.P_N_HAND]] = s
+    pl[p, L.P_N_HAND] += 1
+    pl[p, L.P_IP_OTHER] += 40
+    pl[p, L.P_LP] = 1
+    return t, g, memo, acts, lethal
+
+
+def _assert_takes(eng, t, g, memo, acts, lethal):
+    """The search plays a card that wins in every rollout (the lethal card, or another
+    that wins as surely, e.g. an Attack when the opponent has no Defense), where stopping
+    does not; the lethal card's own option wins every rollout too."""
+    pick, n, vals, rows = _decide(eng, t, g, memo, acts, 0, k=8, n=2)
+    card = [int(g.slots[0, r[1], eng[4].S_CARD]) for r in rows]
+    assert pick >= 0
+    assert vals[pick] == 1.0 and vals[n] < 1.0
+    assert any(card[i] in lethal and vals[i] == 1.0 for i in range(n))
+
+
+def test_search_takes_the_lethal_play(eng):
+    """LP to 0 (Art. III §1): with the opponent at 2 LP and a card in hand that deals at
+    least 2 LP damage, the search pilot (random rollout pilot: nothing else finishes the
+    game reliably) plays a lethal card: its option wins every rollout, stopping does not."""
+    t, g, memo, acts, lethal = _lethal_position(eng, E.V_LP, 2)
+    g.players[1, eng[4].P_LP] = 2
+    _assert_takes(eng, t, g, memo, acts, lethal)
+
+
+def test_search_destroys_the_third_ua(eng):
+    """The third UA (Art. III §2): the opponent has lost two UAs and its last one has 1 DP;
+    with a card that strikes a UA past Defenses in hand, the search pilot plays one."""
+    plan, driver, batch, game, L, search = eng
+    t, g, memo, acts, lethal = _lethal_position(eng, E.V_STRIKE_UA, 1)
+    pl, sl, ls = g.players, g.slots, g.lists
+    uas = [int(s) for s in ls[1, L.L_BOARD, : pl[1, L.P_N_BOARD]]
+           if sl[1, s, L.S_ZONE] == L.Z_UA]
+    assert len(uas) == pl[1, L.P_N_UAS] - pl[1, L.P_UAS_LOST] >= 1
+    for s in uas[:-1]:
+        game.leave_play(plan.cards, pl, sl, ls, 1, s, L.Z_DISCARD)
+    pl[1, L.P_UAS_LOST] = pl[1, L.P_N_UAS] - 1
+    sl[1, uas[-1], L.S_DP] = 1
+    _assert_takes(eng, t, g, memo, acts, lethal)
+
+
+def test_search_games_are_the_same_for_any_thread_count(eng):
+    """Same seeds, same game: search pilots' games give the same records on 1 and 2
+    threads (their randomness comes from the game's counter-based streams)."""
+    plan, driver = eng[0], eng[1]
+    k = len(plan.policy_table)
+    table = np.vstack([plan.policy_table, plan.policy_table])
+    budget = np.zeros((2 * k, 2), dtype=np.int64)
+    budget[k:] = (2, 1)
+    n = 6
+    seat_deck = np.array([[0, 1 + i % 3] for i in range(n)], dtype=np.int32)
+    seat_policy = np.array([[plan.deck_policy[a] + k, plan.deck_policy[b]]
+                            for a, b in seat_deck], dtype=np.int32)
+    args = (plan.cards, plan.deck_cards, plan.deck_size, seat_deck, seat_policy,
+            np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64),
+            (np.arange(n) % 2).astype(np.int32), plan.rules, 5)
+    one = driver.play_games(*args, threads=1, policies=table, search=budget)
+    two = driver.play_games(*args, threads=2, policies=table, search=budget)
+    for name in ("winner_seat", "turns", "path"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+
+
+def test_search_plays_the_third_petition(eng):
+    """The third Petition (Art. III §3): seat 0 has two Petitions and three Scroll Pillars in
+    play, 60 LP and a Petition in hand; playing it wins at step v in every rollout, where
+    stopping (random rollout pilots) does not."""
+    plan, driver, batch, game, L, search = eng
+    from rnr_sim.engine.policies import POLICIES
+
+    cards = plan.cards
+    petitions = {c for c in range(len(cards))
+                 if cards[c, E.C_KEYWORDS] & E.KW_PETITION and cards[c, E.C_TYPE] == E.RIGHTS}
+    scroll = {c for c in range(len(cards))
+              if cards[c, E.C_TYPE] == E.PILLAR and cards[c, E.C_BRANCH] == E.SCROLL}
+    deck = next(d for d in range(len(DECKS))
+                if petitions & set(plan.deck_cards[d, : plan.deck_size[d]].tolist()))
+    rnd = POLICIES["random"]
+    for turns in (2, 3):
+        t, g, memo, acts, p = _state(eng, decks=(deck, (deck + 1) % len(DECKS)),
+                                     policies=(rnd, rnd), turns=turns)
+        if p == 0:
+            break
+    assert p == 0
+    pl, sl, ls = g.players, g.slots, g.lists
+    draw = [int(s) for s in ls[0, L.L_DRAW, : pl[0, L.P_N_DRAW]]]
+    in_hand = next(s for s in draw if sl[0, s, L.S_CARD] in petitions)
+    placed = [s for s in draw if s != in_hand and sl[0, s, L.S_CARD] in petitions][:2]
+    assert len(placed) == 2, "the deck holds three Petitions"
+    for s in [in_hand, *placed]:
+        draw.remove(s)
+    pl[0, L.P_N_DRAW] = len(draw)
+    ls[0, L.L_DRAW, : len(draw)] = draw
+    sl[0, in_hand, L.S_ZONE] = L.Z_HAND
+    ls[0, L.L_HAND, pl[0, L.P_N_HAND]] = in_hand
+    pl[0, L.P_N_HAND] += 1
+    for s in placed:  # two Petitions in the Petition Area (Art. VI §4)
+        game.put_in_play(cards, pl, sl, ls, 0, s, L.Z_PETITION)
+    need = 3 - pl[0, L.P_N_SCROLL_PILLARS]  # Scroll Pillars from the pile to the Pillar Area
+    more = [s for s in draw if sl[0, s, L.S_CARD] in scroll][:max(0, need)]
+    assert len(more) == max(0, need), "the deck holds three Scroll Pillars"
+    for s in more:
+        draw.remove(s)
+        game.put_in_play(cards, pl, sl, ls, 0, s, L.Z_PILLAR)
+    pl[0, L.P_N_DRAW] = len(draw)
+    ls[0, L.L_DRAW, : len(draw)] = draw
+    assert pl[0, L.P_N_SCROLL_PILLARS] >= 3 and pl[0, L.P_N_PETITIONS] == 2
+    pl[0, L.P_IP_OTHER] += 40
+    pl[0, L.P_LP] = 60
+    _assert_takes(eng, t, g, memo, acts, {int(sl[0, in_hand, L.S_CARD])})
