@@ -1190,7 +1190,7 @@ def turn_start(t, g, p):
     return True
 
 
-@njit(**INLINED)
+@njit(**KERNEL)  # a compile boundary: inlined into play_from, LLVM's time doubled
 def take_turn(t, g, memo, acts, p):
     """One turn of five phases (Art. VII §5). A search pilot's turn (``search.py``) is the
     same three parts with its own Play Phase."""
