@@ -27,6 +27,7 @@ from rnr_sim.engine.state import (
     eff,
     has_lasting_effect,
     ip_amount,
+    most_damaged,
     pillars_in_hand,
     play_cost,
 )
@@ -179,21 +180,6 @@ def last_ua_falls(pl, sl, ls, q, damage, ua_only):
 
 
 @njit(**KERNEL)
-def most_missing_dp(cards, pl, sl, ls, p):
-    """The DP ``repair`` can restore: the most any of ``p``'s Defenses and UAs is missing."""
-    best = 0
-    for i in range(pl[p, L.P_N_BOARD]):
-        s = ls[p, L.L_BOARD, i]
-        c = sl[p, s, L.S_CARD]
-        ctype = cards[c, E.C_TYPE]
-        if (ctype == E.DEFENSE or ctype == E.UA) and sl[p, s, L.S_ZONE] != L.Z_DISCARD:
-            missing = cards[c, E.C_DP] - sl[p, s, L.S_DP]
-            if missing > best:
-                best = missing
-    return best
-
-
-@njit(**KERNEL)
 def recoverable(cards, pl, sl, p):
     """Cards ``recover`` can return: ``p``'s Discard Pile but its UAs (R44)."""
     n = 0
@@ -285,7 +271,7 @@ def effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, amount, spent):
             return 0.0
         return wv * min(gain, ip_wanted(cards, pl, sl, ls, p, spent))
     if verb == E.V_REPAIR:
-        return wv * max(0.0, min(amount, most_missing_dp(cards, pl, sl, ls, p) - queued))
+        return wv * max(0.0, min(amount, most_damaged(cards, pl, sl, ls, p)[1] - queued))
     if verb == E.V_DESTROY_PETITION:
         q = pick_opponent(pl, w, gm, p, verb)
         left = pl[q, L.P_N_PETITIONS] - queued if q >= 0 else 0.0
@@ -308,7 +294,7 @@ def does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, verb, spent):
     cannot spend (``ip_wanted``; ``spent`` as in ``effect_value``)."""
     queued = memo[p, PM_QUEUED0 + verb]
     if verb == E.V_REPAIR:
-        return most_missing_dp(cards, pl, sl, ls, p) - queued <= 0
+        return most_damaged(cards, pl, sl, ls, p)[1] - queued <= 0
     if verb == E.V_RECOVER:
         return recoverable(cards, pl, sl, p) - queued <= 0
     if verb == E.V_HEAL or verb == E.V_HEAL_PER_PILLAR:

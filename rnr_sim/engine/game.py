@@ -47,6 +47,7 @@ from rnr_sim.engine.state import (  # noqa: F401 (the game's numbers, re-exporte
     has_activate_effect,
     has_lasting_effect,
     ip_amount,
+    most_damaged,
     pillars_in_hand,
     play_cost,
 )
@@ -353,17 +354,7 @@ def discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, by, src_card):
 @njit(**KERNEL)
 def repair(cards, pl, sl, ls, gm, tr, p, amount, src_card):
     """Restore DP to the most damaged of ``p``'s Defenses and UAs, not above printed DP."""
-    best = -1
-    best_missing = 0
-    for i in range(pl[p, L.P_N_BOARD]):
-        s = ls[p, L.L_BOARD, i]
-        c = sl[p, s, L.S_CARD]
-        ctype = cards[c, E.C_TYPE]
-        if (ctype == E.DEFENSE or ctype == E.UA) and sl[p, s, L.S_ZONE] != L.Z_DISCARD:
-            missing = cards[c, E.C_DP] - sl[p, s, L.S_DP]
-            if missing > best_missing:
-                best = s
-                best_missing = missing
+    best, best_missing = most_damaged(cards, pl, sl, ls, p)
     if best >= 0:
         add = amount if amount < best_missing else best_missing
         sl[p, best, L.S_DP] += add

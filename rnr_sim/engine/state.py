@@ -63,3 +63,22 @@ def pillars_in_hand(cards, pl, sl, ls, p):
         if cards[sl[p, ls[p, L.L_HAND, i], L.S_CARD], E.C_TYPE] == E.PILLAR:
             n += 1
     return n
+
+
+@njit(**KERNEL)
+def most_damaged(cards, pl, sl, ls, p):
+    """(slot, DP missing) of the most damaged of ``p``'s Defenses and UAs on the
+    board, the first found on ties; (-1, 0) when none is damaged. ``repair`` restores DP to
+    it (``game.repair``); a pilot values a repair by what it is missing."""
+    best = -1
+    best_missing = 0
+    for i in range(pl[p, L.P_N_BOARD]):
+        s = ls[p, L.L_BOARD, i]
+        c = sl[p, s, L.S_CARD]
+        ctype = cards[c, E.C_TYPE]
+        if (ctype == E.DEFENSE or ctype == E.UA) and sl[p, s, L.S_ZONE] != L.Z_DISCARD:
+            missing = cards[c, E.C_DP] - sl[p, s, L.S_DP]
+            if missing > best_missing:
+                best = s
+                best_missing = missing
+    return best, best_missing
