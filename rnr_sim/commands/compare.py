@@ -17,7 +17,9 @@ from rnr_sim.commands.options import (
     AddressOption,
     BackendOption,
     CardsOption,
+    NoReportOption,
     PlayersOption,
+    ReportDirOption,
     RulesOption,
     ThreadsOption,
 )
@@ -91,14 +93,8 @@ def compare_command(
                      help="New or empty folder for baseline/ and variant/. "
                      "Default: runs/compare-<YYYYmmdd-HHMMSS>."),
     ] = None,
-    report: Annotated[
-        Path | None,
-        typer.Option("--report", metavar="DIR", show_default=False,
-                     help="Report folder. Default: reports/<name of --out>."),
-    ] = None,
-    no_report: Annotated[
-        bool, typer.Option("--no-report", help="Skip the HTML report."),
-    ] = False,
+    report: ReportDirOption = None,
+    no_report: NoReportOption = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress, no table: only where the "
                            "results are."),

@@ -13,7 +13,13 @@ from typing import Annotated
 import typer
 
 from rnr_sim import runner
-from rnr_sim.commands.options import CardsOption, PlayersOption, ThreadsOption
+from rnr_sim.commands.options import (
+    CardsOption,
+    NoReportOption,
+    PlayersOption,
+    ReportDirOption,
+    ThreadsOption,
+)
 
 EXIT_INTERRUPTED = 130
 
@@ -77,14 +83,8 @@ def expansion_command(
                      help="New or empty folder for after/ (and before/). "
                      "Default: runs/expansion-<YYYYmmdd-HHMMSS>."),
     ] = None,
-    report: Annotated[
-        Path | None,
-        typer.Option("--report", metavar="DIR", show_default=False,
-                     help="Report folder. Default: reports/<name of --out>."),
-    ] = None,
-    no_report: Annotated[
-        bool, typer.Option("--no-report", help="Skip the HTML report."),
-    ] = False,
+    report: ReportDirOption = None,
+    no_report: NoReportOption = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress, no table."),
     ] = False,

@@ -45,3 +45,11 @@ AddressOption = Annotated[
                  help="With --backend ray: the Ray cluster to join (auto, ray://host:10001). "
                  "Default: start a local Ray for this command and stop it after."),
 ]
+ReportDirOption = Annotated[
+    Path | None,
+    typer.Option("--report", metavar="DIR", show_default=False,
+                 help="Report folder. Default: reports/<name of --out>."),
+]
+NoReportOption = Annotated[
+    bool, typer.Option("--no-report", help="Skip the HTML report."),
+]
