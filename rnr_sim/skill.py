@@ -23,12 +23,26 @@ the unit, the opponents as strata (``analytics.stats``: ``ratio_by_deal``,
 ``lincomb_by_deal``). The decks are sorted by the default pilot's gap to the best pilot
 measured, largest first (ties by name): a deck whose best pilot beats its default by a lot
 was judged on a pilot that undersells it.
+
+Checkpoints (``play(out=DIR)``): the games are played in a fixed sequence of engine calls
+(``engine_calls``); each call's frame is written as ``DIR/.skill/part-NNNNN.parquet`` (NNNNN:
+the call's place in the sequence) beside ``plan.json``, the fingerprint of everything that
+shapes the games (``fingerprint``). Ctrl-C stops after the call under way (a second one at
+once) and raises ``Stopped``; ``play(out=DIR, resume=True)`` plays only the calls without a
+part and returns every game, the parts read back in call order: the same frame as a run
+done in one go, but for the ``seconds`` timing column. ``clear_checkpoint`` removes
+``DIR/.skill/`` once the table is written.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import os
+import shlex
+import shutil
+import sys
 import textwrap
 import time
 import tomllib
@@ -50,8 +64,11 @@ REFERENCE = "default"
 DEFAULT_GAMES = 200  # deals per opponent
 DEFAULT_SEED = 1
 FILE = "skill.parquet"
-#: Deals played per engine call (the progress bar's step).
+#: Deals played per engine call (the progress bar's step, and a checkpoint part's size).
 DEALS_PER_CALL = 250
+#: The folder of ``--out DIR`` holding a stopped run's finished engine calls.
+CHECKPOINT = ".skill"
+PLAN = "plan.json"
 
 GAME_SCHEMA = {"deck": pl.String, "pilot": pl.String, "policy": pl.String,
                "opponent": pl.String, "table_id": pl.Int64, "deal": pl.Int64,
@@ -165,12 +182,16 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
          progress: Callable[[int], None] | None = None,
          on_plan: Callable[[int], None] | None = None, backend: str = "local",
          address: str | None = None, rollouts: int = 0,
-         determinizations: int = 2) -> pl.DataFrame:
+         determinizations: int = 2, out: str | Path | None = None,
+         resume: bool = False) -> pl.DataFrame:
     """Every game of the measurement, one row each (``GAME_SCHEMA``): each deck with each
     of its pilots against every other deck (their own pilots), ``games`` deals per
     opponent, both seat orders. The pilots of one deck play the same deals: deck i against
     deck j is engine table ``i * n + j`` for all of i's pilots. ``on_plan`` gets the total
-    game count before play; ``progress`` the games of each engine call. ``backend`` /
+    game count before play and the games taken from a checkpoint (``on_plan(total,
+    resumed)``); ``progress`` the games of each engine call. ``out``: checkpoint each
+    engine call into ``out/.skill/`` (module docstring; Ctrl-C raises ``Stopped``);
+    ``resume``: continue the stopped run checkpointed there. ``backend`` /
     ``address``: where the games are played (``--backend ray``: each engine call's games
     cut into chunks played as Ray tasks; each game depends only on its own inputs, so the
     frame is the same). ``rollouts`` > 0 adds the search pilot (``rollouts`` per action
@@ -180,6 +201,12 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     from rnr_sim import runner
     from rnr_sim.execution import open_backend
 
+    ckpt = None if out is None else Checkpoint(out)
+    if ckpt is None and resume:
+        raise InputError("--resume continues a skill run stopped with --out DIR: give "
+                         "that --out DIR")
+    if ckpt is not None:
+        ckpt.check(resume)
     if len(decks) < 2:
         raise InputError("skill needs at least 2 decks: each deck plays the others, e.g. "
                          "rnr-sim skill decks/*.txt")
@@ -206,57 +233,318 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     where = open_backend(backend, address, threads)  # a bad --backend: before any play
     n = len(plan.decks)
     total = sum(len(p) for p in pilots) * (n - 1) * games * 2
-    if on_plan is not None:
-        on_plan(total)
     driver = runner.engine_driver()
     plan.compile(driver)
+    if ckpt is None:
+        if on_plan is not None:
+            on_plan(total, 0)
+        with where:
+            return _play(plan, pilots, driver, games, where.threads,
+                         None if backend == "local" else where, progress)
+    calls = engine_calls(pilots, games, n)
+    ckpt.start(fingerprint(plan, pilots, overrides, games, rollouts, determinizations,
+                           len(calls)), resume)
+    done = ckpt.done(len(calls))
+    resumed = sum(calls[k].games for k in done)
+    if on_plan is not None:
+        on_plan(total, resumed)
     with where:
-        return _play(plan, pilots, driver, games, where.threads,
-                     None if backend == "local" else where, progress)
+        _play_checkpointed(plan, pilots, driver, games, where.threads,
+                           None if backend == "local" else where, progress, ckpt, calls,
+                           done, total)
+    return ckpt.frame(calls)
+
+
+@dataclass(frozen=True)
+class Call:
+    """One engine call of ``play``: deck ``deck``'s pilots ``pilots`` (indices into its
+    ``deck_pilots``: the heuristic ones together, the search pilot alone) against the
+    field, deals ``start .. start + deals - 1``; ``index``: its place in the sequence."""
+
+    index: int
+    deck: int
+    pilots: tuple[int, ...]
+    start: int
+    deals: int
+    games: int
+
+
+def engine_calls(pilots: list[list[DeckPilot]], games: int, n: int) -> list[Call]:
+    """``play``'s engine calls in the order they are played (and their frames
+    concatenated): by deck, the heuristic pilots before the search pilot, by deals in
+    steps of ``DEALS_PER_CALL``. Fixed by the pilots, ``games`` and the deck count ``n``."""
+    calls: list[Call] = []
+    for i, mine in enumerate(pilots):
+        groups = [tuple(k for k, p in enumerate(mine) if p.search[0] == 0),
+                  tuple(k for k, p in enumerate(mine) if p.search[0] > 0)]
+        for group in groups:
+            if not group:
+                continue
+            for start in range(0, games, DEALS_PER_CALL):
+                deals = min(DEALS_PER_CALL, games - start)
+                calls.append(Call(len(calls), i, group, start, deals,
+                                  len(group) * (n - 1) * deals * 2))
+    return calls
+
+
+def _played(plan, pilots: list[list[DeckPilot]], driver, calls: Sequence[Call],
+            threads: int | None, backend):
+    """(call, frame) of each of ``calls`` in turn, played on ``backend`` (None: here)."""
+    from rnr_sim.tune import Field
+
+    n = len(plan.decks)
+    fixed = np.ascontiguousarray(plan.policy_table)
+    for call in calls:
+        i = call.deck
+        opponents = np.array([j for j in range(n) if j != i], dtype=np.int64)
+        fld = Field(plan=plan, n_field=n - 1, rows_fixed=fixed, subject=i,
+                    opponents=opponents, table_ids=i * n + opponents)
+        group = [pilots[i][k] for k in call.pilots]
+        yield call, _call_frame(plan, fld, driver, group, call, threads, backend)
+
+
+def _call_frame(plan, fld, driver, group: list[DeckPilot], call: Call,
+                threads: int | None, backend) -> pl.DataFrame:
+    """The games of one engine call (``TIMED_SCHEMA``)."""
+    names = plan.deck_names
+    weights = [p.weights for p in group]
+    budget = np.zeros((len(weights) + len(fld.rows_fixed), 2), dtype=np.int64)
+    budget[: len(group)] = [p.search for p in group]
+    engine = driver if not budget.any() else SearchDriver(driver, budget)
+    t0 = time.perf_counter()
+    inputs, score = fld.scores(engine, weights, call.deals, plan.seed, threads,
+                               first_deal=call.start, backend=backend)
+    spent = time.perf_counter() - t0
+    cand = inputs["candidate"]
+    opponents = fld._opponents()
+    return pl.DataFrame({
+        "deck": np.full(len(score), names[call.deck], dtype=object),
+        "pilot": np.array([group[k].pilot for k in cand], dtype=object),
+        "policy": np.array([group[k].policy for k in cand], dtype=object),
+        "opponent": np.array([names[j] for j in opponents[inputs["field"]]], dtype=object),
+        "table_id": inputs["table_id"], "deal": inputs["deal"],
+        "first_seat": inputs["first_seat"], "score": score,
+        "seconds": np.full(len(score), spent / max(1, len(score))),
+    }, schema=TIMED_SCHEMA)
 
 
 def _play(plan, pilots: list[list[DeckPilot]], driver, games: int, threads: int | None,
           backend, progress: Callable[[int], None] | None) -> pl.DataFrame:
     """``play``'s games, on ``backend`` (None: in this process)."""
-    from rnr_sim.tune import Field
-
-    names = plan.deck_names
-    n = len(plan.decks)
-    fixed = np.ascontiguousarray(plan.policy_table)
     frames = []
-    for i in range(n):
-        opponents = np.array([j for j in range(n) if j != i], dtype=np.int64)
-        fld = Field(plan=plan, n_field=n - 1, rows_fixed=fixed, subject=i,
-                    opponents=opponents, table_ids=i * n + opponents)
-        groups = [[p for p in pilots[i] if p.search[0] == 0],
-                  [p for p in pilots[i] if p.search[0] > 0]]
-        for group in groups:
-            if not group:
-                continue
-            weights = [p.weights for p in group]
-            budget = np.zeros((len(weights) + len(fixed), 2), dtype=np.int64)
-            budget[: len(group)] = [p.search for p in group]
-            engine = driver if not budget.any() else SearchDriver(driver, budget)
-            for start in range(0, games, DEALS_PER_CALL):
-                deals = min(DEALS_PER_CALL, games - start)
-                t0 = time.perf_counter()
-                inputs, score = fld.scores(engine, weights, deals, plan.seed, threads,
-                                           first_deal=start, backend=backend)
-                spent = time.perf_counter() - t0
-                cand = inputs["candidate"]
-                frames.append(pl.DataFrame({
-                    "deck": np.full(len(score), names[i], dtype=object),
-                    "pilot": np.array([group[k].pilot for k in cand], dtype=object),
-                    "policy": np.array([group[k].policy for k in cand], dtype=object),
-                    "opponent": np.array([names[j] for j in opponents[inputs["field"]]],
-                                         dtype=object),
-                    "table_id": inputs["table_id"], "deal": inputs["deal"],
-                    "first_seat": inputs["first_seat"], "score": score,
-                    "seconds": np.full(len(score), spent / max(1, len(score))),
-                }, schema=TIMED_SCHEMA))
-                if progress is not None:
-                    progress(len(score))
+    calls = engine_calls(pilots, games, len(plan.decks))
+    for _call, frame in _played(plan, pilots, driver, calls, threads, backend):
+        frames.append(frame)
+        if progress is not None:
+            progress(len(frame))
     return pl.concat(frames, how="vertical")
+
+
+def _play_checkpointed(plan, pilots: list[list[DeckPilot]], driver, games: int,
+                       threads: int | None, backend,
+                       progress: Callable[[int], None] | None, ckpt: Checkpoint,
+                       calls: list[Call], done: set[int], total: int) -> None:
+    """Play the ``calls`` not ``done``, each frame written as its part as it comes. The
+    first Ctrl-C lets the call under way finish and be written, a second abandons it;
+    either way ``Stopped`` is raised with the games kept."""
+    from tqdm import tqdm
+
+    from rnr_sim.execution import StopOnInterrupt
+
+    def log(message: str) -> None:  # above the progress bar, if one is shown
+        tqdm.write(message, file=sys.stderr)
+
+    todo = [c for c in calls if c.index not in done]
+    kept = sum(c.games for c in calls if c.index in done)
+    with StopOnInterrupt(log, "Stopping after the current engine call") as stop:
+        played = _played(plan, pilots, driver, todo, threads, backend)
+        try:
+            while not stop.requested:
+                item = next(played, None)
+                if item is None:
+                    break
+                call, frame = item
+                ckpt.write(call.index, frame)
+                done.add(call.index)
+                kept += call.games
+                if progress is not None:
+                    progress(call.games)
+        except KeyboardInterrupt:
+            pass  # a second Ctrl-C: the call under way is lost, its part never half-written
+        finally:
+            played.close()
+    if len(done) < len(calls):
+        raise Stopped(kept, total, ckpt.out)
+
+
+# ---------------------------------------------------------------------------- checkpoints
+
+
+class Stopped(Exception):
+    """A checkpointed ``play`` stopped by Ctrl-C: ``kept`` of ``total`` games are in
+    ``out/.skill/``; ``play(..., out=out, resume=True)`` plays the rest."""
+
+    def __init__(self, kept: int, total: int, out: Path):
+        super().__init__(f"stopped: {kept:,} of {total:,} games kept in {out}")
+        self.kept, self.total, self.out = kept, total, out
+
+
+def _sha256(path: str | Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+
+
+def _weights_sha256(weights: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(weights, dtype=np.float64).tobytes()).hexdigest()
+
+
+def fingerprint(plan, pilots: list[list[DeckPilot]], overrides: dict[int, str], games: int,
+                rollouts: int, determinizations: int, calls: int) -> dict[str, Any]:
+    """Everything that shapes a skill run's games, as JSON-ready data (the ``plan.json``
+    of a checkpoint), in the order a resume compares them: the deck lists (absolute path,
+    SHA-256 of the file), ``--games``, ``--seed``, ``--tuned`` (deck index, file, SHA-256),
+    the card catalog files and the rules file (path, SHA-256), the search budget, each
+    deck's pilots and the field's policy rows (SHA-256 of the weights: a changed policy
+    file or built-in), the rnr-sim version, and the engine calls' cut. Not threads,
+    backend or address: they do not change a game."""
+    from rnr_sim import __version__
+    from rnr_sim.runner import catalog_sources
+
+    source = plan.profile.source
+    return {
+        "decks": [[str(Path(d.path).resolve()), d.sha256] for d in plan.decks],
+        "games": games,
+        "seed": plan.seed,
+        "tuned": [[i, path, _sha256(path)] for i, path in sorted(overrides.items())],
+        "cards": [[s["path"], s["sha256"]] for s in catalog_sources(plan.catalog)],
+        "rules": [None if source is None else str(Path(source).resolve()), _sha256(source),
+                  plan.profile.to_dict()["switches"]],
+        "rollouts": rollouts,
+        "determinizations": determinizations,
+        "pilots": [[[p.pilot, p.policy, _weights_sha256(p.weights), list(p.search)]
+                    for p in mine] for mine in pilots]
+        + [[plan.policy_names, _weights_sha256(plan.policy_table)]],
+        "tool_version": __version__,
+        "calls": [calls, DEALS_PER_CALL],
+    }
+
+
+def _difference(then: dict[str, Any], now: dict[str, Any]) -> str | None:
+    """The first thing that differs between two fingerprints, in words, or None."""
+    for key in now:
+        a, b = then.get(key), now[key]
+        if a == b:
+            continue
+        if key == "decks":
+            if [d[0] for d in a or []] != [d[0] for d in b]:
+                return "the DECK files differ from the stopped run's"
+            path = next(d[0] for d, e in zip(a, b, strict=True) if d != e)
+            return f"the deck list {path} changed since the run stopped"
+        if key in ("games", "seed", "rollouts", "determinizations"):
+            return f"--{key} differs: {a} in the stopped run, {b} now"
+        if key == "tuned":
+            return "--tuned differs from the stopped run's (or its policy file changed)"
+        if key == "cards":
+            return "--cards differs from the stopped run's (or a catalog file changed)"
+        if key == "rules":
+            return "--rules differs from the stopped run's (or the rules file changed)"
+        if key == "pilots":
+            return "a deck's policy changed since the run stopped (a Policy: file)"
+        if key == "tool_version":
+            return f"the run was stopped by rnr-sim {a}, this is {b}"
+        return "the run was cut into other engine calls (another rnr-sim version?)"
+    return None
+
+
+class Checkpoint:
+    """``out/.skill/``: ``plan.json`` (the ``fingerprint``) and one part per finished
+    engine call (``part-NNNNN.parquet``, NNNNN the call's index), each written atomically."""
+
+    def __init__(self, out: str | Path):
+        self.out = Path(out)
+        self.root = self.out / CHECKPOINT
+
+    def part(self, index: int) -> Path:
+        from rnr_sim.execution import part_name
+
+        return self.root / part_name(index)
+
+    def check(self, resume: bool) -> None:
+        """Before anything is loaded: ``--resume`` needs a checkpoint, a new run none."""
+        out = shlex.quote(str(self.out))
+        if self.out.exists() and not self.out.is_dir():
+            raise InputError(f"--out {self.out}: not a folder; give a run dir or a new folder")
+        if resume and self.root.is_dir() and not (self.root / PLAN).is_file():
+            raise InputError(f"--resume: {self.root} has no {PLAN} (cut short as it "
+                             f"started); delete {self.root} and start again without --resume")
+        if resume and not (self.root / PLAN).is_file():
+            raise InputError(f"--resume: {self.root} holds no stopped skill run; drop "
+                             f"--resume to start one with --out {out}")
+        if not resume and self.root.exists():
+            raise InputError(f"--out {self.out}: holds a stopped skill run ({self.root}); "
+                             f"add --resume to continue it, or delete {self.root} to start "
+                             "over")
+
+    def start(self, plan: dict[str, Any], resume: bool) -> None:
+        """Resume: refuse a ``plan`` that differs from the stored one. New: store it."""
+        path = self.root / PLAN
+        if resume:
+            try:
+                then = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise InputError(f"{path}: cannot read ({e}); delete {self.root} to start "
+                                 "over") from None
+            why = _difference(then if isinstance(then, dict) else {}, plan)
+            if why is not None:
+                raise InputError(f"--resume {self.out}: {why}; give the options the run was "
+                                 f"started with, or delete {self.root} to start over")
+            for tmp in self.root.glob(".*.tmp"):  # a write cut short (the process killed)
+                tmp.unlink(missing_ok=True)
+            return
+        from rnr_sim.execution import atomic_write
+
+        try:
+            self.root.mkdir(parents=True)
+        except OSError as e:
+            raise InputError(f"--out {self.out}: cannot create {self.root} "
+                             f"({e.strerror or e})") from None
+        text = json.dumps(plan, indent=1) + "\n"
+        atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+    def done(self, n_calls: int) -> set[int]:
+        """The calls whose parts are written."""
+        return {k for k in range(n_calls) if self.part(k).is_file()}
+
+    def write(self, index: int, frame: pl.DataFrame) -> None:
+        from rnr_sim.execution import write_parquet
+
+        write_parquet(self.part(index), frame)
+
+    def frame(self, calls: Sequence[Call]) -> pl.DataFrame:
+        """Every call's games, read back in call order (``TIMED_SCHEMA``)."""
+        frames = []
+        for call in calls:
+            path = self.part(call.index)
+            try:
+                frame = pl.read_parquet(path)
+            except Exception as e:  # a broken part is bad input, not a crash
+                first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+                raise InputError(f"{path}: cannot read ({first}); delete it and --resume "
+                                 "to play its games again") from None
+            if frame.height != call.games or dict(frame.schema) != TIMED_SCHEMA:
+                raise InputError(f"{path}: not the games of engine call {call.index}; "
+                                 "delete it and --resume to play them again")
+            frames.append(frame)
+        return pl.concat(frames, how="vertical")
+
+
+def clear_checkpoint(out: str | Path) -> None:
+    """Remove ``out/.skill/`` (once the skill table is written)."""
+    shutil.rmtree(Path(out) / CHECKPOINT, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------- the metrics

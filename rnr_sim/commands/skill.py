@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -37,7 +38,9 @@ def register(app: typer.Typer) -> None:
         "misjudged with its default one. --out writes skill.parquet into a run dir (an "
         "existing one from rnr-sim run: its report then shows a Skill section). Cost: "
         "(pilots per deck) x (decks - 1) x 2 x --games games per deck. --backend ray "
-        "plays the games as Ray tasks (the same table).",
+        "plays the games as Ray tasks (the same table). With --out, Ctrl-C stops after "
+        "the current engine call and keeps the games played in RUN_DIR/.skill/; the same "
+        "command with --resume plays the rest.",
         epilog="Example: rnr-sim skill decks/*.txt --games 400 --out runs/meta",
     )(skill_command)
 
@@ -72,21 +75,31 @@ def skill_command(
         "--determinizations", metavar="N",
         help="With --rollouts: deals of the hidden cards (opponents' hands and Draw "
         "Piles) per rollout batch; each option is weighed on K x N playouts.")] = 2,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue the run stopped (Ctrl-C) with this --out RUN_DIR: give "
+        "the same decks and options; the games kept in RUN_DIR/.skill/ are not played "
+        "again.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     from tqdm import tqdm
 
     from rnr_sim import skill
+    from rnr_sim.commands.run import EXIT_INTERRUPTED
+    from rnr_sim.errors import InputError
 
+    if resume and out is None:
+        raise InputError("--resume continues a skill run stopped with --out RUN_DIR: give "
+                         "that --out RUN_DIR")
     if out is not None and out.exists() and not out.is_dir():
-        from rnr_sim.errors import InputError
-
         raise InputError(f"--out {out}: not a folder; give a run dir or a new folder")
     bars: list = []  # the bar starts once the input is checked: an error stays one line
+    resumed = [0]
 
-    def start(total: int) -> None:
-        bars.append(tqdm(total=total, unit=" games", unit_scale=True, file=sys.stderr,
-                         dynamic_ncols=True, desc="rnr-sim skill", disable=as_json))
+    def start(total: int, kept: int) -> None:
+        resumed[0] = kept
+        bars.append(tqdm(total=total, initial=kept, unit=" games", unit_scale=True,
+                         file=sys.stderr, dynamic_ncols=True, desc="rnr-sim skill",
+                         disable=as_json))
 
     t0 = time.perf_counter()
     try:
@@ -94,22 +107,61 @@ def skill_command(
                                  tuned=tuned or [], cards=cards, rules=rules,
                                  progress=lambda n: bars[0].update(n), on_plan=start,
                                  backend=backend, address=address, rollouts=rollouts,
-                                 determinizations=determinizations)
+                                 determinizations=determinizations, out=out, resume=resume)
+    except skill.Stopped as stopped:
+        for bar in bars:
+            bar.close()
+        again = _command_line(decks, games, seed, tuned, out, cards, rules, threads,
+                              backend, address, rollouts, determinizations, as_json)
+        typer.echo(f"Stopped: {stopped.kept:,} of {stopped.total:,} games kept in {out}; "
+                   f"continue with: {again}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         for bar in bars:
             bar.close()
     table = skill.skill_table(games_frame, seed=seed)
-    seconds = time.perf_counter() - t0
     path = skill.write(table, out) if out is not None else None
+    if out is not None:
+        skill.clear_checkpoint(out)
+    seconds = time.perf_counter() - t0  # this invocation's (a resumed run's earlier ones not)
     if as_json:
         data = skill.to_json(table)
         data["seconds"] = round(seconds, 1)
+        data["games_resumed"] = resumed[0]
         data["out"] = None if path is None else str(path)
         typer.echo(json.dumps(data, indent=2))
         return
-    typer.echo(f"Skill: {len(decks)} decks, {len(games_frame):,} games in {seconds:.1f} s "
-               f"(seed {seed}).")
+    if resumed[0]:
+        typer.echo(f"Skill: {len(decks)} decks, {len(games_frame):,} games ({resumed[0]:,} "
+                   f"kept from the stopped run); {seconds:.1f} s this time (seed {seed}).")
+    else:
+        typer.echo(f"Skill: {len(decks)} decks, {len(games_frame):,} games in {seconds:.1f} s "
+                   f"(seed {seed}).")
     for line in skill.text_lines(table):
         typer.echo(line)
     if path is not None:
         typer.echo(f"Wrote {path}.")
+
+
+def _command_line(decks, games, seed, tuned, out, cards, rules, threads, backend, address,
+                  rollouts, determinizations, as_json) -> str:
+    """The ``rnr-sim skill ... --resume`` line that continues a stopped run: the same
+    decks and options as given (the ones that shape the games must not change)."""
+    args = ["rnr-sim", "skill", *map(str, decks), "--games", str(games), "--seed", str(seed)]
+    for item in tuned or []:
+        args += ["--tuned", item]
+    for path in ([] if cards is None else cards if isinstance(cards, list) else [cards]):
+        args += ["--cards", str(path)]
+    if rules is not None:
+        args += ["--rules", str(rules)]
+    if rollouts:
+        args += ["--rollouts", str(rollouts), "--determinizations", str(determinizations)]
+    if threads is not None:
+        args += ["--threads", str(threads)]
+    if backend != "local":
+        args += ["--backend", backend]
+    if address is not None:
+        args += ["--address", address]
+    if as_json:
+        args.append("--json")
+    return shlex.join([*args, "--out", str(out), "--resume"])
