@@ -86,7 +86,7 @@ def test_paired_interval_from_per_unit_differences():
     var = np.clip(base + rng.integers(-1, 2, n), 0, m).astype(float)
     assert (var != base).sum() >= FEW_DEALS  # many deals differ: the normal interval
     denom = np.full(n, float(m))
-    row = Estimate("deck", "X", "win_rate", base, denom, var, denom).row(1.959963984540054)
+    row = Estimate.from_units("deck", "X", "win_rate", base, denom, var, denom).row(1.959963984540054)
     d = (var - base) / m
     assert row["change"] == pytest.approx(d.mean())
     assert row["se"] == pytest.approx(d.std(ddof=1) / math.sqrt(n))
@@ -95,7 +95,7 @@ def test_paired_interval_from_per_unit_differences():
     assert row["se_unpaired"] == pytest.approx(unpaired)
     assert row["vrf"] == pytest.approx(unpaired ** 2 / row["se"] ** 2)
     assert row["interval"] == "normal" and row["deals_differ"] == (var != base).sum()
-    same = Estimate("deck", "X", "win_rate", base, denom, base, denom).row(1.96)
+    same = Estimate.from_units("deck", "X", "win_rate", base, denom, base, denom).row(1.96)
     assert same["change"] == 0 and same["se"] == 0 and same["p"] == 1.0
     assert same["deals_differ"] == 0 and same["interval"] == "score"
 
@@ -106,7 +106,7 @@ def test_no_differing_deal_gives_a_score_width_not_an_empty_interval():
     n, g, z = 500, 4.0, 1.959963984540054
     base = np.random.default_rng(2).binomial(4, 0.5, n).astype(float)
     denom = np.full(n, g)
-    row = Estimate("deck", "X", "win_rate", base, denom, base, denom).row(z)
+    row = Estimate.from_units("deck", "X", "win_rate", base, denom, base, denom).row(z)
     bound = z * z / (n + z * z) / g
     assert row["change"] == 0 and row["p"] == 1.0
     assert row["lo"] == pytest.approx(-bound, rel=1e-6)
@@ -142,7 +142,7 @@ def test_few_differing_deals_keep_their_coverage(p_differ):
         flip = np.where(rng.random(n) < p_differ, np.where(rng.random(n) < 0.75, 1.0, -1.0),
                         0.0)
         denom = np.full(n, float(g))
-        row = Estimate("deck", "X", "win_rate", base, denom, base + flip, denom).row(
+        row = Estimate.from_units("deck", "X", "win_rate", base, denom, base + flip, denom).row(
             1.959963984540054)
         covered += row["lo"] <= truth <= row["hi"]
         d = flip / g
@@ -182,7 +182,7 @@ def test_a_ratio_with_few_differing_deals_keeps_its_coverage():
     assert u.mean() == pytest.approx(truth) and (u[(a == av) & (b == bv)] == 0).all()
     reps, covered = 1500, 0
     for _ in range(reps):
-        row = Estimate("card", "X", "gih_wr", *play(500, 0.05)).row(1.959963984540054)
+        row = Estimate.from_units("card", "X", "gih_wr", *play(500, 0.05)).row(1.959963984540054)
         assert row["interval"] == "score"  # about 25 differing deals of 500
         covered += row["lo"] <= truth <= row["hi"]
     tol = 3 * math.sqrt(0.95 * 0.05 / reps)
@@ -194,9 +194,15 @@ def test_chow_robbins_need_solves_the_rule():
         for scale in (1.0, 0.02):
             n = chow_robbins_need(s2, 0.01, scale=scale)
             assert n == pytest.approx((1.959963984540054 / 0.01) ** 2 * (s2 + scale / n))
-    wins_b = np.array([[1, 0, 1, 1], [0, 0, 1, 0]], dtype=float)
-    wins_v = np.array([[1, 1, 1, 1], [0, 0, 1, 0]], dtype=float)
-    s2, half, scale = deck_half_widths(wins_b, wins_v, np.array([2.0, 2.0]), 4)
+    # two decks at one table (positions 0 and 1), 4 deals, one seat order a deal
+    from rnr_sim.compare.runs import WinMoments
+
+    wins_b = np.array([[1, 0], [0, 0], [1, 1], [1, 0]], dtype=float)  # [deal, position]
+    wins_v = np.array([[1, 0], [1, 0], [1, 1], [1, 0]], dtype=float)
+    m = WinMoments.zeros(1, 2)
+    m.add_deals(np.zeros(2, dtype=np.int64), wins_b[:2], wins_v[:2])  # in two looks
+    m.add_deals(np.zeros(2, dtype=np.int64), wins_b[2:], wins_v[2:])
+    s2, half, scale = deck_half_widths(m, np.array([[0, 1]]), np.array([2.0, 2.0]), 4)
     assert s2[1] == 0 and half[1] == 0
     assert half[0] == pytest.approx(1.959963984540054 * np.std([0, 0.5, 0, 0], ddof=1) / 2)
     assert scale[0] == pytest.approx(np.var([0.5, 0, 0.5, 0.5], ddof=1))
@@ -226,12 +232,14 @@ def test_an_empty_patch_changes_nothing_at_all(empty):
     tested = c.filter(pl.col("change").is_not_null())
     assert (tested["change"] == 0).all()
     assert (tested["deals_differ"] == 0).all() and (tested["interval"] == "score").all()
-    # no deal differs: each interval is the score bound at zero, symmetric and narrow
+    # no unit (a table's deal) differs: each interval is the score bound at zero,
+    # symmetric and narrow
     assert np.allclose(tested["lo"].to_numpy(), -tested["hi"].to_numpy(), atol=1e-12)
     assert (tested["hi"] > 0).all()
     z2 = 1.959963984540054 ** 2
-    one_game = 100 / tested["n_baseline"].to_numpy()  # a game's weight in the ratio
-    assert np.allclose(tested["hi"].to_numpy(), z2 / (100 + z2) * one_game, rtol=1e-6)
+    units = 6 * 100
+    one_game = units / tested["n_baseline"].to_numpy()  # a game's weight in the ratio
+    assert np.allclose(tested["hi"].to_numpy(), z2 / (units + z2) * one_game, rtol=1e-6)
     assert not c["significant"].any()
     assert paired.patched == {}
     assert paired.variance_reduction()["median"] is None
@@ -309,9 +317,11 @@ def test_a_one_term_combination_is_the_plain_ratio():
         base = rng.binomial(denom.astype(int), 0.4).astype(float)
         var = np.where(rng.random(400) < p_differ,
                        rng.binomial(denom.astype(int), 0.45), base).astype(float)
-        plain = Estimate("path", "all games", "share_life", base, denom, var, denom).row(1.96)
-        comb = Combination("path", "all games", "expected_life", base, denom, var, denom,
-                           terms=[(1.0, base, denom, var, denom)]).row(1.96)
+        plain = Estimate.from_units("path", "all games", "share_life", base, denom, var,
+                                    denom)
+        comb = Combination("path", "all games", "expected_life", plain.mom, plain.ratio,
+                           terms=[(1.0, plain.ratio)]).row(1.96)
+        plain = plain.row(1.96)
         for k in ("baseline", "variant", "change", "lo", "hi", "p", "deals_differ"):
             assert comb[k] == pytest.approx(plain[k], rel=1e-12, abs=1e-15), (p_differ, k)
         assert comb["interval"] == plain["interval"]
@@ -539,12 +549,14 @@ def test_newcombe_interval_for_a_path_never_taken_is_not_zero_width():
 
     from rnr_sim.compare.paired import newcombe_paired
 
-    zeros = np.zeros(200)
-    lo, hi = newcombe_paired(0.0, 0.0, zeros, zeros, 150.0, 150.0)
+    lo, hi = newcombe_paired(0.0, 0.0, 0.0, 0.0, 0.0, 150.0, 150.0)
     assert lo < 0 < hi and hi - lo > 0.01
     rng = np.random.default_rng(3)
     zb = rng.normal(0, 0.5, 4000)
     zv = zb + rng.normal(0, 0.2, 4000)
-    lo, hi = newcombe_paired(0.40, 0.42, zb, zv, 8000.0, 8000.0)
+    n = len(zb)
+    var_b, var_v = np.var(zb, ddof=1) / n, np.var(zv, ddof=1) / n
+    cov = np.cov(zb, zv, ddof=1)[0, 1] / n
+    lo, hi = newcombe_paired(0.40, 0.42, var_b, var_v, cov, 8000.0, 8000.0)
     se = float(np.std(zv - zb, ddof=1)) / np.sqrt(4000)
     assert (lo, hi) == pytest.approx((0.02 - 1.96 * se, 0.02 + 1.96 * se), abs=0.004)

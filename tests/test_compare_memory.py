@@ -1,7 +1,8 @@
 """``compare`` in flat memory (issue 14, item 5): the paired analysis reads the two runs
-one part at a time and folds each pair of parts into per-deal sums, so it never holds
-more than one part's seat rows of each run; and the figures do not depend on how the
-runs were cut into parts.
+one part at a time and folds each pair of parts into per-block moments
+(``compare.fold``), so it never holds more than one part's seat rows of each run, and
+what it keeps does not grow with the games; the figures do not depend on how the runs
+were cut into parts.
 
 Deterministic checks only (counts of reads and rows, equal frames), no timing and no
 memory threshold. Five sample decks: 10 tables x 2 seat orders; with ``chunk_size`` one
@@ -19,7 +20,7 @@ from fake_engine import REAL_ENGINE, REPO, engine_driver
 
 from rnr_sim import runner
 from rnr_sim.compare import CompareOptions, compare_runs, run_compare
-from rnr_sim.compare import paired as paired_mod
+from rnr_sim.compare import fold as fold_mod
 from rnr_sim.errors import InputError
 
 DECKS = [REPO / "decks" / f"{n}.txt" for n in (
@@ -77,7 +78,7 @@ def test_the_analysis_folds_one_pair_of_parts_at_a_time(runs, monkeypatch):
     holds), and no reader of polars is handed the whole seats table."""
     split, _ = runs
     adds, reads, other = [], [], []
-    real_add, real_read = paired_mod.DealSums.add, paired_mod.read_part
+    real_add, real_read = fold_mod.Fold.add, fold_mod.read_part
 
     def add(self, games_b, seats_b, games_v, seats_v, where=""):
         adds.append((games_b.height, seats_b.height, games_v.height, seats_v.height))
@@ -98,8 +99,8 @@ def test_the_analysis_folds_one_pair_of_parts_at_a_time(runs, monkeypatch):
             return real(source, *a, **kw)
         return reader
 
-    monkeypatch.setattr(paired_mod.DealSums, "add", add)
-    monkeypatch.setattr(paired_mod, "read_part", read_part)
+    monkeypatch.setattr(fold_mod.Fold, "add", add)
+    monkeypatch.setattr(fold_mod, "read_part", read_part)
     monkeypatch.setattr(pl, "scan_parquet", watch(real_scan))
     monkeypatch.setattr(pl, "read_parquet", watch(real_read_parquet))
     result = compare_runs(split.baseline_dir, split.variant_dir)
@@ -146,28 +147,51 @@ def test_different_games_in_one_part_are_one_line(runs, tmp_path):
         compare_runs(split.baseline_dir, variant)
 
 
-def test_sparse_tallies_and_odd_slices_give_the_same_figures(runs, monkeypatch):
-    """The sparse tally (``np.unique``, for parts of very many deals) and slices that cut
-    a table's deals anywhere add up to the same sums as the dense tally."""
+def test_slices_that_cut_a_table_anywhere_give_the_same_figures(runs, monkeypatch):
+    """Slices of 1, 5 or 7 units (a table's deals cut anywhere, a slice across two
+    tables) add up to the same moments, bit for bit: they are sums of integers."""
     split, _ = runs
-    dense = compare_runs(split.baseline_dir, split.variant_dir)
-    monkeypatch.setattr(paired_mod.DealSums, "DENSE", 0)
-    monkeypatch.setattr(paired_mod.DealSums, "SLICE", 7)
-    sparse = compare_runs(split.baseline_dir, split.variant_dir)
-    assert sparse.changes.equals(dense.changes)
+    ref = compare_runs(split.baseline_dir, split.variant_dir)
+    for units in (1, 5, 7):
+        monkeypatch.setattr(fold_mod.Fold, "SLICE", units)
+        assert compare_runs(split.baseline_dir, split.variant_dir).changes.equals(ref.changes)
 
 
-@pytest.mark.parametrize("seats, dtype", [(144, np.uint8), (255, np.uint8), (256, np.uint16),
-                                          (70_000, np.uint32), (None, np.uint32)])
-def test_counts_take_the_smallest_type_that_holds_a_deals_seats(seats, dtype):
-    assert paired_mod.count_dtype(seats) is dtype
+def test_what_the_fold_keeps_does_not_grow_with_the_games(runs):
+    """The fold's state after 12 deals a table is the same size as after 1 deal: moments
+    per block and at most FEW_DEALS stashed units per metric, nothing per unit."""
+    split, _ = runs
+    mb, parts_b = fold_mod.read_manifest(split.baseline_dir)
+    _, parts_v = fold_mod.read_manifest(split.variant_dir)
+    decks = fold_mod.read_decks(split.baseline_dir)
+
+    def state_after(deals: int) -> int:
+        acc = fold_mod.Fold([d["name"] for d in mb["decks"]], decks, 2)
+        for gb, sb, gv, sv in fold_mod.part_pairs(split.variant_dir, parts_b, parts_v, "t"):
+            keep = gb["deal"] < deals
+            acc.add(gb.filter(keep), sb.filter(pl.Series(np.repeat(keep.to_numpy(), 2))),
+                    gv.filter(keep), sv.filter(pl.Series(np.repeat(keep.to_numpy(), 2))))
+        acc.finish()
+        assert acc.units == TABLES * deals
+        fams = acc.families.values()
+        arrays = sum(f.S.nbytes + f.W.nbytes + f.differ.nbytes for f in fams)
+        stashed = max(len(f.stashed(b, e)) for f in fams for (b, e) in f.stash)
+        assert stashed <= fold_mod.FEW_DEALS
+        return arrays
+
+    assert state_after(1) == state_after(DEALS)
 
 
-def test_a_deal_with_more_seats_than_the_type_holds_is_refused():
-    decks = pl.DataFrame({"deck": ["A", "B"], "slot": [0, 0], "card": ["x", "y"]},
-                         schema={"deck": pl.String, "slot": pl.Int16, "card": pl.String})
-    acc = paired_mod.DealSums(["A", "B"], decks, players=2, deals_hint=3, seats_per_deal=8)
-    acc.check_bound("here")  # nothing counted yet
-    acc.sums["games"][0, 1] = 128  # 256 seats in deal 1: past uint8
-    with pytest.raises(InputError, match="here: a deal holds 256 seats"):
-        acc.check_bound("here")
+def test_games_out_of_order_are_refused(runs):
+    """The fold completes a table when the next starts: parts handed to it out of
+    game_id order are bad input, one line (``check_parts`` already refuses a run dir
+    whose part files hold other games)."""
+    split, _ = runs
+    mb, parts_b = fold_mod.read_manifest(split.baseline_dir)
+    _, parts_v = fold_mod.read_manifest(split.variant_dir)
+    pairs = list(fold_mod.part_pairs(split.variant_dir, parts_b, parts_v, "t"))
+    acc = fold_mod.Fold([d["name"] for d in mb["decks"]],
+                        fold_mod.read_decks(split.baseline_dir), 2)
+    acc.add(*pairs[1], where="here")
+    with pytest.raises(InputError, match="here: the games are not in game_id order"):
+        acc.add(*pairs[0], where="here")

@@ -13,7 +13,7 @@ look where every deck's win-rate change meets the Chow-Robbins fixed-width rule
 (``stopping_rule``), or at the ``games`` cap; a later look only appends deals (the deal
 index continues under the same seed), it never re-plays one. At the end each run dir is
 written exactly as ``rnr-sim run --games n`` would write it (the same ``game_id`` s, parts
-of whole tables), with a ``compare`` key in its manifest naming the other run.
+of ``chunk_size`` games), with a ``compare`` key in its manifest naming the other run.
 """
 
 from __future__ import annotations
@@ -205,17 +205,55 @@ def chow_robbins_need(s2: float, precision: float, z: float = Z95,
     return (a * s2 + math.sqrt((a * s2) ** 2 + 4 * a * max(scale, 0.0))) / 2
 
 
-def deck_half_widths(wins_b: np.ndarray, wins_v: np.ndarray, per_deal: np.ndarray, n: int,
+@dataclass
+class WinMoments:
+    """The stopping rule's data, in memory that does not grow with the deals: per table
+    and seat position (``[table, position]``), over the deals played, the sums of
+    ``x = wins_variant - wins_baseline`` and of ``y = wins_baseline`` of the deck there
+    (each summed over the deal's seat orders) and of their squares."""
+
+    n: np.ndarray
+    sx: np.ndarray
+    sxx: np.ndarray
+    sy: np.ndarray
+    syy: np.ndarray
+
+    @classmethod
+    def zeros(cls, n_tables: int, players: int) -> WinMoments:
+        return cls(*(np.zeros((n_tables, players)) for _ in range(5)))
+
+    def add_deals(self, table: np.ndarray, wins_b: np.ndarray, wins_v: np.ndarray) -> None:
+        """Deals of ``table[k]`` with their wins per position (``wins_*[k, position]``)."""
+        x = wins_v - wins_b
+        np.add.at(self.n, table, 1.0)
+        for total, v in ((self.sx, x), (self.sxx, x * x), (self.sy, wins_b),
+                         (self.syy, wins_b * wins_b)):
+            np.add.at(total, table, v)
+
+    def merge(self, other: WinMoments) -> None:
+        for a, b in zip((self.n, self.sx, self.sxx, self.sy, self.syy),
+                        (other.n, other.sx, other.sxx, other.sy, other.syy), strict=True):
+            a += b
+
+
+def deck_half_widths(m: WinMoments, tables: np.ndarray, per_deal: np.ndarray, n: int,
                      z: float = Z95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per deck over the first ``n`` deals: the sample variance of the per-deal win-rate
-    difference, the 95% half-width of the change ``z * s / sqrt(n)``, and the sample
-    variance of the baseline's per-deal win rate (the stopping rule's fixed-term scale)."""
-    d = (wins_v[:, :n] - wins_b[:, :n]) / per_deal[:, None]
+    """Per deck over the ``n`` deals played: the sample variance of its per-deal win-rate
+    difference (variant - baseline), the 95% half-width of the change ``z * s / sqrt(n)``,
+    and the sample variance of its per-deal win rate in the baseline (the stopping rule's
+    fixed-term scale). A deck's per-deal win rate sums its wins over the tables it sits at
+    (``tables[table, position]`` = deck) over ``per_deal`` games; the tables' deals are
+    independent, so its variance is the sum of the tables' own sample variances
+    (``ddof = 1``) over ``per_deal²``."""
     if n < 2:
         inf = np.full(len(per_deal), np.inf)
         return inf, inf, inf
-    s2 = d.var(axis=1, ddof=1)
-    v = (wins_b[:, :n] / per_deal[:, None]).var(axis=1, ddof=1)
+    cells = np.maximum(m.n - 1.0, 1.0)
+    var_x = np.maximum(m.sxx - m.sx * m.sx / np.maximum(m.n, 1.0), 0.0) / cells
+    var_y = np.maximum(m.syy - m.sy * m.sy / np.maximum(m.n, 1.0), 0.0) / cells
+    nd = len(per_deal)
+    s2 = np.bincount(tables.ravel(), var_x.ravel(), minlength=nd) / per_deal ** 2
+    v = np.bincount(tables.ravel(), var_y.ravel(), minlength=nd) / per_deal ** 2
     return s2, z * np.sqrt(s2 / n), v
 
 
@@ -266,29 +304,40 @@ def _pieces(n_tables: int, players: int, d0: int, d1: int, chunk_size: int):
 
 class _Staging:
     """The sink of the looks: each side's chunk as a staged part in ``<side>/.staging``
-    (``_finalize`` cuts the final parts from them), its wins added up per deck and deal
-    (``wins[role]``: float[n_decks, deals], which the stopping rule reads)."""
+    (``_finalize`` cuts the final parts from them), and the decks' wins per table, seat
+    position and deal folded into ``WinMoments`` (``wins``: the looks kept; the look
+    under way apart, so that an interrupted look can be forgotten), which the stopping
+    rule reads. A chunk's baseline wins wait for its variant (the execution loop writes
+    the two sides of a piece one after the other)."""
 
-    def __init__(self, sides: list[_Side], policy_names: Sequence[str], n_decks: int):
+    def __init__(self, sides: list[_Side], policy_names: Sequence[str], n_tables: int,
+                 players: int):
         self.sides = {side.role: side for side in sides}
         self.parts = {side.role: PartSink(side.dir / STAGING, side.plan, policy_names)
                       for side in sides}
-        self.wins = {side.role: np.zeros((n_decks, 0)) for side in sides}
+        self.shape = (n_tables, players)
+        self.wins = WinMoments.zeros(*self.shape)
+        self._look_wins = WinMoments.zeros(*self.shape)
+        self._waiting: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.look: list[tuple[_Side, tuple[Path, Path, int, int]]] = []
 
-    def start_look(self, deals: int) -> None:
-        """Room for the wins of deals up to ``deals``."""
-        for role, wins in self.wins.items():
-            grow = np.zeros((len(wins), deals - wins.shape[1]))
-            self.wins[role] = np.concatenate([wins, grow], axis=1)
+    def start_look(self) -> None:
+        self._look_wins = WinMoments.zeros(*self.shape)
+        self._waiting = {}
         self.look = []
 
     def write(self, chunk: Chunk, rec) -> None:
         inputs, p = chunk.inputs, self.sides[chunk.tag].plan.players
-        won = np.asarray(rec.winner_seat)[:, None] == np.arange(p)[None, :]
-        deal_rows = np.repeat(inputs["deal"], p)
-        np.add.at(self.wins[chunk.tag], (inputs["seat_deck"].ravel()[won.ravel()],
-                                         deal_rows[won.ravel()]), 1.0)
+        # [deal of a table, position]: the deck's wins over the deal's seat orders
+        # (inputs are table-major, every seat order of a deal together)
+        winner = np.asarray(rec.winner_seat).reshape(-1, p)
+        wins = (winner[:, :, None] == np.arange(p)[None, None, :]).sum(axis=1).astype(float)
+        table = inputs["table_id"][::p]
+        if chunk.tag == "baseline":
+            self._waiting[chunk.index] = (table, wins)
+        else:
+            table_b, wins_b = self._waiting.pop(chunk.index)
+            self._look_wins.add_deals(table_b, wins_b, wins)
         self.parts[chunk.tag].write(chunk, rec)
         tables = inputs["table_id"]
         staged = (*self.parts[chunk.tag].paths(chunk), int(tables.min()), int(tables.max()) + 1)
@@ -297,57 +346,62 @@ class _Staging:
     def keep_look(self) -> None:
         for side, staged in self.look:
             side.staged.append(staged)
-        self.look = []
+        self.wins.merge(self._look_wins)
+        self.start_look()
 
-    def discard_look(self, deals: int) -> None:
-        """Forget the look under way: its staged parts, and its wins past ``deals``."""
+    def discard_look(self) -> None:
+        """Forget the look under way: its staged parts and its wins."""
         for _side, staged in self.look:
             staged[0].unlink(missing_ok=True)
             staged[1].unlink(missing_ok=True)
-        self.look = []
-        for role, wins in self.wins.items():
-            self.wins[role] = wins[:, :deals]
+        self.start_look()
 
 
 def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> tuple[int, int]:
-    """Write the staged games as ``rnr-sim run --games deals`` writes them: parts of whole
-    tables, ``game_id = (table * deals + deal) * players + seat order``. Returns
-    (chunk_size, number of parts)."""
+    """Write the staged games as ``rnr-sim run --games deals --chunk-size chunk_size``
+    writes them: part c holds games ``[c × chunk_size, (c + 1) × chunk_size)`` with
+    ``game_id = (table * deals + deal) * players + seat order``, read from the staged
+    parts of the tables it spans (so a part, not a table, is what is held in memory).
+    Returns (chunk_size, number of parts)."""
     plan = side.plan
     p = plan.players
     n_tables = len(plan.tables)
     per_table = deals * p
-    k = max(1, chunk_size // per_table)
+    total = n_tables * per_table
     for sub in ("games", "seats"):
         (side.dir / sub).mkdir(exist_ok=True)
+    final_id = (pl.col("table_id").cast(pl.Int64) * deals + pl.col("deal")) * p \
+        + pl.col("first_seat").cast(pl.Int64)
+    tid = pl.col("game_id") // (stride * p)
+    deal = (pl.col("game_id") // p) % stride
+    seat_id = (tid * deals + deal) * p + pl.col("game_id") % p
     part = 0
-    for t0 in range(0, n_tables, k):
-        t1 = min(n_tables, t0 + k)
+    for g0 in range(0, total, chunk_size):
+        g1 = min(total, g0 + chunk_size)
+        t0, t1 = g0 // per_table, (g1 - 1) // per_table + 1
         files = [f for f in side.staged if f[2] < t1 and f[3] > t0]
         games = (
             pl.scan_parquet([f[0] for f in files])
             .filter(pl.col("table_id").is_between(t0, t1 - 1) & (pl.col("deal") < deals))
-            .with_columns(((pl.col("table_id").cast(pl.Int64) * deals + pl.col("deal")) * p
-                           + pl.col("first_seat").cast(pl.Int64)).alias("game_id"))
+            .with_columns(final_id.alias("game_id"))
+            .filter(pl.col("game_id").is_between(g0, g1 - 1))
             .sort("game_id").collect()
         )
-        tid = pl.col("game_id") // (stride * p)
-        deal = (pl.col("game_id") // p) % stride
         seats = (
             pl.scan_parquet([f[1] for f in files])
             .filter(tid.is_between(t0, t1 - 1) & (deal < deals))
-            .with_columns(((tid * deals + deal) * p + pl.col("game_id") % p).alias("game_id"))
+            .with_columns(seat_id.alias("game_id"))
+            .filter(pl.col("game_id").is_between(g0, g1 - 1))
             .sort("game_id", "seat").collect()
         )
-        expect = (t1 - t0) * per_table
-        if games.height != expect or seats.height != expect * p:
-            raise RuntimeError(f"{side.dir}: staged {games.height} games for tables "
-                               f"{t0}..{t1 - 1}, expected {expect}")
+        if games.height != g1 - g0 or seats.height != (g1 - g0) * p:
+            raise RuntimeError(f"{side.dir}: staged {games.height} games for game_id "
+                               f"{g0}..{g1 - 1}, expected {g1 - g0}")
         write_parquet(side.dir / "games" / part_name(part), games.select(list(GAMES_SCHEMA)))
         write_parquet(side.dir / "seats" / part_name(part), seats.select(list(SEATS_SCHEMA)))
         part += 1
     shutil.rmtree(side.dir / STAGING, ignore_errors=True)
-    return k * per_table, part
+    return chunk_size, part
 
 
 # ---------------------------------------------------------------------------- the comparison
@@ -449,7 +503,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
     def play(chunk: Chunk):
         return engines[chunk.tag](chunk.inputs)
 
-    staging = _Staging(sides, policy_names, n_decks)
+    staging = _Staging(sides, policy_names, n_tables, players)
     numbers = itertools.count()  # staged part numbers, shared by the looks
 
     def look_chunks(d0: int, d1: int):
@@ -472,7 +526,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
         with where, StopOnInterrupt(bar.note, "Stopping: the comparison keeps the deals of the "
                              "looks completed so far") as stop, bar:
             while True:
-                staging.start_look(target)
+                staging.start_look()
                 tally = execute(look_chunks(done, target), play, staging, stop=stop,
                                 progress=bar, backend=where,
                                 warm_up=driver.needs_compile if not looks else None)
@@ -482,15 +536,15 @@ def run_compare(options: CompareOptions, progress: bool = True,
                     side.write_s += tally.write_s.get(side.role, 0.0)
                 if tally.interrupted:
                     interrupted = True
-                    staging.discard_look(done)
+                    staging.discard_look()
                     break
                 staging.keep_look()
                 done = target
                 if precision is None:
                     looks.append(Look(done, None, None, True))
                     break
-                s2, half, scale = deck_half_widths(staging.wins["baseline"],
-                                                   staging.wins["variant"], per_deal, done)
+                s2, half, scale = deck_half_widths(staging.wins, plan_b.tables, per_deal,
+                                                   done)
                 need = max(chow_robbins_need(float(v), precision, scale=float(w))
                            for v, w in zip(s2, scale, strict=True))
                 met = done >= need
