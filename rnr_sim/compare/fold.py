@@ -109,6 +109,7 @@ def part_pairs(vdir: Path, parts_b: dict[str, list[Path]], parts_v: dict[str, li
                 inside).collect().sort("game_id", "seat")
         seen_v += games_v.height
         yield games_b, seats_b, games_v, seats_v
+        del games_b, seats_b, games_v, seats_v  # one pair of parts alive at a time
     if not same_cut:
         total_v = sum(pl.scan_parquet(p).select(pl.len()).collect().item()
                       for p in parts_v["games"])
@@ -188,7 +189,8 @@ class Family:
         for j, e in zip(*np.nonzero((count > 0) & (self.differ[blocks] < FEW_DEALS)),
                         strict=True):
             b = int(blocks[j])
-            rows = x[j, moved[j, :, e]][: FEW_DEALS - self.differ[b, e]]
+            keep = np.flatnonzero(moved[j, :, e])[: FEW_DEALS - self.differ[b, e]]
+            rows = x[j, keep]  # a copy of the kept rows only
             if cols is not None:
                 full = np.zeros((len(rows), self.m))
                 full[:, cols] = rows
@@ -603,5 +605,6 @@ def fold(bdir: Path, vdir: Path) -> tuple[Fold, dict[str, Any], dict[str, Any]]:
     acc = Fold([d["name"] for d in mb["decks"]], decks_b, int(mb["players"]))
     for pair in part_pairs(vdir, parts_b, parts_v, where):
         acc.add(*pair, where=where)
+        del pair  # before the next pair is read
     acc.finish(where)
     return acc, mb, mv

@@ -271,9 +271,12 @@ def summary_json(result: CompareResult, paired: Paired, report: str | None = Non
             pl.col("role") == "moved")["subject"].n_unique()),
         "timings": result.timings,
         "method": {
-            "unit": "deal (every table's games of one deal index, in every seat order)",
-            "interval": "change +/- 1.96 * sd(d) / sqrt(n), d = per-deal difference of the "
-                        "linearised metric (variant - baseline); where fewer than "
+            "unit": "a table's deal (its games of one deal index, in every seat order); "
+                    "the tables are strata",
+            "interval": "change +/- 1.96 * se, se^2 = sum over tables of D_h/(D_h-1) * the "
+                        "sum of squares of d about the table's mean / n^2, d = per-deal "
+                        "difference of the linearised metric (variant - baseline); where "
+                        "fewer than "
                         f"{FEW_DEALS} deals differ, Tango's score interval on the "
                         "discordant deals (column interval = score); a share counting "
                         "fewer than 10 events in a run, Newcombe's paired interval on the "

@@ -222,10 +222,11 @@ def _method(result: CompareResult, paired: Paired) -> str:
     parts = [
         "<p>Both runs play the same tables, deals, seat orders and seed; game g of the "
         "baseline is paired with game g of the variant (same game_id). The independent unit "
-        f"is the deal: {count(paired.deals)} deals per table, each covering every table in "
-        "every seat order. Each metric is a ratio of per-deal sums; its change is estimated "
-        "with a 95% interval change ± 1.96·sd(d)/√n from the per-deal differences d of the "
-        "linearised metric (the delta method), not from two independent intervals. Changes "
+        f"is a table's deal in every seat order ({count(paired.deals)} deals per table), the "
+        "tables strata. Each metric is a ratio of sums; its change is estimated with a 95% "
+        "interval change ± 1.96·se from the per-deal differences d of the linearised "
+        "metric (the delta method; se² the within-table variance of d over n²), not from "
+        "two independent intervals. Changes "
         f"are marked significant by Benjamini-Hochberg at 5% over all {paired.tests:,} "
         "changes tested.</p>",
         f"<p>Where fewer than {FEW_DEALS} deals differ between the runs, the normal "
