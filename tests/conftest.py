@@ -3,6 +3,9 @@ and the runner tests' engine and generated sample decks."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +17,44 @@ from rnr_sim.engine import driver
 # Before any test module imports the kernels (``batch``, ``game``): drop numba cache entries
 # older than the engine's sources (numba #1833).
 driver.prepare_cache()
+
+#: A second process compiling the trace kernel with a search seat (see pytest_sessionstart).
+_WARM_UP: subprocess.Popen | None = None
+
+
+def pytest_sessionstart(session) -> None:
+    """On a cold numba cache, compile the trace kernel with a search seat (``replay
+    --search-seat``: 150 s of the 409 s a fresh clone's suite took, the largest compile
+    after the main kernel's 115 s) in a second process, while the tests compile and use the
+    main kernel in this one: a compile uses one core and the machine has two. The test that
+    needs it waits for it (``search_trace_compiled``) and then loads it from the cache.
+    ``RNR_SIM_TEST_WARM_UP=0`` turns this off."""
+    global _WARM_UP
+    if os.environ.get("RNR_SIM_TEST_WARM_UP") == "0" or not driver.needs_compile():
+        return
+    decks = sorted((Path(__file__).parent.parent / "decks").glob("*.txt"))[:2]
+    if len(decks) < 2:
+        return
+    code = "import sys; from rnr_sim.cli import main; sys.exit(main(sys.argv[1:]))"
+    _WARM_UP = subprocess.Popen(
+        [sys.executable, "-c", code, "replay", *map(str, decks), "--game", "1",
+         "--search-seat", "0", "--rollouts", "1", "--determinizations", "1"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def pytest_sessionfinish(session, exitstatus) -> None:
+    if _WARM_UP is not None and _WARM_UP.poll() is None:
+        _WARM_UP.kill()
+        _WARM_UP.wait()
+
+
+@pytest.fixture
+def search_trace_compiled() -> None:
+    """Wait for the warm-up compile of ``pytest_sessionstart``, if one runs, so that the
+    test loads the trace kernel with a search seat from the cache instead of compiling it
+    a second time beside it."""
+    if _WARM_UP is not None:
+        _WARM_UP.wait()
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TINY_CATALOG = FIXTURES / "tiny.toml"

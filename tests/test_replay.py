@@ -364,7 +364,7 @@ def test_replay_with_a_rules_variant_names_it_and_ends_in_a_draw(write):
 
 
 @needs_engine
-def test_replay_shows_the_options_a_search_seat_weighed():
+def test_replay_shows_the_options_a_search_seat_weighed(search_trace_compiled):
     """Issue: ``replay`` shows a search pilot's choices with the value of each option it
     weighed: one line an option, the chosen one marked, and its header names the seat's
     search pilot."""
