@@ -42,6 +42,15 @@ def pytest_sessionstart(session) -> None:
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def pytest_collection_modifyitems(session, config, items) -> None:
+    """The tests that wait for the warm-up compile run last, so that the rest of the suite
+    runs meanwhile (the order of every other test is kept)."""
+    waiting = [item for item in items
+               if "search_trace_compiled" in getattr(item, "fixturenames", ())]
+    if waiting:
+        items[:] = [item for item in items if item not in waiting] + waiting
+
+
 def pytest_sessionfinish(session, exitstatus) -> None:
     if _WARM_UP is not None and _WARM_UP.poll() is None:
         _WARM_UP.kill()
