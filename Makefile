@@ -25,7 +25,7 @@ lint: $(STAMP)
 # seat orders (36 x 2,800 x 2 = 201,600 games), then each deck's pilot skill (rnr-sim
 # skill, into the same run dir), then the report.
 demo: $(STAMP)
-	rm -rf runs/demo
+	rm -rf runs/demo reports/demo
 	$(BIN)/rnr-sim run decks/*.txt --games 2800 --out runs/demo
 	$(BIN)/rnr-sim skill decks/*.txt --games 1000 --out runs/demo
 	$(BIN)/rnr-sim report runs/demo --out reports/demo
