@@ -26,6 +26,7 @@ the chunks in ``skip`` are not played again.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -74,6 +75,13 @@ def write_parquet(path: Path, frame: pl.DataFrame) -> None:
     """``frame`` as ``path`` (zstd, with statistics), written whole or not at all."""
     atomic_write(path, lambda tmp: frame.write_parquet(tmp, compression="zstd",
                                                        statistics=True))
+
+
+def write_json(path: Path, data: Any) -> None:
+    """``data`` as indented UTF-8 JSON at ``path``, written whole or not at all (manifests,
+    ``compare.json``, ``expansion.json``, a skill checkpoint's plan)."""
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def part_name(chunk: int) -> str:

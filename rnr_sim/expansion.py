@@ -493,12 +493,10 @@ def summarize(result: ExpansionResult) -> dict[str, Any]:
 
 def write_summary(result: ExpansionResult, summary: dict[str, Any]) -> Path:
     """``expansion.json`` in the after run dir (where ``rnr-sim report`` finds it)."""
+    from rnr_sim.execution import write_json
+
     path = result.after_dir / SUMMARY
-    try:
-        path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{path}: cannot write ({e.strerror})") from None
+    write_json(path, summary)
     return path
 
 

@@ -46,13 +46,13 @@ from rnr_sim.execution import (
     Chunk,
     PartSink,
     Progress,
-    atomic_write,
     chunk_frames,  # noqa: F401  (re-exported: the engine's docs name runner.chunk_frames)
     engine_play,
     execute,
     log_to_stderr,
     open_backend,
     part_name,
+    write_json,
     write_parquet,
 )
 from rnr_sim.pilots import policy_rows, resolve_policies
@@ -413,8 +413,7 @@ def read_manifest(run_dir: str | Path) -> dict[str, Any]:
 
 
 def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
-    text = json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
-    atomic_write(run_dir / MANIFEST, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_json(run_dir / MANIFEST, manifest)
 
 
 # ---------------------------------------------------------------------------- run dir tables

@@ -505,15 +505,14 @@ class Checkpoint:
             for tmp in self.root.glob(".*.tmp"):  # a write cut short (the process killed)
                 tmp.unlink(missing_ok=True)
             return
-        from rnr_sim.execution import atomic_write
+        from rnr_sim.execution import write_json
 
         try:
             self.root.mkdir(parents=True)
         except OSError as e:
             raise InputError(f"--out {self.out}: cannot create {self.root} "
                              f"({e.strerror or e})") from None
-        text = json.dumps(plan, indent=1) + "\n"
-        atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+        write_json(path, plan)
 
     def done(self, n_calls: int) -> set[int]:
         """The calls whose parts are written."""
@@ -587,17 +586,9 @@ def vs_default(games: pl.DataFrame, pilot: str) -> pl.DataFrame:
     """Per deck that has ``pilot``: ``vs_default`` = win share with ``pilot`` − win share
     with the default pilot, on the same deals; its 95% interval ``vs_default_lo``/``_hi``
     and two-sided ``vs_default_p`` pair the two pilots deal by deal (``lincomb_by_deal``:
-    the per-deal difference of the linearised shares, opponents as strata)."""
-    have = games.filter(pl.col("pilot") == pilot).select("deck").unique()
-    rows = games.join(have, on="deck", how="semi").filter(
-        pl.col("pilot").is_in([pilot, REFERENCE]))
-    is_p = (pl.col("pilot") == pilot).cast(pl.Float64)
-    is_d = (pl.col("pilot") == REFERENCE).cast(pl.Float64)
-    out = lincomb_by_deal(rows, [(pl.col("score") * is_p, is_p, 1.0),
-                                 (pl.col("score") * is_d, is_d, -1.0)],
-                          by=["deck"], name="vs_default")
-    return out.select("deck", pl.lit(pilot).alias("pilot"), "vs_default", "vs_default_lo",
-                      "vs_default_hi", "vs_default_p")
+    the per-deal difference of the linearised shares, opponents as strata): ``vs_pilot``
+    against ``REFERENCE``."""
+    return vs_pilot(games, pilot, REFERENCE)
 
 
 def skill_gap(table: pl.DataFrame) -> pl.DataFrame:

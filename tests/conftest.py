@@ -70,6 +70,19 @@ TINY_CATALOG = FIXTURES / "tiny.toml"
 LEGAL_DECK = FIXTURES / "legal.txt"
 
 
+@pytest.fixture(scope="module")
+def module_engine():
+    """``engine`` for a whole test module (module-scoped fixtures that play games)."""
+    from fake_engine import engine_driver
+
+    from rnr_sim import runner
+
+    driver = engine_driver()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runner, "engine_driver", lambda: driver)
+        yield driver
+
+
 @pytest.fixture(scope="session")
 def tiny() -> Catalog:
     """The tiny catalog of tests/fixtures: every Order and Branch, 27 cards."""

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from fake_engine import REAL_ENGINE, REPO, engine_driver
+from fake_engine import REAL_ENGINE, REPO
 
 from rnr_sim import cli, runner
 from rnr_sim.compare import CompareOptions, compare_runs, run_compare
@@ -37,14 +37,6 @@ needs_engine = pytest.mark.skipif(not REAL_ENGINE, reason="needs the real engine
 
 
 @pytest.fixture(scope="module")
-def engine():
-    driver = engine_driver()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(runner, "engine_driver", lambda: driver)
-        yield driver
-
-
-@pytest.fixture(scope="module")
 def files(tmp_path_factory):
     d = tmp_path_factory.mktemp("inputs")
     out = {}
@@ -62,12 +54,12 @@ def compare(out, **kw):
 
 
 @pytest.fixture(scope="module")
-def empty(engine, files, tmp_path_factory):
+def empty(module_engine, files, tmp_path_factory):
     return compare(tmp_path_factory.mktemp("empty") / "cmp", patch=files["empty"], games=100)
 
 
 @pytest.fixture(scope="module")
-def strong(engine, files, tmp_path_factory):
+def strong(module_engine, files, tmp_path_factory):
     return compare(tmp_path_factory.mktemp("strong") / "cmp", patch=files["strong"], games=200)
 
 
@@ -86,7 +78,8 @@ def test_paired_interval_from_per_unit_differences():
     var = np.clip(base + rng.integers(-1, 2, n), 0, m).astype(float)
     assert (var != base).sum() >= FEW_DEALS  # many deals differ: the normal interval
     denom = np.full(n, float(m))
-    row = Estimate.from_units("deck", "X", "win_rate", base, denom, var, denom).row(1.959963984540054)
+    row = Estimate.from_units("deck", "X", "win_rate", base, denom, var, denom).row(
+        1.959963984540054)
     d = (var - base) / m
     assert row["change"] == pytest.approx(d.mean())
     assert row["se"] == pytest.approx(d.std(ddof=1) / math.sqrt(n))
@@ -248,7 +241,7 @@ def test_an_empty_patch_changes_nothing_at_all(empty):
     assert gb.equals(gv) and sb.equals(sv)
 
 
-def test_the_runs_are_plain_runs_naming_each_other(empty, engine, tmp_path):
+def test_the_runs_are_plain_runs_naming_each_other(empty, module_engine, tmp_path):
     result, _ = empty
     plain = runner.start_run(runner.RunOptions(decks=DECKS, games=100, out=tmp_path / "run"),
                              progress=False, log=lambda m: None)
@@ -361,7 +354,7 @@ def test_the_paired_interval_is_narrower_than_the_unpaired(strong):
 
 
 @needs_engine
-def test_a_rules_variant_changes_the_path_shares(engine, files, tmp_path):
+def test_a_rules_variant_changes_the_path_shares(module_engine, files, tmp_path):
     result, paired = compare(tmp_path / "cmp", decks=DRAIN_DECKS, rules_b=files["drain"],
                              games=150)
     assert result.rules_changes == {"ua_drain_target": ("controller", "opponent")}
@@ -375,7 +368,7 @@ def test_a_rules_variant_changes_the_path_shares(engine, files, tmp_path):
 
 
 @needs_engine
-def test_precision_adds_deals_until_every_deck_is_narrow(engine, files, tmp_path):
+def test_precision_adds_deals_until_every_deck_is_narrow(module_engine, files, tmp_path):
     result, paired = compare(tmp_path / "cmp", patch=files["strong"], games=3000,
                              precision=0.04, min_deals=40)
     looks = [lk.deals for lk in result.looks]
@@ -394,14 +387,14 @@ def test_precision_adds_deals_until_every_deck_is_narrow(engine, files, tmp_path
         assert ga.equals(gb) and sa.equals(sb)
 
 
-def test_precision_stops_at_the_cap(engine, files, tmp_path):
+def test_precision_stops_at_the_cap(module_engine, files, tmp_path):
     result, paired = compare(tmp_path / "cmp", patch=files["strong"], games=60,
                              precision=0.001, min_deals=30)
     assert result.deals == paired.deals == 60
     assert not result.stopping["met"] and result.stopping["reason"] == "the --games cap"
 
 
-def test_decks_the_change_breaks_are_left_out_of_both(engine, tmp_path):
+def test_decks_the_change_breaks_are_left_out_of_both(module_engine, tmp_path):
     patch = tmp_path / "rare.toml"
     patch.write_text('[cards."Minuteman Volley"]\nrarity = "rare"\n', encoding="utf-8")
     result, paired = compare(tmp_path / "cmp", patch=patch, games=10)
@@ -418,7 +411,7 @@ def test_decks_the_change_breaks_are_left_out_of_both(engine, tmp_path):
     assert "Minuteman Volley" in result.excluded[0].reason
 
 
-def test_too_few_decks_left_is_an_error(engine, tmp_path):
+def test_too_few_decks_left_is_an_error(module_engine, tmp_path):
     patch = tmp_path / "rare.toml"
     patch.write_text('[cards."Minuteman Volley"]\nrarity = "rare"\n', encoding="utf-8")
     with pytest.raises(InputError, match="fewer than the 2"):
@@ -426,7 +419,7 @@ def test_too_few_decks_left_is_an_error(engine, tmp_path):
                                    out=tmp_path / "cmp"), progress=False, log=lambda m: None)
 
 
-def test_runs_of_different_deals_do_not_pair(empty, engine, tmp_path):
+def test_runs_of_different_deals_do_not_pair(empty, module_engine, tmp_path):
     result, _ = empty
     other = runner.start_run(runner.RunOptions(decks=DECKS, games=50, out=tmp_path / "run"),
                              progress=False, log=lambda m: None)
@@ -469,7 +462,7 @@ def test_nothing_to_compare_exits_2(capsys, tmp_path):
     assert code == 2 and "--precision" in err
 
 
-def test_cli_json_report_and_summary(engine, capsys, files, tmp_path):
+def test_cli_json_report_and_summary(module_engine, capsys, files, tmp_path):
     out, report = tmp_path / "cmp", tmp_path / "report"
     code, stdout, _ = run_cli(capsys, *DECKS, "--patch", files["strong"], "--games", 20,
                               "--out", out, "--report", report, "--json")

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from fake_engine import REAL_ENGINE, REPO, engine_driver
+from fake_engine import REAL_ENGINE, REPO
 
 from rnr_sim import runner
 from rnr_sim.compare import CompareOptions, compare_runs, run_compare
@@ -37,14 +37,6 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def engine():
-    driver = engine_driver()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(runner, "engine_driver", lambda: driver)
-        yield driver
-
-
 def _compare(out: Path, patch: Path, chunk_size: int):
     return run_compare(CompareOptions(decks=DECKS, patch=patch, games=DEALS, out=out,
                                       chunk_size=chunk_size),
@@ -52,7 +44,7 @@ def _compare(out: Path, patch: Path, chunk_size: int):
 
 
 @pytest.fixture(scope="module")
-def runs(engine, tmp_path_factory):
+def runs(module_engine, tmp_path_factory):
     """The same compare twice: cut into 10 parts per run, and into one."""
     d = tmp_path_factory.mktemp("flat")
     patch = d / "strong.toml"

@@ -17,7 +17,7 @@ import shutil
 import polars as pl
 import pytest
 from conftest import LEGAL_DECK, TINY_CATALOG
-from fake_engine import REAL_ENGINE, REPO, engine_driver
+from fake_engine import REAL_ENGINE, REPO
 
 from rnr_sim import cli, runner
 from rnr_sim.expansion import ExpansionOptions, run_expansion, strip_errata, summarize
@@ -41,14 +41,6 @@ effects = ["lp 3"]
 """
 ERRATA = '\n[errata."Musket Skirmish"]\ndamage = 9\n'
 GAMES = 300
-
-
-@pytest.fixture(scope="module")
-def engine():
-    driver = engine_driver()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(runner, "engine_driver", lambda: driver)
-        yield driver
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +68,7 @@ def options(inputs, out, expansion="veteran.toml", **kw):
 
 
 @pytest.fixture(scope="module")
-def veteran(engine, inputs, tmp_path_factory):
+def veteran(module_engine, inputs, tmp_path_factory):
     out = tmp_path_factory.mktemp("veteran") / "exp"
     result = run_expansion(options(inputs, out), progress=False, log=lambda m: None)
     return result, summarize(result)
@@ -124,7 +116,7 @@ def test_expansion_card_ranked(veteran):
 
 
 @needs_engine
-def test_errata_on_old_cards_play_a_before_run_on_the_same_tables(engine, inputs, tmp_path):
+def test_errata_on_old_cards_play_a_before_run_on_the_same_tables(module_engine, inputs, tmp_path):
     result = run_expansion(options(inputs, tmp_path / "exp", expansion="errata.toml"),
                            progress=False, log=lambda m: None)
     assert result.errata_used == {"Twin A": ["Musket Skirmish"], "Twin B": ["Musket Skirmish"]}
@@ -152,7 +144,7 @@ def cli_args(inputs, out, *extra):
             "--out", str(out), *extra]
 
 
-def test_json_shape(engine, inputs, tmp_path, capsys):
+def test_json_shape(module_engine, inputs, tmp_path, capsys):
     code = cli.main(cli_args(inputs, tmp_path / "exp", "--decks", str(inputs / "new.txt"),
                              "--games", "20", "--json", "--no-report"))
     assert code == 0
@@ -193,7 +185,7 @@ def test_bad_input_is_one_line_exit_2(inputs, tmp_path, capsys, case):
     assert not out.exists()
 
 
-def test_report_has_the_expansion_section(engine, inputs, tmp_path, capsys):
+def test_report_has_the_expansion_section(module_engine, inputs, tmp_path, capsys):
     report = tmp_path / "report"
     code = cli.main(cli_args(inputs, tmp_path / "exp", "--decks", str(inputs / "new.txt"),
                              "--games", "20", "--quiet", "--report", str(report)))
@@ -206,7 +198,7 @@ def test_report_has_the_expansion_section(engine, inputs, tmp_path, capsys):
     assert 'data-s="veteran volley attack' in page and "veterans" in page
 
 
-def test_report_without_summary_has_no_expansion_section(engine, inputs, tmp_path):
+def test_report_without_summary_has_no_expansion_section(module_engine, inputs, tmp_path):
     from rnr_sim.report import build_report
 
     run = runner.start_run(runner.RunOptions(
@@ -250,7 +242,7 @@ SET_DRIVER = """
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="no Chromium on this machine")
-def test_card_table_set_filter_in_a_browser(engine, inputs, tmp_path):
+def test_card_table_set_filter_in_a_browser(module_engine, inputs, tmp_path):
     import html
     import re
     import subprocess

@@ -54,6 +54,25 @@ def _state(eng, decks=(0, 1), policies=None, turns=4, seed=11, start_turn=True):
     return t, g, memo, acts, p
 
 
+def _seat_zero_to_move_holding(eng, wanted):
+    """The first sample deck that holds a card of ``wanted`` against the next deck, both
+    played by the random pilot for 2 or 3 turns until seat 0 is to move: (deck, t, g,
+    memo, acts, p)."""
+    plan = eng[0]
+    from rnr_sim.engine.policies import POLICIES
+
+    deck = next(d for d in range(len(DECKS))
+                if wanted & set(plan.deck_cards[d, : plan.deck_size[d]].tolist()))
+    rnd = POLICIES["random"]
+    for turns in (2, 3):
+        t, g, memo, acts, p = _state(eng, decks=(deck, (deck + 1) % len(DECKS)),
+                                     policies=(rnd, rnd), turns=turns)
+        if p == 0:
+            break
+    assert p == 0
+    return deck, t, g, memo, acts, p
+
+
 def _scratch(eng):
     plan, driver, batch, game, L, search = eng
     spl, ssl, sls, sgm, smasks, srng, smemo, sacts, vals, _kn = batch.search_state(1)
@@ -145,7 +164,6 @@ def _lethal_position(eng, verb, least):
     is ``verb`` of at least ``least`` and 40 IP, at 1 LP: its own UAs' drain (step vii,
     R20) ends it unless it wins first. (t, g, memo, acts, lethal card ids)."""
     plan, driver, batch, game, L, search = eng
-    from rnr_sim.engine.policies import POLICIES
 
     cards = plan.cards
     col = lambda e, f: E.C_EFF0 + e * E.EFF_STRIDE + f  # noqa: E731
@@ -154,15 +172,7 @@ def _lethal_position(eng, verb, least):
               and cards[c, col(e, E.E_TRIGGER)] == E.TRIG_ON_RESOLVE
               and cards[c, col(e, E.E_KICKER)] == 0 and cards[c, col(e, E.E_AMOUNT)] >= least
               and cards[c, E.C_TYPE] not in (E.UA, E.PILLAR)}
-    deck = next(d for d in range(len(DECKS))
-                if lethal & set(plan.deck_cards[d, : plan.deck_size[d]].tolist()))
-    rnd = POLICIES["random"]
-    for turns in (2, 3):
-        t, g, memo, acts, p = _state(eng, decks=(deck, (deck + 1) % len(DECKS)),
-                                     policies=(rnd, rnd), turns=turns)
-        if p == 0:
-            break
-    assert p == 0
+    deck, t, g, memo, acts, p = _seat_zero_to_move_holding(eng, lethal)
     pl, sl, ls = g.players, g.slots, g.lists
     draw = ls[p, L.L_DRAW, : pl[p, L.P_N_DRAW]]
     j = next(j for j in range(len(draw)) if sl[p, draw[j], L.S_CARD] in lethal)
@@ -239,22 +249,13 @@ def test_search_plays_the_third_petition(eng):
     play, 60 LP and a Petition in hand; playing it wins at step v in every rollout, where
     stopping (random rollout pilots) does not."""
     plan, driver, batch, game, L, search = eng
-    from rnr_sim.engine.policies import POLICIES
 
     cards = plan.cards
     petitions = {c for c in range(len(cards))
                  if cards[c, E.C_KEYWORDS] & E.KW_PETITION and cards[c, E.C_TYPE] == E.RIGHTS}
     scroll = {c for c in range(len(cards))
               if cards[c, E.C_TYPE] == E.PILLAR and cards[c, E.C_BRANCH] == E.SCROLL}
-    deck = next(d for d in range(len(DECKS))
-                if petitions & set(plan.deck_cards[d, : plan.deck_size[d]].tolist()))
-    rnd = POLICIES["random"]
-    for turns in (2, 3):
-        t, g, memo, acts, p = _state(eng, decks=(deck, (deck + 1) % len(DECKS)),
-                                     policies=(rnd, rnd), turns=turns)
-        if p == 0:
-            break
-    assert p == 0
+    deck, t, g, memo, acts, p = _seat_zero_to_move_holding(eng, petitions)
     pl, sl, ls = g.players, g.slots, g.lists
     draw = [int(s) for s in ls[0, L.L_DRAW, : pl[0, L.P_N_DRAW]]]
     in_hand = next(s for s in draw if sl[0, s, L.S_CARD] in petitions)

@@ -14,6 +14,7 @@ import typer
 
 from rnr_sim import runner
 from rnr_sim.commands.options import (
+    EXIT_INTERRUPTED,
     AddressOption,
     BackendOption,
     CardsOption,
@@ -23,8 +24,6 @@ from rnr_sim.commands.options import (
     RulesOption,
     ThreadsOption,
 )
-
-EXIT_INTERRUPTED = 130
 
 
 def register(app: typer.Typer) -> None:

@@ -14,14 +14,13 @@ import typer
 
 from rnr_sim import runner
 from rnr_sim.commands.options import (
+    EXIT_INTERRUPTED,
     CardsOption,
     NoReportOption,
     PlayersOption,
     ReportDirOption,
     ThreadsOption,
 )
-
-EXIT_INTERRUPTED = 130
 
 
 def register(app: typer.Typer) -> None:

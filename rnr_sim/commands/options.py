@@ -8,6 +8,9 @@ from typing import Annotated
 
 import typer
 
+#: The exit code of a command stopped by Ctrl-C (128 + SIGINT, the shell's convention).
+EXIT_INTERRUPTED = 130
+
 #: ``--cards``, repeatable: later files layer over earlier ones, in order (docs/design.md,
 #: "Layered catalogs"). ``None`` when not given: the shipped sample; a list otherwise, which
 #: ``load_catalog`` takes as it is.

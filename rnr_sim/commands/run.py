@@ -12,6 +12,7 @@ import typer
 
 from rnr_sim import runner
 from rnr_sim.commands.options import (
+    EXIT_INTERRUPTED,
     AddressOption,
     BackendOption,
     CardsOption,
@@ -20,8 +21,6 @@ from rnr_sim.commands.options import (
     ThreadsOption,
 )
 from rnr_sim.errors import InputError
-
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, the shell's convention
 
 #: Options that shape a run's results: a resumed run takes them from its manifest.
 _SHAPE_OPTIONS = ("--games", "--players", "--seed", "--rules", "--cards", "--policy",

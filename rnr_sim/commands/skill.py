@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from rnr_sim.commands.options import (
+    EXIT_INTERRUPTED,
     AddressOption,
     BackendOption,
     CardsOption,
@@ -84,7 +85,6 @@ def skill_command(
     from tqdm import tqdm
 
     from rnr_sim import skill
-    from rnr_sim.commands.run import EXIT_INTERRUPTED
     from rnr_sim.errors import InputError
 
     if resume and out is None:

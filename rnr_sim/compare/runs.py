@@ -19,7 +19,6 @@ of ``chunk_size`` games), with a ``compare`` key in its manifest naming the othe
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import shutil
 import time
@@ -44,6 +43,7 @@ from rnr_sim.execution import (
     log_to_stderr,
     open_backend,
     part_name,
+    write_json,
     write_parquet,
 )
 from rnr_sim.schema import GAMES_SCHEMA, SEATS_SCHEMA
@@ -357,12 +357,12 @@ class _Staging:
         self.start_look()
 
 
-def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> tuple[int, int]:
+def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> None:
     """Write the staged games as ``rnr-sim run --games deals --chunk-size chunk_size``
     writes them: part c holds games ``[c × chunk_size, (c + 1) × chunk_size)`` with
     ``game_id = (table * deals + deal) * players + seat order``, read from the staged
     parts of the tables it spans (so a part, not a table, is what is held in memory).
-    Returns (chunk_size, number of parts)."""
+    """
     plan = side.plan
     p = plan.players
     n_tables = len(plan.tables)
@@ -401,7 +401,6 @@ def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> tuple[in
         write_parquet(side.dir / "seats" / part_name(part), seats.select(list(SEATS_SCHEMA)))
         part += 1
     shutil.rmtree(side.dir / STAGING, ignore_errors=True)
-    return chunk_size, part
 
 
 # ---------------------------------------------------------------------------- the comparison
@@ -575,9 +574,9 @@ def run_compare(options: CompareOptions, progress: bool = True,
     finalize_s = {}
     for side in sides:
         t1 = time.perf_counter()
-        chunk, n_parts = _finalize(side, done, stride, options.chunk_size)
+        _finalize(side, done, stride, options.chunk_size)
         finalize_s[side.role] = time.perf_counter() - t1
-        side.plan = replace(side.plan, games=done, chunk_size=chunk)
+        side.plan = replace(side.plan, games=done, chunk_size=options.chunk_size)
     patch_path = None if options.patch is None else str(Path(options.patch).resolve())
     rules_b_path = None if options.rules_b is None else str(Path(options.rules_b).resolve())
     for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
@@ -662,9 +661,5 @@ def _cards_option(cards: runner.CatalogPaths) -> list[str] | None:
 def write_summary(result: CompareResult, summary: dict[str, Any]) -> Path:
     """``compare.json`` beside the two run dirs."""
     path = result.out / SUMMARY
-    try:
-        path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{path}: cannot write ({e.strerror})") from None
+    write_json(path, summary)
     return path
