@@ -16,6 +16,7 @@ import shutil
 
 import polars as pl
 import pytest
+from browser import CHROMIUM, run_script
 from conftest import LEGAL_DECK, TINY_CATALOG
 from fake_engine import REAL_ENGINE, REPO
 
@@ -241,25 +242,12 @@ SET_DRIVER = """
 """
 
 
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="no Chromium on this machine")
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this machine")
 def test_card_table_set_filter_in_a_browser(module_engine, inputs, tmp_path):
-    import html
-    import re
-    import subprocess
-
     report = tmp_path / "report"
     assert cli.main(cli_args(inputs, tmp_path / "exp", "--decks", str(inputs / "new.txt"),
                              "--games", "20", "--quiet", "--report", str(report))) == 0
-    page = (report / "index.html").read_text(encoding="utf-8")
-    copy = report / "driven.html"
-    copy.write_text(page.replace("</body>", SET_DRIVER + "</body>"), encoding="utf-8")
-    proc = subprocess.run(
-        [shutil.which("chromium"), "--headless", "--no-sandbox", "--disable-gpu",
-         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000",
-         "--dump-dom", copy.as_uri()], capture_output=True, text=True, timeout=120)
-    m = re.search(r'<pre id="test-out">(.*?)</pre>', proc.stdout, re.S)
-    assert m, proc.stderr[-2000:]
-    out = json.loads(html.unescape(m.group(1)))
+    out, _ = run_script(report / "index.html", SET_DRIVER, tmp_path)
     assert "error" not in out and out["page_errors"] == ""
     assert out["options"] == ["", "Tiny Test Set", "Veterans"]
     assert out["veterans"] == ["veteran volley"]

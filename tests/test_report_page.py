@@ -8,21 +8,17 @@ saw as JSON into the DOM that ``--dump-dom`` prints.
 
 from __future__ import annotations
 
-import html
 import json
-import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import polars as pl
 import pytest
 from analytics_fixtures import RandomSpec, random_run
+from browser import CHROMIUM, run_script
 
 from rnr_sim.report import build_report
 
-CHROMIUM = next((p for p in (shutil.which(n) for n in (
-    "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")) if p), None)
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="no Chromium on this machine: the report page's script is not "
     "driven in a browser (install it with `apt-get install -y chromium`)")
@@ -86,21 +82,7 @@ DRIVER = """
 
 def drive(index: Path, filters: list[str], tmp_path: Path) -> tuple[dict, str]:
     """Load a copy of the page with DRIVER appended; (what it saw, Chromium's log)."""
-    page = index.read_text(encoding="utf-8")
-    driver = DRIVER.replace("FILTERS", json.dumps(filters))
-    copy = index.parent / "driven.html"
-    copy.write_text(page.replace("</body>", driver + "</body>"), encoding="utf-8")
-    try:
-        proc = subprocess.run(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-             f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-             "--virtual-time-budget=5000", "--dump-dom", copy.as_uri()],
-            capture_output=True, text=True, timeout=120)
-    finally:
-        copy.unlink()
-    m = re.search(r'<pre id="test-out">(.*?)</pre>', proc.stdout, re.S)
-    assert m, f"the driver wrote nothing (exit {proc.returncode}): {proc.stderr[-2000:]}"
-    return json.loads(html.unescape(m.group(1))), proc.stderr
+    return run_script(index, DRIVER.replace("FILTERS", json.dumps(filters)), tmp_path)
 
 
 def console_lines(log: str) -> list[str]:
