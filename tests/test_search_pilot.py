@@ -75,7 +75,9 @@ def _seat_zero_to_move_holding(eng, wanted):
 
 def _scratch(eng):
     plan, driver, batch, game, L, search = eng
-    spl, ssl, sls, sgm, smasks, srng, smemo, sacts, vals, _kn = batch.search_state(1)
+    from rnr_sim.engine.search_batch import search_state
+
+    spl, ssl, sls, sgm, smasks, srng, smemo, sacts, vals, _kn = search_state(1)
     sg = L.Game(spl[0], ssl[0], sls[0], sgm[0], smasks[0], srng[0],
                 np.zeros((0, L.TRACE_WIDTH), dtype=np.int32))
     return sg, smemo[0], sacts[0], vals[0]

@@ -1,8 +1,8 @@
-"""Batch kernels: many games over ``prange``, and one game with its trace.
+"""Batch kernels: many games on worker threads, and one game with its trace.
 
 The kernels allocate nothing: numba's allocation and array-copy helpers cost seconds of
 first compile, so the workers' scratch state is allocated here in Python (``new_state``,
-``worker_state``) and reset per game. Worker k of a ``prange`` over the workers plays
+``worker_state``) and reset per game. Worker k of n (one thread each, ``on_workers``) plays
 tasks k, k + n, ... in its own copy of the state, and every game writes only its own
 output rows, so no two threads write the same memory; the copies sit ``gap`` rows apart,
 so no two workers' copies share a cache line. The kernels run without reference counting
@@ -10,9 +10,11 @@ so no two workers' copies share a cache line. The kernels run without reference 
 shared tables.
 """
 
+import threading
+
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from rnr_sim import enums as E
 from rnr_sim.engine import layout as L
@@ -21,7 +23,6 @@ from rnr_sim.engine.config import BATCH
 from rnr_sim.engine.decisions import MEMO_WIDTH
 from rnr_sim.engine.game import play_game
 from rnr_sim.engine.records import new_records
-from rnr_sim.engine.search import SEARCH_WIDTH, play_search_game
 
 GAMES_PER_TASK = 256  # games per task; worker k of n plays tasks k, k + n, ...
 
@@ -76,38 +77,37 @@ def worker_state(n_workers: int):
     return gap, arrays
 
 
-@njit(parallel=True, **BATCH)
-def play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                      deal, first_seat, rules, seed, debug, game_rec, seat_rec, gap,
-                      pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w, w_w, memo_w, acts_w,
-                      tr):
-    """``prange`` over the workers (the first axis of the ``*_w`` state, over ``gap``):
-    worker k plays tasks k, k + n, ... of ``GAMES_PER_TASK`` games. ``tr`` is the trace:
-    no rows in bulk runs (one worker only when it has rows)."""
+@njit(nogil=True, **BATCH)
+def play_games_worker(k, n_workers, cards, deck_cards, deck_size, seat_deck, seat_policy,
+                      policies, table_id, deal, first_seat, rules, seed, debug, game_rec,
+                      seat_rec, gap, pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w, w_w,
+                      memo_w, acts_w, tr):
+    """Worker ``k`` of ``n_workers`` (``on_workers`` runs one per thread, without the GIL):
+    it plays tasks k, k + n, ... of ``GAMES_PER_TASK`` games in its own rows of the ``*_w``
+    state (the first axis, over ``gap``). ``tr`` is the trace: no rows in bulk runs (one
+    worker only when it has rows)."""
     n = seat_deck.shape[0]
     n_players = seat_deck.shape[1]
     n_tasks = (n + GAMES_PER_TASK - 1) // GAMES_PER_TASK
-    n_workers = pl_w.shape[0] // gap
-    for k in prange(n_workers):
-        j = k * gap
-        dc = dc_w[j]
-        ds = ds_w[j]
-        w = w_w[j]
-        # The worker's bundles: views of its rows of the preallocated arrays (layout.py).
-        t = L.Table(cards, rules, w)
-        memo = memo_w[j]
-        acts = acts_w[j]
-        g = L.Game(pl_w[j], sl_w[j], ls_w[j], gm_w[j], masks_w[j], rng_w[j], tr)
-        gm = g.game
-        for task in range(k, n_tasks, n_workers):
-            lo = np.int64(task) * GAMES_PER_TASK
-            hi = min(lo + GAMES_PER_TASK, n)
-            for i in range(lo, hi):
-                load_seats(i, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
-                gm[L.G_DEBUG] = debug
-                play_game(t, g, memo, acts, dc, ds, n_players, first_seat[i], seed, table_id[i],
-                          deal[i])
-                write_records(g, n_players, game_rec[i], seat_rec[i])
+    j = k * gap
+    dc = dc_w[j]
+    ds = ds_w[j]
+    w = w_w[j]
+    # The worker's bundles: views of its rows of the preallocated arrays (layout.py).
+    t = L.Table(cards, rules, w)
+    memo = memo_w[j]
+    acts = acts_w[j]
+    g = L.Game(pl_w[j], sl_w[j], ls_w[j], gm_w[j], masks_w[j], rng_w[j], tr)
+    gm = g.game
+    for task in range(k, n_tasks, n_workers):
+        lo = np.int64(task) * GAMES_PER_TASK
+        hi = min(lo + GAMES_PER_TASK, n)
+        for i in range(lo, hi):
+            load_seats(i, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
+            gm[L.G_DEBUG] = debug
+            play_game(t, g, memo, acts, dc, ds, n_players, first_seat[i], seed, table_id[i],
+                      deal[i])
+            write_records(g, n_players, game_rec[i], seat_rec[i])
 
 
 @njit(**BATCH)
@@ -131,51 +131,31 @@ def write_records(g, n_players, rec, seat_rec):
         seat["played_mask"] = masks[q, L.M_PLAYED]
 
 
-@njit(parallel=True, **BATCH)
-def play_search_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies,
-                             search, table_id, deal, first_seat, rules, seed, debug, game_rec,
-                             seat_rec, gap, pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w,
-                             w_w, memo_w, acts_w, tr, spl_w, ssl_w, sls_w, sgm_w, smasks_w,
-                             srng_w, smemo_w, sacts_w, vals_w, kn_w):
-    """``play_games_kernel`` with search pilots: ``search`` int64[k, SEARCH_WIDTH] holds
-    each policy row's (rollouts, determinizations), (0, 0) for a heuristic pilot; the
-    ``s*_w`` arrays are each worker's search scratch (a second state), ``vals_w`` its
-    options' values, ``kn_w`` its seats' search budgets. One game per task."""
-    n = seat_deck.shape[0]
-    n_players = seat_deck.shape[1]
-    n_workers = pl_w.shape[0] // gap
-    notrace = tr[:0]
-    for k in prange(n_workers):
-        j = k * gap
-        dc = dc_w[j]
-        ds = ds_w[j]
-        w = w_w[j]
-        t = L.Table(cards, rules, w)
-        memo = memo_w[j]
-        acts = acts_w[j]
-        g = L.Game(pl_w[j], sl_w[j], ls_w[j], gm_w[j], masks_w[j], rng_w[j], tr)
-        sg = L.Game(spl_w[j], ssl_w[j], sls_w[j], sgm_w[j], smasks_w[j], srng_w[j], notrace)
-        kn = kn_w[j]
-        for i in range(k, n, n_workers):
-            load_seats(i, deck_cards, deck_size, seat_deck, seat_policy, policies, dc, ds, w)
-            for q in range(n_players):
-                kn[0, q] = search[seat_policy[i, q], 0]
-                kn[1, q] = search[seat_policy[i, q], 1]
-            g.game[L.G_DEBUG] = debug
-            play_search_game(t, g, memo, acts, sg, smemo_w[j], sacts_w[j], vals_w[j], kn[0],
-                             kn[1], dc, ds, n_players, first_seat[i], seed, table_id[i],
-                             deal[i])
-            write_records(g, n_players, game_rec[i], seat_rec[i])
+def on_workers(worker, n_workers: int, *args) -> None:
+    """Run ``worker(k, n_workers, *args)`` for k = 0 .. n_workers - 1, each on its own
+    thread: the workers release the GIL (``nogil``), write disjoint rows, and share nothing
+    else, so the threads run in parallel and the results do not depend on their number or
+    order. The calling thread waits; a Ctrl-C reaches it at once (the workers' threads are
+    daemons, left to finish on their own). The first worker error is raised here."""
+    errors: list[BaseException] = []
 
-def search_state(n_workers: int):
-    """Each worker's search scratch after ``worker_state``'s own: a second game state, memo
-    and action list, the options' values and the seats' (rollouts, determinizations)."""
-    gap, arrays = worker_state(n_workers)
-    extra = [np.zeros((n_workers * gap, L.MAX_ACTIONS + 1), dtype=np.float64),
-             np.zeros((n_workers * gap, SEARCH_WIDTH, E.MAX_PLAYERS), dtype=np.int64)]
-    spec = STATE + SEATS
-    keep = [i for i, (name, *_r) in enumerate(spec) if name not in ("dc", "ds", "w")]
-    return [arrays[i] for i in keep] + extra
+    def work(k: int) -> None:
+        try:
+            worker(np.int64(k), np.int64(n_workers), *args)
+        except BaseException as e:  # noqa: BLE001  (re-raised in the calling thread)
+            errors.append(e)
+
+    if n_workers == 1:
+        worker(np.int64(0), np.int64(1), *args)
+        return
+    threads = [threading.Thread(target=work, args=(k,), daemon=True,
+                                name=f"rnr-sim worker {k}") for k in range(n_workers)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    if errors:
+        raise errors[0]
 
 
 def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
@@ -187,18 +167,19 @@ def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
     int64[k, SEARCH_WIDTH] per policy row (rollouts, determinizations) when some seat is a
     search pilot (``search.py``), else None."""
     if search is not None:
-        n_workers = max(1, min(numba.get_num_threads(), seat_deck.shape[0]))
-        gap, state = worker_state(n_workers)
-        play_search_games_kernel(
-            cards, deck_cards, deck_size, seat_deck, seat_policy, policies, search, table_id,
-            deal, first_seat, rules, seed, debug, game_rec, seat_rec, np.int64(gap), *state,
-            np.zeros((0, L.TRACE_WIDTH), dtype=np.int32), *search_state(n_workers))
+        from rnr_sim.engine.search_batch import play_search_games  # compiled only when used
+
+        play_search_games(cards, deck_cards, deck_size, seat_deck, seat_policy, policies,
+                          search, table_id, deal, first_seat, rules, seed, debug, game_rec,
+                          seat_rec, np.zeros((0, L.TRACE_WIDTH), dtype=np.int32),
+                          max(1, min(numba.get_num_threads(), seat_deck.shape[0])))
         return
     n_tasks = (seat_deck.shape[0] + GAMES_PER_TASK - 1) // GAMES_PER_TASK
-    gap, state = worker_state(max(1, min(numba.get_num_threads(), n_tasks)))
-    play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                      deal, first_seat, rules, seed, debug, game_rec, seat_rec,
-                      np.int64(gap), *state, np.zeros((0, L.TRACE_WIDTH), dtype=np.int32))
+    n_workers = max(1, min(numba.get_num_threads(), n_tasks))
+    gap, state = worker_state(n_workers)
+    on_workers(play_games_worker, n_workers, cards, deck_cards, deck_size, seat_deck,
+               seat_policy, policies, table_id, deal, first_seat, rules, seed, debug, game_rec,
+               seat_rec, np.int64(gap), *state, np.zeros((0, L.TRACE_WIDTH), dtype=np.int32))
 
 
 def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
@@ -206,17 +187,18 @@ def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
     """Play one game with the trace on; returns (trace rows, game fields, player fields).
     The batch kernel plays it (one worker, one game, debug checks on), so nothing more is
     compiled."""
-    gap, state = worker_state(1)
     tr = np.zeros((capacity, L.TRACE_WIDTH), dtype=np.int32)
     game_rec, seat_rec = new_records(1, seat_deck.shape[1])
     if search is not None:
-        play_search_games_kernel(
-            cards, deck_cards, deck_size, seat_deck, seat_policy, policies, search, table_id,
-            deal, first_seat, rules, seed, np.int64(1), game_rec, seat_rec, np.int64(gap),
-            *state, tr, *search_state(1))
+        from rnr_sim.engine.search_batch import play_search_games
+
+        state = play_search_games(cards, deck_cards, deck_size, seat_deck, seat_policy,
+                                  policies, search, table_id, deal, first_seat, rules, seed,
+                                  np.int64(1), game_rec, seat_rec, tr, 1)
     else:
-        play_games_kernel(cards, deck_cards, deck_size, seat_deck, seat_policy, policies,
-                          table_id, deal, first_seat, rules, seed, np.int64(1), game_rec,
-                          seat_rec, np.int64(gap), *state, tr)
+        gap, state = worker_state(1)
+        on_workers(play_games_worker, 1, cards, deck_cards, deck_size, seat_deck, seat_policy,
+                   policies, table_id, deal, first_seat, rules, seed, np.int64(1), game_rec,
+                   seat_rec, np.int64(gap), *state, tr)
     pl, gm = state[0][0], state[3][0]  # worker 0's players and game (STATE order)
     return tr[: gm[L.G_N_TRACE]].copy(), gm.copy(), pl.copy()

@@ -6,6 +6,8 @@ took over half the engine's time. The batch kernels allocate nothing either (the
 callers pass in the workers' scratch state), so they run without it too.
 """
 
+from rnr_sim.engine import inliner  # noqa: F401  (numba's inliner, copying a callee's IR once)
+
 KERNEL = {"cache": True, "_nrt": False}
 BATCH = {"cache": True, "_nrt": False}
 
@@ -13,4 +15,7 @@ BATCH = {"cache": True, "_nrt": False}
 # (``inline="always"``): each separately compiled kernel re-optimizes and re-generates the
 # machine code of everything it calls, so every level of the call tree added seconds to
 # the first compile. They still compile on their own when called from Python (tests).
+# The rest declare their signatures (sig.py), so each compiles once. A few large kernels
+# stay boundaries (``take_turn``, ``apply_effect``): numba's own passes slow down more
+# than linearly on one huge function (docs/engine.md, "The first compile").
 INLINED = {**KERNEL, "inline": "always"}

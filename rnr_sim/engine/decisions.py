@@ -18,6 +18,21 @@ from rnr_sim.engine import layout as L
 from rnr_sim.engine import policies as W
 from rnr_sim.engine.config import INLINED, KERNEL
 from rnr_sim.engine.rng import rand_below, rand_unit
+from rnr_sim.engine.sig import (
+    CARDS,
+    FIELDS,
+    LISTS,
+    MEMO,
+    PLAYERS,
+    RNG,
+    RULES,
+    SLOTS,
+    WEIGHTS,
+    b1,
+    f8,
+    i8,
+    void,
+)
 from rnr_sim.engine.state import (
     GAME_STREAM,
     PETITION_MIN_LP,
@@ -45,7 +60,7 @@ IP_LOST = -2  # ... IP that arrives after the Play Phase and is lost at the end 
 
 
 
-@njit("int64(int32[:, ::1], float64[:, ::1], int64[::1], int64, int64)", **KERNEL)
+@njit(i8(PLAYERS, WEIGHTS, FIELDS, i8, i8), **KERNEL)
 def pick_opponent(pl, w, gm, p, verb):
     """The opponent an effect of ``verb`` is aimed at: the one it hurts most.
 
@@ -79,7 +94,7 @@ def pick_opponent(pl, w, gm, p, verb):
     return best
 
 
-@njit(**KERNEL)
+@njit(i8(PLAYERS, WEIGHTS, FIELDS, RNG, i8, i8), **KERNEL)
 def choose_opponent(pl, w, gm, rng, p, verb):
     """The opponent ``p`` aims an effect or Attack of ``verb`` at: ``pick_opponent`` for a
     heuristic policy; for the random policy, any living opponent alike (no draw from the
@@ -103,7 +118,7 @@ def choose_opponent(pl, w, gm, rng, p, verb):
     return -1
 
 
-@njit(**KERNEL)
+@njit(f8(CARDS, WEIGHTS, i8, i8), **KERNEL)
 def on_destroy_boon(cards, w, p, c):
     """What destroying card ``c`` gives its controller, in ``p``'s policy's own verb values:
     the amounts of its 'on destroy' effects (a UA that heals when destroyed is a worse
@@ -118,7 +133,7 @@ def on_destroy_boon(cards, w, p, c):
     return v
 
 
-@njit(**KERNEL)
+@njit(i8(CARDS, WEIGHTS, RNG, SLOTS, LISTS, PLAYERS, i8, i8, i8, b1), **KERNEL)
 def choose_strike_target(cards, w, rng, sl, ls, pl, p, q, damage, ua_only):
     """Amend. II: a Defense while any exists (the attacker ``p`` picks: one it can destroy,
     else the weakest), otherwise a UA: one this damage destroys, giving its controller the
@@ -166,7 +181,7 @@ def choose_strike_target(cards, w, rng, sl, ls, pl, p, q, damage, ua_only):
     return defense if defense >= 0 else ua  # Amend. II §1-2: Defenses first
 
 
-@njit(**KERNEL)
+@njit(b1(PLAYERS, SLOTS, LISTS, i8, i8, b1), **KERNEL)
 def last_ua_falls(pl, sl, ls, q, damage, ua_only):
     """Would ``damage`` struck at ``q`` destroy ``q``'s last UA (Art. III §2, a win)? Only
     when no Defense stands in the way (Amend. II §1) and one UA is left with DP <= damage."""
@@ -179,7 +194,7 @@ def last_ua_falls(pl, sl, ls, q, damage, ua_only):
     return False
 
 
-@njit(**KERNEL)
+@njit(i8(CARDS, PLAYERS, SLOTS, i8), **KERNEL)
 def recoverable(cards, pl, sl, p):
     """Cards ``recover`` can return: ``p``'s Discard Pile but its UAs (R44)."""
     n = 0
@@ -189,7 +204,7 @@ def recoverable(cards, pl, sl, p):
     return n
 
 
-@njit(**KERNEL)
+@njit(i8(CARDS, PLAYERS, SLOTS, LISTS, i8, i8), **KERNEL)
 def ip_wanted(cards, pl, sl, ls, p, spent):
     """How much more IP ``p`` could spend this turn after paying ``spent``: the play costs
     of the cards in hand (not UAs) beyond the IP left. IP not spent is lost (Art. II §2)."""
@@ -202,7 +217,7 @@ def ip_wanted(cards, pl, sl, ls, p, spent):
     return want - left if want > left else 0
 
 
-@njit("float64(int32[:, ::1], float64[:, ::1], float64[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], int64, int64, int64, int64)", **KERNEL)
+@njit(f8(CARDS, WEIGHTS, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8, i8, i8), **KERNEL)
 def effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, amount, spent):
     """How much ``p``'s policy wants one effect now (context-dependent, may be negative).
     Each value reads the state the effect acts on; an effect that wins now is worth
@@ -285,7 +300,7 @@ def effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, amount, spent):
     return 0.0
 
 
-@njit(**KERNEL)
+@njit(b1(CARDS, RULES, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, WEIGHTS, i8, i8, i8), **KERNEL)
 def does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, verb, spent):
     """Would an effect of ``verb`` do nothing at all if it resolved now? Only for verbs
     capped by what is left to act on: a repair with nothing damaged, a recover with
@@ -310,7 +325,7 @@ def does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, verb, spent):
     return False
 
 
-@njit(**KERNEL)
+@njit(b1(CARDS, RULES, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, WEIGHTS, i8, i8, b1), **KERNEL)
 def futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, kicked):
     """Would playing card ``c`` now do nothing: a Rights, Freedom or Bill card that stays
     in no Area (no Petition, nothing lasting, R27) whose every on-resolve effect (a
@@ -331,7 +346,7 @@ def futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, kicked):
     return True
 
 
-@njit(**KERNEL)
+@njit(i8(CARDS, WEIGHTS, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, i8), **KERNEL)
 def note_threats(cards, w, memo, pl, sl, ls, gm, p):
     """Facts the policy's valuations share during a phase (nothing in ``p``'s own Play Phase
     changes them): the opposing Attacks in play (the possible Attack-on-Attack targets),
@@ -365,7 +380,14 @@ def note_threats(cards, w, memo, pl, sl, ls, gm, p):
     return n
 
 
-@njit(**KERNEL)
+@njit(b1(PLAYERS, i8, i8, i8), **KERNEL)
+def petition_wins_with(pl, p, petitions, scroll_pillars):
+    """Would ``p`` win by Petition at this turn's step v (Art. III §3) holding these counts?"""
+    return petitions >= PETITIONS_NEEDED and scroll_pillars >= SCROLL_PILLARS_NEEDED \
+        and pl[p, L.P_LP] >= PETITION_MIN_LP
+
+
+@njit(f8(CARDS, RULES, WEIGHTS, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8), **KERNEL)
 def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
     """How much ``p``'s policy wants to play card ``c`` now, before its cost. It reads
     ``p``'s Pillars and Petitions, the IP and hand when ``c`` gives IP at once
@@ -424,14 +446,7 @@ def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
     return v
 
 
-@njit(**KERNEL)
-def petition_wins_with(pl, p, petitions, scroll_pillars):
-    """Would ``p`` win by Petition at this turn's step v (Art. III §3) holding these counts?"""
-    return petitions >= PETITIONS_NEEDED and scroll_pillars >= SCROLL_PILLARS_NEEDED \
-        and pl[p, L.P_LP] >= PETITION_MIN_LP
-
-
-@njit(**KERNEL)
+@njit(b1(CARDS, RULES, i8), **KERNEL)
 def value_reads_ip(cards, rules, c):
     """Does ``card_value`` of ``c`` read the IP and hand (an on-resolve IP effect that gives
     its IP at once, R32)? Such a value changes with every play, so it is never noted."""
@@ -444,7 +459,7 @@ def value_reads_ip(cards, rules, c):
     return False
 
 
-@njit("float64(float64[:, ::1], uint64[::1], int64, float64)", **KERNEL)
+@njit(f8(WEIGHTS, RNG, i8, f8), **KERNEL)
 def score(w, rng, p, value):
     """A policy's score of an action: its value, or uniform noise for the random policy."""
     if w[p, W.W_RANDOM] != 0.0:
@@ -452,7 +467,7 @@ def score(w, rng, p, value):
     return value
 
 
-@njit("void(float64[:, ::1], int64)", **KERNEL)
+@njit(void(MEMO, i8), **KERNEL)
 def forget_card_values(memo, p):
     """Clear the card values ``p``'s policy noted (every slot: a card may reach the hand
     between two Play Phases)."""

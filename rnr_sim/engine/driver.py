@@ -1,4 +1,4 @@
-"""The parallel driver: N games over ``prange`` with per-game seeds, returning record arrays.
+"""The parallel driver: N games on worker threads with per-game seeds, returning record arrays.
 
 A game's result depends only on (inputs, seed, table_id, deal, first_seat): each game seeds
 its own streams, and every game writes only its own output rows, so results are identical
@@ -161,7 +161,7 @@ def needs_compile() -> bool:
     stamp = _stamp()
     if not stamp.exists() or stamp.read_text() != _source_digest():
         return True
-    return not any(d.rglob("batch.play_games_kernel*.nbi"))
+    return not any(d.rglob("batch.play_games_worker*.nbi"))
 
 
 _CACHE_PREPARED = False

@@ -35,6 +35,25 @@ from rnr_sim.engine.decisions import (
     note_threats,
 )
 from rnr_sim.engine.rng import rand_below, stream_seed
+from rnr_sim.engine.sig import (
+    ACTS,
+    CARDS,
+    FIELDS,
+    GAME,
+    LISTS,
+    MASKS,
+    MEMO,
+    PLAYERS,
+    RNG,
+    RULES,
+    SLOTS,
+    TABLE,
+    TRACE,
+    WEIGHTS,
+    b1,
+    i8,
+    void,
+)
 from rnr_sim.engine.state import (  # noqa: F401 (the game's numbers, re-exported)
     GAME_STREAM,
     HAND_LIMIT,
@@ -54,7 +73,7 @@ from rnr_sim.engine.state import (  # noqa: F401 (the game's numbers, re-exporte
 
 
 # =============================================================================== trace
-@njit("void(int64[::1], int32[:, ::1], int64, int64, int64, int64, int64, int64, int64)", **KERNEL)
+@njit(void(FIELDS, TRACE, i8, i8, i8, i8, i8, i8, i8), **KERNEL)
 def emit(gm, tr, event, seat, a, b, c, d, e):
     """Append one event to the trace; a zero-capacity trace records nothing (bulk runs)."""
     if tr.shape[0] == 0:
@@ -73,7 +92,7 @@ def emit(gm, tr, event, seat, a, b, c, d, e):
 
 
 # =============================================================================== lists
-@njit("void(int32[:, ::1], int16[:, :, ::1], int64, int64, int64, int64)", **KERNEL)
+@njit(void(PLAYERS, LISTS, i8, i8, i8, i8), **KERNEL)
 def list_push(pl, ls, p, lst, count_field, slot):
     n = pl[p, count_field]
     if n >= E.MAX_SLOTS:  # a full list: refuse the write (it would land in the next list)
@@ -83,7 +102,7 @@ def list_push(pl, ls, p, lst, count_field, slot):
     pl[p, count_field] = n + 1
 
 
-@njit("boolean(int32[:, ::1], int16[:, :, ::1], int64, int64, int64, int64)", **KERNEL)
+@njit(b1(PLAYERS, LISTS, i8, i8, i8, i8), **KERNEL)
 def list_remove(pl, ls, p, lst, count_field, slot):
     """Remove ``slot`` keeping the order of the rest (the Draw Pile's order matters)."""
     n = pl[p, count_field]
@@ -101,7 +120,7 @@ def list_remove(pl, ls, p, lst, count_field, slot):
 
 
 # =============================================================================== victory
-@njit("void(int64[::1], int32[:, ::1], int64, int64, int64)", **KERNEL)
+@njit(void(FIELDS, TRACE, i8, i8, i8), **KERNEL)
 def end_game(gm, tr, winner, path, rule):
     if gm[L.G_OVER] != 0:
         return
@@ -112,7 +131,7 @@ def end_game(gm, tr, winner, path, rule):
     emit(gm, tr, T.EV_VICTORY, winner, path, rule, 0, 0, 0)
 
 
-@njit(**KERNEL)
+@njit(i8(PLAYERS, FIELDS), **KERNEL)
 def last_alive(pl, gm):
     for q in range(gm[L.G_N_PLAYERS]):
         if pl[q, L.P_ALIVE] != 0:
@@ -120,7 +139,7 @@ def last_alive(pl, gm):
     return -1
 
 
-@njit("void(int64[::1], int32[:, ::1], int64[::1], int32[:, ::1], int64, int64, int64)", **KERNEL)
+@njit(void(RULES, PLAYERS, FIELDS, TRACE, i8, i8, i8), **KERNEL)
 def lose(rules, pl, gm, tr, p, path, rule):
     """Player ``p`` meets a losing condition by ``path`` (R25, R26).
 
@@ -146,7 +165,7 @@ def lose(rules, pl, gm, tr, p, path, rule):
         end_game(gm, tr, last_alive(pl, gm), path, L.RULE_LAST_STANDING)  # R26
 
 
-@njit("void(int64[::1], int32[:, ::1], int64[::1], int32[:, ::1], int64, int64, int64, int64)", **KERNEL)
+@njit(void(RULES, PLAYERS, FIELDS, TRACE, i8, i8, i8, i8), **KERNEL)
 def change_lp(rules, pl, gm, tr, p, delta, cause, src_card):
     """Add ``delta`` LP; LP is checked continuously (Art. II §1, R23)."""
     old = pl[p, L.P_LP]
@@ -165,7 +184,7 @@ def change_lp(rules, pl, gm, tr, p, delta, cause, src_card):
 
 
 # =============================================================================== drawing
-@njit("boolean(int64[::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64[::1], uint64[:, ::1], int32[:, ::1], int64, boolean)", **KERNEL)
+@njit(b1(RULES, PLAYERS, SLOTS, LISTS, FIELDS, MASKS, TRACE, i8, b1), **KERNEL)
 def draw_one(rules, pl, sl, ls, gm, masks, tr, p, in_draw_phase):
     """Draw the top card; an empty Draw Pile loses at once (Art. III §4, Art. VI §1, R23)."""
     n = pl[p, L.P_N_DRAW]
@@ -183,7 +202,7 @@ def draw_one(rules, pl, sl, ls, gm, masks, tr, p, in_draw_phase):
     return True
 
 
-@njit(**KERNEL)
+@njit(void(PLAYERS, LISTS, RNG, i8, i8), **KERNEL)
 def shuffle_draw_pile(pl, ls, rng, p, stream):
     n = pl[p, L.P_N_DRAW]
     for i in range(n - 1, 0, -1):
@@ -194,7 +213,7 @@ def shuffle_draw_pile(pl, ls, rng, p, stream):
 
 
 # =============================================================================== board
-@njit("void(int32[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64, int64, int64)", **KERNEL)
+@njit(void(CARDS, PLAYERS, SLOTS, LISTS, i8, i8, i8), **KERNEL)
 def put_in_play(cards, pl, sl, ls, p, s, zone):
     c = sl[p, s, L.S_CARD]
     sl[p, s, L.S_ZONE] = zone
@@ -214,7 +233,7 @@ def put_in_play(cards, pl, sl, ls, p, s, zone):
         pl[p, L.P_N_PETITIONS] += 1
 
 
-@njit("void(int32[:, ::1], int32[:, ::1], int32[:, :, ::1], int16[:, :, ::1], int64, int64, int64)", **KERNEL)
+@njit(void(CARDS, PLAYERS, SLOTS, LISTS, i8, i8, i8), **KERNEL)
 def leave_play(cards, pl, sl, ls, p, s, to_zone):
     """Move a card in play to another zone, keeping the zone counters right."""
     zone = sl[p, s, L.S_ZONE]
@@ -238,7 +257,7 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
 
 # =============================================================================== verbs
 # =============================================================================== targets
-@njit(**KERNEL)
+@njit(i8(PLAYERS, FIELDS, i8), **KERNEL)
 def next_opponent(pl, gm, p):
     n = gm[L.G_N_PLAYERS]
     for k in range(1, n):
@@ -249,7 +268,7 @@ def next_opponent(pl, gm, p):
 
 
 # =============================================================================== damage
-@njit(**KERNEL)
+@njit(void(TABLE, GAME, i8, i8, i8), **KERNEL)
 def destroy(t, g, q, s, by):
     """A card of player ``q`` is destroyed (DP 0, AoA, or an effect) and discarded
     (Art. II §3); the third UA lost ends the game (Art. III §2). Its ``on destroy``
@@ -273,7 +292,7 @@ def destroy(t, g, q, s, by):
             lose(rules, pl, gm, tr, q, E.PATH_ATTACK, L.RULE_THIRD_UA)  # Art. III §2
 
 
-@njit(**KERNEL)
+@njit(void(TABLE, GAME, i8, i8, i8, i8, i8), **KERNEL)
 def deal_damage(t, g, q, s, amount, by, src_card):
     """Damage to one card; no overflow, no splitting (Amend. II §5)."""
     sl, gm, tr = g.slots, g.game, g.trace
@@ -286,7 +305,7 @@ def deal_damage(t, g, q, s, amount, by, src_card):
         destroy(t, g, q, s, by)  # Art. II §3
 
 
-@njit(**KERNEL)
+@njit(void(TABLE, GAME, i8, i8, i8, b1, i8), **KERNEL)
 def strike(t, g, p, q, amount, ua_only, src_card):
     cards, w = t.cards, t.weights
     pl, sl, ls, rng = g.players, g.slots, g.lists, g.rng
@@ -298,7 +317,7 @@ def strike(t, g, p, q, amount, ua_only, src_card):
 
 
 # =============================================================================== effects
-@njit(**KERNEL)
+@njit(void(CARDS, PLAYERS, SLOTS, LISTS, FIELDS, TRACE, i8, i8, b1, i8, i8), **KERNEL)
 def mill(cards, pl, sl, ls, gm, tr, q, amount, exile, by, src_card):
     """The top ``amount`` cards of ``q``'s Draw Pile go to the Discard Pile (mill) or out of
     the game (exile). A milled Protect card stays in place (Amend. III, R19); exile is not
@@ -326,7 +345,7 @@ def mill(cards, pl, sl, ls, gm, tr, q, amount, exile, by, src_card):
     emit(gm, tr, T.EV_EXILE if exile else T.EV_MILL, q, moved, lo + kept, kept, src_card, by)
 
 
-@njit(**KERNEL)
+@njit(void(CARDS, PLAYERS, SLOTS, LISTS, FIELDS, RNG, TRACE, i8, i8, i8, i8), **KERNEL)
 def discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, by, src_card):
     """``q`` discards ``amount`` random cards from hand; Protect cards are immune (Amend. III)."""
     if q < 0:
@@ -351,7 +370,7 @@ def discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, by, src_card):
                 k -= 1
 
 
-@njit(**KERNEL)
+@njit(void(CARDS, PLAYERS, SLOTS, LISTS, FIELDS, TRACE, i8, i8, i8), **KERNEL)
 def repair(cards, pl, sl, ls, gm, tr, p, amount, src_card):
     """Restore DP to the most damaged of ``p``'s Defenses and UAs, not above printed DP."""
     best, best_missing = most_damaged(cards, pl, sl, ls, p)
@@ -361,7 +380,7 @@ def repair(cards, pl, sl, ls, gm, tr, p, amount, src_card):
         emit(gm, tr, T.EV_REPAIR, p, sl[p, best, L.S_CARD], add, sl[p, best, L.S_DP], src_card, 0)
 
 
-@njit(**KERNEL)
+@njit(void(CARDS, WEIGHTS, PLAYERS, SLOTS, LISTS, FIELDS, MASKS, TRACE, i8, i8, i8), **KERNEL)
 def recover(cards, w, pl, sl, ls, gm, masks, tr, p, amount, src_card):
     """Return up to ``amount`` cards from the Discard Pile to hand: the costliest first,
     Pillars first while short of the Pillar target.
@@ -387,7 +406,7 @@ def recover(cards, w, pl, sl, ls, gm, masks, tr, p, amount, src_card):
         emit(gm, tr, T.EV_RECOVER, p, sl[p, best, L.S_CARD], src_card, 0, 0, 0)
 
 
-@njit(**KERNEL)
+@njit(void(TABLE, GAME, i8, i8), **KERNEL)
 def tutor_pillar(t, g, p, src_card):
     """Move a Pillar (the most IP, Scroll first for a Petition player) to hand, then shuffle."""
     cards, w = t.cards, t.weights
@@ -411,7 +430,7 @@ def tutor_pillar(t, g, p, src_card):
     shuffle_draw_pile(pl, ls, rng, p, p)
 
 
-@njit(**KERNEL)
+@njit(void(TABLE, GAME, i8, i8, i8, i8, i8), **KERNEL)
 def apply_effect(t, g, p, verb, amount, src_card, target):
     """Resolve one effect controlled by ``p`` (docs/design.md effect grammar).
 
@@ -471,7 +490,7 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
         tutor_pillar(t, g, p, src_card)
 
 
-@njit("boolean(int32[:, ::1], int64[::1])", **KERNEL)
+@njit(b1(PLAYERS, FIELDS), **KERNEL)
 def on_destroy_queued(pl, gm):
     """Whether any 'on destroy' effect waits to fire (most effects destroy nothing)."""
     for q in range(gm[L.G_N_PLAYERS]):
@@ -480,7 +499,7 @@ def on_destroy_queued(pl, gm):
     return False
 
 
-@njit(**KERNEL)
+@njit(void(TABLE, GAME), **KERNEL)
 def fire_on_destroy(t, g):
     """Fire the queued ``on destroy`` effects, each controlled by the destroyed card's owner
     and aimed at the active player when the owner is not active; effects that destroy more
@@ -515,7 +534,7 @@ def fire_on_destroy(t, g):
                     apply_effect(t, g, q, verb, eff(cards, c, e, E.E_AMOUNT), c, target)
 
 
-@njit(**KERNEL)
+@njit(b1(PLAYERS, FIELDS), **KERNEL)
 def any_on_destroy_waiting(pl, gm):
     for q in range(gm[L.G_N_PLAYERS]):
         if pl[q, L.P_N_OD_WAIT] > 0:
@@ -523,7 +542,7 @@ def any_on_destroy_waiting(pl, gm):
     return False
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def fire_waiting_on_destroy(t, g, step):
     """R47 ``by_step``: at Resolve step ``step``, fire the waiting ``on destroy`` effects
     whose verb belongs to it or an earlier step, in the order their cards were destroyed,
@@ -552,7 +571,7 @@ def fire_waiting_on_destroy(t, g, step):
                 i += 1
 
 
-@njit(**KERNEL)
+@njit(void(PLAYERS, SLOTS, LISTS, FIELDS), **KERNEL)
 def drop_waiting_on_destroy(pl, sl, ls, gm):
     """A Resolve Phase cut short (its player eliminated) leaves no effect waiting (R47)."""
     for q in range(gm[L.G_N_PLAYERS]):
@@ -563,7 +582,7 @@ def drop_waiting_on_destroy(pl, sl, ls, gm):
 
 
 # =============================================================================== policy
-@njit("void(int32[:, ::1], int64, int64)", **KERNEL)
+@njit(void(PLAYERS, i8, i8), **KERNEL)
 def pay(pl, p, cost):
     """Amend. VI: non-Pillar IP is spent before Pillar IP."""
     take = cost if cost < pl[p, L.P_IP_OTHER] else pl[p, L.P_IP_OTHER]
@@ -769,7 +788,7 @@ def play_card(t, g, p, s, kicked, aoa_q, aoa_s):
 
 
 # =============================================================================== resolve
-@njit(**KERNEL)
+@njit(i8(i8), **KERNEL)
 def verb_step(verb):
     """R13: damage and LP damage at step iii, healing at iv, everything else at vi."""
     return E.RESOLVE_STEP[verb]
@@ -795,7 +814,7 @@ def note_effects(cards, pl, sl, ls, p):
     return steps
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def fire_effects(t, g, p, step):
     """Fire the active player's outstanding effects that belong to Resolve step ``step``:
     on-resolve effects of the cards played this turn (in play order, kicker included if
@@ -854,7 +873,7 @@ def fire_effects(t, g, p, step):
                     return
 
 
-@njit(**KERNEL)
+@njit(i8(CARDS, PLAYERS, SLOTS, LISTS, i8), **KERNEL)
 def note_attacks(cards, pl, sl, ls, p):
     """Copy the slots of ``p``'s Attacks in play to the scratch list, in board order, so a
     step can walk them while 'on destroy' chains reshape the board; returns their count."""
@@ -905,7 +924,7 @@ def resolve_aoa(t, g, p):
             return
 
 
-@njit(**KERNEL)
+@njit(void(CARDS, WEIGHTS, PLAYERS, SLOTS, LISTS, FIELDS, RNG, i8), **KERNEL)
 def declare_attack_targets(cards, w, pl, sl, ls, gm, rng, p):
     """R48 ``play_phase``, Amend. II §4: at the end of the Play Phase each of ``p``'s
     Attacks in play that fights no Attack-on-Attack declares the card its damage will
@@ -1181,15 +1200,6 @@ def turn_start(t, g, p):
     return True
 
 
-@njit(**KERNEL)  # a compile boundary: inlined into play_from, LLVM's time doubled
-def take_turn(t, g, memo, acts, p):
-    """One turn of five phases (Art. VII §5). A search pilot's turn (``search.py``) is the
-    same three parts with its own Play Phase."""
-    if turn_start(t, g, p):
-        play_phase(t, g, memo, acts, p)  # III
-        turn_end(t, g, memo, p)
-
-
 @njit(**INLINED)
 def turn_end(t, g, memo, p):
     """The turn after its Play Phase: Attack targets (R48), Resolve and End Phases."""
@@ -1208,8 +1218,17 @@ def turn_end(t, g, memo, p):
          pl[p, L.P_N_PETITIONS])
 
 
+@njit(void(TABLE, GAME, MEMO, ACTS, i8), **KERNEL)  # a compile boundary: inlined, the first compile took 42 s, not 35
+def take_turn(t, g, memo, acts, p):
+    """One turn of five phases (Art. VII §5). A search pilot's turn (``search.py``) is the
+    same three parts with its own Play Phase."""
+    if turn_start(t, g, p):
+        play_phase(t, g, memo, acts, p)  # III
+        turn_end(t, g, memo, p)
+
+
 # =============================================================================== setup
-@njit(**KERNEL)
+@njit(void(PLAYERS, SLOTS, LISTS, i8), **KERNEL)
 def draw_opening(pl, sl, ls, p):
     for _ in range(OPENING_HAND):
         n = pl[p, L.P_N_DRAW]
@@ -1301,7 +1320,7 @@ def setup_game(t, g, deck_cards, deck_size, n_players, first_seat, seed, table_i
     gm[L.G_TURN] = 0
 
 
-@njit(**KERNEL)
+@njit(**INLINED)
 def play_game(t, g, memo, acts,
               deck_cards, deck_size, n_players, first_seat, seed, table_id, deal):
     """Play one complete game; the result is left in ``gm`` (winner, path, turns) and
@@ -1310,34 +1329,13 @@ def play_game(t, g, memo, acts,
     play_from(t, g, memo, acts, first_seat, turn_limit(t.rules, n_players))
 
 
-@njit(**KERNEL)
+@njit(i8(RULES, i8), **KERNEL)
 def turn_limit(rules, n_players):
     """R15 (R45: the same number of rounds at any table)."""
     limit = rules[E.R_TURN_LIMIT]
     if rules[E.R_TURN_LIMIT_SCALES] != 0:
         limit = limit * n_players // 2
     return limit
-
-
-@njit(**KERNEL)
-def play_from(t, g, memo, acts, p, stop_turn):
-    """Play turns from seat ``p``'s until the game ends or ``stop_turn`` turns were taken
-    (all seats counted); returns the seat whose turn is next (-1: none). A game resumes
-    from any turn's start with this (``search.py``)."""
-    gm, tr = g.game, g.trace
-    limit = turn_limit(t.rules, gm[L.G_N_PLAYERS])
-    while gm[L.G_OVER] == 0:
-        if gm[L.G_TURN] >= limit:  # R15
-            end_game(gm, tr, -1, E.PATH_DRAW, L.RULE_TURN_LIMIT)
-            break
-        if gm[L.G_TURN] >= stop_turn:
-            return p
-        gm[L.G_ACTIVE] = p
-        take_turn(t, g, memo, acts, p)
-        p = next_turn(t, g, p)
-        if p < 0:
-            break
-    return -1
 
 
 @njit(**INLINED)
@@ -1354,7 +1352,7 @@ def next_turn(t, g, p):
 
 
 # =============================================================================== debug
-@njit(**KERNEL)
+@njit(i8(CARDS, PLAYERS, SLOTS, LISTS, FIELDS), **KERNEL)
 def check_invariants(cards, pl, sl, ls, gm):
     """Count broken invariants: every card in exactly one zone and its list, all slots
     accounted for, no negative IP, DP, LP-independent counters or hand size, at most two
@@ -1420,3 +1418,24 @@ def check_invariants(cards, pl, sl, ls, gm):
             if z != L.Z_PILLAR and z != L.Z_PETITION and z != L.Z_UA and z != L.Z_PLAY:
                 bad += 1
     return bad
+
+
+@njit(**INLINED)
+def play_from(t, g, memo, acts, p, stop_turn):
+    """Play turns from seat ``p``'s until the game ends or ``stop_turn`` turns were taken
+    (all seats counted); returns the seat whose turn is next (-1: none). A game resumes
+    from any turn's start with this (``search.py``)."""
+    gm, tr = g.game, g.trace
+    limit = turn_limit(t.rules, gm[L.G_N_PLAYERS])
+    while gm[L.G_OVER] == 0:
+        if gm[L.G_TURN] >= limit:  # R15
+            end_game(gm, tr, -1, E.PATH_DRAW, L.RULE_TURN_LIMIT)
+            break
+        if gm[L.G_TURN] >= stop_turn:
+            return p
+        gm[L.G_ACTIVE] = p
+        take_turn(t, g, memo, acts, p)
+        p = next_turn(t, g, p)
+        if p < 0:
+            break
+    return -1

@@ -8,6 +8,7 @@ import numpy as np
 from numba import njit
 
 from rnr_sim.engine.config import KERNEL
+from rnr_sim.engine.sig import RNG, f8, i8, u8
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -19,7 +20,7 @@ SH11 = np.uint64(11)
 TWO53 = 1.0 / 9007199254740992.0
 
 
-@njit("uint64(uint64)", **KERNEL)
+@njit(u8(u8), **KERNEL)
 def mix64(z):
     """The splitmix64 finaliser: a bijective avalanche of a uint64."""
     z = (z ^ (z >> SH30)) * MIX1
@@ -27,7 +28,7 @@ def mix64(z):
     return z ^ (z >> SH31)
 
 
-@njit("uint64(uint64, int64, int64, int64, int64)", **KERNEL)
+@njit(u8(u8, i8, i8, i8, i8), **KERNEL)
 def stream_seed(seed, a, b, c, d):
     """The state of the stream named by (seed, a, b, c, d): all uint64-convertible ints."""
     x = mix64(np.uint64(seed) + GOLDEN)
@@ -38,20 +39,20 @@ def stream_seed(seed, a, b, c, d):
     return x
 
 
-@njit("uint64(uint64[::1], int64)", **KERNEL)
+@njit(u8(RNG, i8), **KERNEL)
 def next_u64(rng, k):
     """The next uint64 of stream k (state in ``rng[k]``)."""
     rng[k] += GOLDEN
     return mix64(rng[k])
 
 
-@njit("int64(uint64[::1], int64, int64)", **KERNEL)
+@njit(i8(RNG, i8, i8), **KERNEL)
 def rand_below(rng, k, n):
     """A uniform int in [0, n) from stream k (n >= 1; bias below 2**-40 for n < 2**13)."""
     return np.int64((next_u64(rng, k) >> SH11) % np.uint64(n))
 
 
-@njit("float64(uint64[::1], int64)", **KERNEL)
+@njit(f8(RNG, i8), **KERNEL)
 def rand_unit(rng, k):
     """A uniform float in [0, 1) from stream k."""
     return np.float64(next_u64(rng, k) >> SH11) * TWO53

@@ -46,13 +46,14 @@ from rnr_sim.engine.game import (
     turn_start,
 )
 from rnr_sim.engine.rng import rand_below, stream_seed
+from rnr_sim.engine.sig import ACTS, GAME, MEMO, TABLE, VALUES, f8, i8, u8, void
 from rnr_sim.engine.state import GAME_STREAM
 
 SEARCH_WIDTH = 2  # per policy row: rollouts per action and determination (K), determinizations (N)
 SEARCH_STREAM = 7  # the stream family of the search's keys (stream_seed's 4th argument)
 
 
-@njit(**KERNEL)
+@njit(void(GAME, GAME, MEMO, MEMO), **KERNEL)
 def copy_game(g, sg, memo, smemo):
     """Copy a game's state (not its trace) and the pilots' memo into ``sg`` and ``smemo``,
     element by element (an array assignment would need numba's runtime); the copy's trace
@@ -78,7 +79,7 @@ def copy_game(g, sg, memo, smemo):
     sg.game[L.G_DEBUG] = 0
 
 
-@njit(**KERNEL)
+@njit(void(GAME, MEMO, i8, u8, u8), **KERNEL)
 def determinize(sg, smemo, p, dseed, rseed):
     """Redeal in ``sg`` what seat ``p`` cannot see, from stream ``dseed``: each opponent's
     hand and Draw Pile pooled in slot order, shuffled and dealt back (same hand size), and
@@ -117,7 +118,7 @@ def determinize(sg, smemo, p, dseed, rseed):
         rng[k] = stream_seed(rseed, k, 0, 0, 0)
 
 
-@njit(**KERNEL)
+@njit(void(TABLE, GAME, MEMO, ACTS, i8), **KERNEL)
 def finish_turn(t, g, memo, acts, p):
     """Seat ``p``'s turn after its Play Phase, then the game's next turns to the end."""
     turn_end(t, g, memo, p)
@@ -126,7 +127,7 @@ def finish_turn(t, g, memo, acts, p):
         play_from(t, g, memo, acts, q, turn_limit(t.rules, g.game[L.G_N_PLAYERS]))
 
 
-@njit(**KERNEL)
+@njit(f8(TABLE, GAME, MEMO, ACTS, i8, i8, i8, i8, i8), **KERNEL)
 def rollout(t, sg, smemo, sacts, p, kind, a, b, c):
     """Play the copied game out after ``p`` takes action ``(kind, a, b, c)`` (kind 0:
     stop) in its Play Phase, every seat by its heuristic pilot; ``p``'s score."""
@@ -151,7 +152,7 @@ def rollout(t, sg, smemo, sacts, p, kind, a, b, c):
     return 0.0
 
 
-@njit(**KERNEL)
+@njit(i8(TABLE, GAME, MEMO, ACTS, i8, i8, GAME, MEMO, ACTS, VALUES, i8, i8, u8), **KERNEL)
 def search_action(t, g, memo, acts, n, p, sg, smemo, sacts, vals, k_roll, n_det, key):
     """The search pilot's pick among ``acts[:n]`` and stop (-1); ``vals[i]`` is left
     holding option i's mean score (``vals[n]``: stop). See the module docstring."""

@@ -8,6 +8,7 @@ from numba import njit
 from rnr_sim import enums as E
 from rnr_sim.engine import layout as L
 from rnr_sim.engine.config import KERNEL
+from rnr_sim.engine.sig import CARDS, LISTS, PLAYERS, SLOTS, b1, i8, i8x2
 
 HAND_LIMIT = 7  # Art. VI §7, Art. VII §5 step ix
 OPENING_HAND = 7  # Art. VII §1.4
@@ -18,24 +19,24 @@ PETITION_MIN_LP = 20
 GAME_STREAM = 4  # rng index of the game's own stream (policies, random discards)
 
 
-@njit("int64(int32[:, ::1], int64, int64, int64)", **KERNEL)
+@njit(i8(CARDS, i8, i8, i8), **KERNEL)
 def eff(cards, c, e, field):
     return cards[c, E.C_EFF0 + e * E.EFF_STRIDE + field]
 
 
-@njit(**KERNEL)
+@njit(b1(CARDS, i8, b1), **KERNEL)
 def has_lasting_effect(cards, c, kicked):
     """R27: a Rights or Freedom card stays in play if it holds an each-turn or activate
     effect (a kicker's only when it was paid)."""
     return (cards[c, E.C_FLAGS] & (E.CF_LASTING_KICKED if kicked else E.CF_LASTING)) != 0
 
 
-@njit(**KERNEL)
+@njit(b1(CARDS, i8), **KERNEL)
 def has_activate_effect(cards, c):
     return (cards[c, E.C_FLAGS] & E.CF_ACTIVATE) != 0
 
 
-@njit(**KERNEL)
+@njit(i8(PLAYERS, i8, i8, i8), **KERNEL)
 def ip_amount(pl, p, verb, amount):
     """The IP an effect of ``verb`` (one that gives IP) gives ``p`` now (``VERB_GIVES_IP``)."""
     if E.VERB_GIVES_IP[verb] == E.IP_PER_PILLAR:
@@ -43,7 +44,7 @@ def ip_amount(pl, p, verb, amount):
     return amount
 
 
-@njit("int64(int32[:, ::1], int32[:, :, ::1], int64, int64)", **KERNEL)
+@njit(i8(CARDS, SLOTS, i8, i8), **KERNEL)
 def play_cost(cards, sl, p, s):
     """IP cost of playing slot ``s`` now: a Bill doubles each time its name was played (R28)."""
     c = sl[p, s, L.S_CARD]
@@ -56,7 +57,7 @@ def play_cost(cards, sl, p, s):
     return cost
 
 
-@njit(**KERNEL)
+@njit(i8(CARDS, PLAYERS, SLOTS, LISTS, i8), **KERNEL)
 def pillars_in_hand(cards, pl, sl, ls, p):
     n = 0
     for i in range(pl[p, L.P_N_HAND]):
@@ -65,7 +66,7 @@ def pillars_in_hand(cards, pl, sl, ls, p):
     return n
 
 
-@njit(**KERNEL)
+@njit(i8x2(CARDS, PLAYERS, SLOTS, LISTS, i8), **KERNEL)
 def most_damaged(cards, pl, sl, ls, p):
     """(slot, DP missing) of the most damaged of ``p``'s Defenses and UAs on the
     board, the first found on ties; (-1, 0) when none is damaged. ``repair`` restores DP to
