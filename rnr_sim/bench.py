@@ -247,14 +247,9 @@ def _pure_server(games: int) -> None:
 def machine() -> dict[str, Any]:
     import numba
 
-    try:
-        layer = numba.threading_layer()
-    except ValueError:  # no parallel kernel has run yet
-        layer = None
     return {
         "cpus": os.cpu_count(),
         "numba_threads": max_threads(),
-        "threading_layer": layer,
         "numba": numba.__version__,
         "numpy": np.__version__,
         "python": platform.python_version(),
@@ -419,8 +414,8 @@ def format_bench(r: dict[str, Any]) -> str:
     lines = [
         f"rnr-sim bench: two-player games of the {r['decks']} sample decks "
         f"({r['tables']} pairings, each deck with its Policy header, seed {r['seed']})",
-        f"machine: {m['cpus']} CPUs, numba {m['numba']} ({m['numba_threads']} threads, "
-        f"{m['threading_layer'] or '?'} layer), Python {m['python']}",
+        f"machine: {m['cpus']} CPUs, numba {m['numba']} (up to {m['numba_threads']} worker "
+        f"threads), Python {m['python']}",
         f"warm-up: {r['warmup']['seconds']:.1f} s "
         f"({'compiled the engine' if r['warmup']['compiled'] else 'loaded from the cache'}; "
         "not timed below)",
