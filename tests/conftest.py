@@ -23,12 +23,11 @@ _WARM_UP: subprocess.Popen | None = None
 
 
 def pytest_sessionstart(session) -> None:
-    """On a cold numba cache, compile the trace kernel with a search seat (``replay
-    --search-seat``: 150 s of the 409 s a fresh clone's suite took, the largest compile
-    after the main kernel's 115 s) in a second process, while the tests compile and use the
-    main kernel in this one: a compile uses one core and the machine has two. The test that
-    needs it waits for it (``search_trace_compiled``) and then loads it from the cache.
-    ``RNR_SIM_TEST_WARM_UP=0`` turns this off."""
+    """On a cold numba cache, compile the search kernel (``replay --search-seat``: about
+    55 s, the largest compile after the main kernel's 31 s) in a second process, while the
+    tests compile and use the main kernel in this one: a compile uses one core and the
+    machine has two. The test that needs it waits for it (``search_trace_compiled``) and
+    then loads it from the cache. ``RNR_SIM_TEST_WARM_UP=0`` turns this off."""
     global _WARM_UP
     if os.environ.get("RNR_SIM_TEST_WARM_UP") == "0" or not driver.needs_compile():
         return

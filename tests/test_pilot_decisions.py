@@ -6,9 +6,11 @@ stay data, so the same procedure plays every built-in and every policy file."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from engine_harness import Table, card
 
+from rnr_sim import enums
 from rnr_sim.engine import decisions as D
 from rnr_sim.engine import layout as L
 
@@ -270,3 +272,25 @@ def test_a_futile_kicker_is_not_paid_for():
     t.set_ip(0, pillar=1)
     t.play_phase()
     assert t.plays(0, "Medic") == [0]  # played plain: nothing is damaged
+
+
+# ------------------------------------------------------------------ noted card values
+HEAL_CARDS = [
+    card("Homestead", "rights", "bison", cost=0, effects=["heal per pillar 1"]),
+    card("Field Hospital", "rights", "bison", cost=0, effects=["heal 5"]),
+]
+
+
+@pytest.mark.parametrize("per_pillar_queued,forgotten", [(0.0, False), (1.0, True)])
+def test_a_pillar_played_forgets_a_heals_noted_value_when_heal_per_pillar_is_queued(
+        per_pillar_queued, forgotten):
+    """Fuzz seed 67 (2 players, game 2): with a ``heal per pillar 1`` queued, what a
+    ``heal 5`` can still do shrinks by one LP with each Pillar played; its value, noted
+    before the Pillar, went stale (debug mode counted it as a broken invariant). A played
+    Pillar now forgets it; with nothing per-Pillar queued the noted value stands."""
+    t = Table(HEAL_CARDS)
+    (s,) = t.hand(0, "Field Hospital")
+    t.memo[0, D.PM_VALUE0 + s] = 0.9
+    t.memo[0, D.PM_QUEUED0 + enums.V_HEAL_PER_PILLAR] = per_pillar_queued
+    D.forget_pillar_values(t.cards, t.pl, t.sl, t.ls, t.memo, 0)
+    assert bool(np.isnan(t.memo[0, D.PM_VALUE0 + s])) is forgotten

@@ -477,11 +477,21 @@ def forget_card_values(memo, p):
 
 @njit(**INLINED)
 def forget_pillar_values(cards, pl, sl, ls, memo, p):
-    """After a Pillar or Petition is played: clear the noted values that read them."""
+    """After a Pillar or Petition is played: clear the noted values that read them. A
+    queued ``heal per pillar`` makes every heal read them too: what a heal can still do is
+    less what is queued, and that grows with the Pillars (``effect_value``)."""
+    per_pillar_queued = memo[p, PM_QUEUED0 + E.V_HEAL_PER_PILLAR] > 0
     for i in range(pl[p, L.P_N_HAND]):
         s = ls[p, L.L_HAND, i]
-        if (cards[sl[p, s, L.S_CARD], E.C_FLAGS] & E.CF_VALUE_READS_PILLARS) != 0:
+        c = sl[p, s, L.S_CARD]
+        if (cards[c, E.C_FLAGS] & E.CF_VALUE_READS_PILLARS) != 0:
             memo[p, PM_VALUE0 + s] = np.nan
+        elif per_pillar_queued:
+            for e in range(E.MAX_EFFECTS):
+                verb = eff(cards, c, e, E.E_VERB)
+                if verb == E.V_HEAL or verb == E.V_HEAL_PER_PILLAR:
+                    memo[p, PM_VALUE0 + s] = np.nan
+                    break
 
 
 @njit(**INLINED)
