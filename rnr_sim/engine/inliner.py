@@ -11,7 +11,7 @@ Here the blocks of one IR are copied with one memo, so the scope and the variabl
 share are copied once per IR, not once per block. The copy is the same IR: blocks of one
 function share one scope object in the original too, and numba's inliner sets every
 inlined block's scope to the caller's anyway. Kernels compiled either way give the same
-results bit for bit (tests/test_engine_batch.py hashes the records).
+results bit for bit (tests/test_engine_golden.py pins 2,000 sample games).
 
 The patch wraps ``InlineWorker.inline_ir`` while numba holds its compile lock, so no two
 compiles share a memo. If a numba version moves these names, nothing is patched and the
