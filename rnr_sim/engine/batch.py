@@ -19,7 +19,7 @@ from numba import njit
 from rnr_sim import enums as E
 from rnr_sim.engine import layout as L
 from rnr_sim.engine import policies as W
-from rnr_sim.engine.config import BATCH
+from rnr_sim.engine.config import BATCH, INLINED
 from rnr_sim.engine.decisions import MEMO_WIDTH
 from rnr_sim.engine.game import play_game
 from rnr_sim.engine.records import new_records
@@ -77,6 +77,17 @@ def worker_state(n_workers: int):
     return gap, arrays
 
 
+@njit(**INLINED)
+def worker_views(j, cards, rules, tr, pl_w, sl_w, ls_w, gm_w, masks_w, rng_w, dc_w, ds_w, w_w,
+                 memo_w, acts_w):
+    """Row ``j`` of the preallocated arrays, as a worker uses them: its seats' decks and
+    policy weights (``dc``, ``ds``, ``w``, filled per game by ``load_seats``), its bundles
+    ``t`` and ``g`` (views, layout.py), its memo and its action list."""
+    w = w_w[j]
+    g = L.Game(pl_w[j], sl_w[j], ls_w[j], gm_w[j], masks_w[j], rng_w[j], tr)
+    return dc_w[j], ds_w[j], w, L.Table(cards, rules, w), g, memo_w[j], acts_w[j]
+
+
 @njit(nogil=True, **BATCH)
 def play_games_worker(k, n_workers, cards, deck_cards, deck_size, seat_deck, seat_policy,
                       policies, table_id, deal, first_seat, rules, seed, debug, game_rec,
@@ -89,15 +100,9 @@ def play_games_worker(k, n_workers, cards, deck_cards, deck_size, seat_deck, sea
     n = seat_deck.shape[0]
     n_players = seat_deck.shape[1]
     n_tasks = (n + GAMES_PER_TASK - 1) // GAMES_PER_TASK
-    j = k * gap
-    dc = dc_w[j]
-    ds = ds_w[j]
-    w = w_w[j]
-    # The worker's bundles: views of its rows of the preallocated arrays (layout.py).
-    t = L.Table(cards, rules, w)
-    memo = memo_w[j]
-    acts = acts_w[j]
-    g = L.Game(pl_w[j], sl_w[j], ls_w[j], gm_w[j], masks_w[j], rng_w[j], tr)
+    dc, ds, w, t, g, memo, acts = worker_views(k * gap, cards, rules, tr, pl_w, sl_w, ls_w,
+                                               gm_w, masks_w, rng_w, dc_w, ds_w, w_w,
+                                               memo_w, acts_w)
     gm = g.game
     for task in range(k, n_tasks, n_workers):
         lo = np.int64(task) * GAMES_PER_TASK

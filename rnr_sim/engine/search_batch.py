@@ -15,6 +15,7 @@ from rnr_sim.engine.batch import (
     load_seats,
     on_workers,
     worker_state,
+    worker_views,
     write_records,
 )
 from rnr_sim.engine.config import BATCH
@@ -35,13 +36,9 @@ def play_search_games_worker(k, n_workers, cards, deck_cards, deck_size, seat_de
     n_players = seat_deck.shape[1]
     notrace = tr[:0]
     j = k * gap
-    dc = dc_w[j]
-    ds = ds_w[j]
-    w = w_w[j]
-    t = L.Table(cards, rules, w)
-    memo = memo_w[j]
-    acts = acts_w[j]
-    g = L.Game(pl_w[j], sl_w[j], ls_w[j], gm_w[j], masks_w[j], rng_w[j], tr)
+    dc, ds, w, t, g, memo, acts = worker_views(j, cards, rules, tr, pl_w, sl_w, ls_w, gm_w,
+                                               masks_w, rng_w, dc_w, ds_w, w_w, memo_w,
+                                               acts_w)
     sg = L.Game(spl_w[j], ssl_w[j], sls_w[j], sgm_w[j], smasks_w[j], srng_w[j], notrace)
     kn = kn_w[j]
     for i in range(k, n, n_workers):
