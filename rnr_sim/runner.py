@@ -329,7 +329,7 @@ def new_manifest(plan: RunPlan, driver, command: str | None) -> dict[str, Any]:
         "allow_illegal": plan.allow_illegal,
         "rules": plan.profile.to_dict(),
         "rules_changed": plan.profile.changed(),
-        "rules_sha256": _file_sha256(plan.profile.source),
+        "rules_sha256": file_sha256(plan.profile.source),
         "catalog": {
             "name": catalog.name,
             "version": catalog.version,
@@ -387,13 +387,14 @@ def _reload_catalog(cat: dict[str, Any], where: str):
     return catalog
 
 
-def _file_sha256(path: str | Path | None) -> str | None:
+def file_sha256(path: str | Path | None) -> str | None:
+    """A file's SHA-256 (None for no file); an unreadable file is the user's error."""
     if path is None:
         return None
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
 
 
 def read_manifest(run_dir: str | Path) -> dict[str, Any]:
@@ -506,7 +507,7 @@ def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
     catalog = _reload_catalog(manifest["catalog"], where)
     rules = manifest["rules"]
     profile = load_profile(rules.get("source"))
-    if profile.to_dict() != rules or _file_sha256(rules.get("source")) != manifest.get(
+    if profile.to_dict() != rules or file_sha256(rules.get("source")) != manifest.get(
         "rules_sha256"
     ):
         changed = sorted(k for k, v in profile.values.items()

@@ -389,15 +389,6 @@ class Stopped(Exception):
         self.kept, self.total, self.out = kept, total, out
 
 
-def _sha256(path: str | Path | None) -> str | None:
-    if path is None:
-        return None
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
-
-
 def _weights_sha256(weights: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(weights, dtype=np.float64).tobytes()).hexdigest()
 
@@ -412,16 +403,17 @@ def fingerprint(plan, pilots: list[list[DeckPilot]], overrides: dict[int, str], 
     file or built-in), the rnr-sim version, and the engine calls' cut. Not threads,
     backend or address: they do not change a game."""
     from rnr_sim import __version__
-    from rnr_sim.runner import catalog_sources
+    from rnr_sim.runner import catalog_sources, file_sha256
 
     source = plan.profile.source
     return {
         "decks": [[str(Path(d.path).resolve()), d.sha256] for d in plan.decks],
         "games": games,
         "seed": plan.seed,
-        "tuned": [[i, path, _sha256(path)] for i, path in sorted(overrides.items())],
+        "tuned": [[i, path, file_sha256(path)] for i, path in sorted(overrides.items())],
         "cards": [[s["path"], s["sha256"]] for s in catalog_sources(plan.catalog)],
-        "rules": [None if source is None else str(Path(source).resolve()), _sha256(source),
+        "rules": [None if source is None else str(Path(source).resolve()),
+                  file_sha256(source),
                   plan.profile.to_dict()["switches"]],
         "rollouts": rollouts,
         "determinizations": determinizations,
