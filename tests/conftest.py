@@ -24,7 +24,7 @@ _WARM_UP: subprocess.Popen | None = None
 
 def pytest_sessionstart(session) -> None:
     """On a cold numba cache, compile the search kernel (``replay --search-seat``: about
-    55 s, the largest compile after the main kernel's 31 s) in a second process, while the
+    25 s, the largest compile after the main kernel's 27 s) in a second process, while the
     tests compile and use the main kernel in this one: a compile uses one core and the
     machine has two. The test that needs it waits for it (``search_trace_compiled``) and
     then loads it from the cache. ``RNR_SIM_TEST_WARM_UP=0`` turns this off."""

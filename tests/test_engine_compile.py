@@ -1,7 +1,9 @@
 """How the engine compiles (docs/engine.md, "The first compile"): every kernel it compiles
-on its own declares its signature, so it compiles once whatever its callers pass, and the
-faster copy of numba's inliner is in place. Either lost, the games stay the same but the
-first compile grows again (33 kernels compiled two to seven times; 30 s more inlining)."""
+on its own declares its signature, so it compiles once whatever its callers pass; the
+faster copy of numba's inliner is in place; and the big kernels marked ``@called`` are
+called by their callers, not copied into them. Any of these lost, the games stay the same
+but the first compile grows again (33 kernels compiled two to seven times; 30 s more
+inlining; 6-8 s more LLVM work)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import numpy as np
 from numba.core.registry import CPUDispatcher
 
 from rnr_sim import enums
-from rnr_sim.engine import decisions, game, inliner, rng, search, state
+from rnr_sim.engine import batch, decisions, game, inliner, linker, rng, search, state
 
 # Kernels called from Python only (the batch workers are in batch.py and search_batch.py,
 # not listed here): numba compiles them for the arrays they are handed.
@@ -43,3 +45,38 @@ def test_the_inliner_copies_a_callee_once():
     assert inliner.INSTALLED, "numba's inliner moved: inliner.py patches nothing now"
     inline_ir = inliner._inliner.InlineWorker.inline_ir
     assert inspect.unwrap(inline_ir) is not inline_ir  # the wrapper is what numba calls
+
+
+def called_kernels():
+    return [(name, k) for name, k in kernels() if linker.called_kernel(
+        linker._mangled_prefix(k.py_func.__module__, k.py_func.__qualname__) + "E")]
+
+
+def test_a_called_kernel_is_linked_into_its_callers_as_declarations_only():
+    assert linker.INSTALLED, "numba's linking moved: linker.py patches nothing now"
+    marked = dict(called_kernels())
+    assert {"game.take_turn", "game.apply_effect", "decisions.card_value"} <= set(marked)
+    for name, k in marked.items():
+        # a callee must be loaded before its callers: declared, so it loads on import
+        assert k.targetoptions.get("inline", "never") != "always", name
+        assert name not in LAZY and len(k.signatures) == 1 and not k._can_compile, name
+        (cres,) = k.overloads.values()
+        linked = cres.library._get_module_for_linking()
+        bodies = [fn.name for fn in linked.functions if not fn.is_declaration]
+        assert bodies == [], f"{name}: its callers would copy {bodies}"
+        own = [fn.name for fn in linked.functions
+               if linker.called_kernel(fn.name) == k.py_func.__qualname__]
+        assert len(own) == 3, own  # the kernel, its cpython and cfunc wrappers
+
+
+def test_a_kernel_not_marked_is_copied_into_its_callers():
+    (cres,) = state.eff.overloads.values()  # small: LLVM inlines it at every call
+    linked = cres.library._get_module_for_linking()
+    assert any(not fn.is_declaration for fn in linked.functions)
+
+
+def test_a_called_kernel_loaded_from_the_cache_is_still_callable_from_python():
+    batch.play_games_worker  # noqa: B018  (the engine is imported: its kernels are loaded)
+    (name, k), *_ = called_kernels()
+    (cres,) = k.overloads.values()
+    assert cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name) != 0

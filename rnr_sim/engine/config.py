@@ -7,6 +7,7 @@ callers pass in the workers' scratch state), so they run without it too.
 """
 
 from rnr_sim.engine import inliner  # noqa: F401  (numba's inliner, copying a callee's IR once)
+from rnr_sim.engine.linker import called  # noqa: F401  (big kernels called, not copied: linker.py)
 
 KERNEL = {"cache": True, "_nrt": False}
 BATCH = {"cache": True, "_nrt": False}

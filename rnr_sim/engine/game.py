@@ -22,7 +22,7 @@ from rnr_sim import enums as E
 from rnr_sim.engine import layout as L
 from rnr_sim.engine import policies as W
 from rnr_sim.engine import trace as T
-from rnr_sim.engine.config import INLINED, KERNEL
+from rnr_sim.engine.config import INLINED, KERNEL, called
 from rnr_sim.engine.decisions import (
     choose_action,
     choose_hand_limit_discard,
@@ -306,6 +306,7 @@ def deal_damage(t, g, q, s, amount, by, src_card):
 
 
 @njit(void(TABLE, GAME, i8, i8, i8, b1, i8), **KERNEL)
+@called
 def strike(t, g, p, q, amount, ua_only, src_card):
     cards, w = t.cards, t.weights
     pl, sl, ls, rng = g.players, g.slots, g.lists, g.rng
@@ -407,6 +408,7 @@ def recover(cards, w, pl, sl, ls, gm, masks, tr, p, amount, src_card):
 
 
 @njit(void(TABLE, GAME, i8, i8), **KERNEL)
+@called
 def tutor_pillar(t, g, p, src_card):
     """Move a Pillar (the most IP, Scroll first for a Petition player) to hand, then shuffle."""
     cards, w = t.cards, t.weights
@@ -431,6 +433,7 @@ def tutor_pillar(t, g, p, src_card):
 
 
 @njit(void(TABLE, GAME, i8, i8, i8, i8, i8), **KERNEL)
+@called
 def apply_effect(t, g, p, verb, amount, src_card, target):
     """Resolve one effect controlled by ``p`` (docs/design.md effect grammar).
 
@@ -500,6 +503,7 @@ def on_destroy_queued(pl, gm):
 
 
 @njit(void(TABLE, GAME), **KERNEL)
+@called
 def fire_on_destroy(t, g):
     """Fire the queued ``on destroy`` effects, each controlled by the destroyed card's owner
     and aimed at the active player when the owner is not active; effects that destroy more
@@ -925,6 +929,7 @@ def resolve_aoa(t, g, p):
 
 
 @njit(void(CARDS, WEIGHTS, PLAYERS, SLOTS, LISTS, FIELDS, RNG, i8), **KERNEL)
+@called
 def declare_attack_targets(cards, w, pl, sl, ls, gm, rng, p):
     """R48 ``play_phase``, Amend. II §4: at the end of the Play Phase each of ``p``'s
     Attacks in play that fights no Attack-on-Attack declares the card its damage will
@@ -1219,6 +1224,7 @@ def turn_end(t, g, memo, p):
 
 
 @njit(void(TABLE, GAME, MEMO, ACTS, i8), **KERNEL)  # a compile boundary: inlined, the first compile took 42 s, not 35
+@called
 def take_turn(t, g, memo, acts, p):
     """One turn of five phases (Art. VII §5). A search pilot's turn (``search.py``) is the
     same three parts with its own Play Phase."""
@@ -1353,6 +1359,7 @@ def next_turn(t, g, p):
 
 # =============================================================================== debug
 @njit(i8(CARDS, PLAYERS, SLOTS, LISTS, FIELDS), **KERNEL)
+@called
 def check_invariants(cards, pl, sl, ls, gm):
     """Count broken invariants: every card in exactly one zone and its list, all slots
     accounted for, no negative IP, DP, LP-independent counters or hand size, at most two

@@ -418,7 +418,7 @@ def run_fuzz(games: int, seed: int = 1, players: Sequence[int] = (2, 3, 4),
     report = FuzzReport(seed=seed, players=list(players), case_games=case_games)
     k = n_cases(games, players, case_games)
     if driver.needs_compile() and log is not None:
-        log("Compiling the engine (first run only, about 30 s)…")
+        log("Compiling the engine (first run only, about 27 s)…")
     bar = None
     if progress:
         import sys
