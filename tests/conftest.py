@@ -15,7 +15,7 @@ from rnr_sim.decks import Deck, parse_deck
 from rnr_sim.engine import driver
 
 # Before any test module imports the kernels (``batch``, ``game``): drop numba cache entries
-# older than the engine's sources (numba #1833).
+# older than the engine's sources (numba #1833), then load or compile the kernels.
 driver.prepare_cache()
 
 #: A second process compiling the trace kernel with a search seat (see pytest_sessionstart).
@@ -25,9 +25,10 @@ _WARM_UP: subprocess.Popen | None = None
 def pytest_sessionstart(session) -> None:
     """On a cold numba cache, compile the search kernel (``replay --search-seat``: about
     25 s, the largest compile after the main kernel's 27 s) in a second process, while the
-    tests compile and use the main kernel in this one: a compile uses one core and the
-    machine has two. The test that needs it waits for it (``search_trace_compiled``) and
-    then loads it from the cache. ``RNR_SIM_TEST_WARM_UP=0`` turns this off."""
+    tests use the main kernel in this one (compiled above by ``prepare_cache``; the second
+    process loads it from the cache): a compile uses one core and the machine has two. The
+    test that needs it waits for it (``search_trace_compiled``) and then loads it from the
+    cache. ``RNR_SIM_TEST_WARM_UP=0`` turns this off."""
     global _WARM_UP
     if os.environ.get("RNR_SIM_TEST_WARM_UP") == "0" or not driver.needs_compile():
         return

@@ -80,3 +80,25 @@ def test_a_called_kernel_loaded_from_the_cache_is_still_callable_from_python():
     (name, k), *_ = called_kernels()
     (cres,) = k.overloads.values()
     assert cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name) != 0
+
+
+def test_one_process_at_a_time_prepares_the_cache(tmp_path, monkeypatch):
+    """``driver.prepare_cache`` checks the stamp and loads or compiles the kernels under
+    the cache's lock: a second process started meanwhile waits, then loads."""
+    import fcntl
+    import threading
+
+    from rnr_sim.engine import driver
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(driver, "_CACHE_PREPARED", False)
+    with open(tmp_path / "rnr_sim_engine.lock", "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # another process compiling
+        waiter = threading.Thread(target=driver.prepare_cache)
+        waiter.start()
+        waiter.join(0.5)
+        assert waiter.is_alive() and not (tmp_path / "rnr_sim_engine.stamp").exists()
+        fcntl.flock(held, fcntl.LOCK_UN)
+    waiter.join(30)
+    assert not waiter.is_alive()
+    assert (tmp_path / "rnr_sim_engine.stamp").read_text() == driver._source_digest()

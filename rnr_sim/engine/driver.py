@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import numba
@@ -167,11 +168,33 @@ def needs_compile() -> bool:
 _CACHE_PREPARED = False
 
 
+@contextmanager
+def _compile_lock(d: Path):
+    """One process at a time compiles into the cache ``d`` (an advisory lock on a file in
+    it); the others wait, then load what it wrote. Where ``fcntl`` is missing, no lock."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    with open(d / "rnr_sim_engine.lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def prepare_cache() -> None:
-    """Call before the kernels' modules (``batch``, ``game``) are first imported: numba's
-    cache is keyed on each kernel's own file and misses edits to the constants it imports
-    (numba #1833), so when any engine source changed since the cache was written, drop the
-    engine's entries and stamp the cache with the new sources' digest. Once per process."""
+    """Call before the kernels' modules (``batch``, ``game``) are first imported; once per
+    process. numba's cache is keyed on each kernel's own file and misses edits to the
+    constants it imports (numba #1833), so when any engine source changed since the cache
+    was written, drop the engine's entries and stamp the cache with the new sources'
+    digest. Then load the kernels that compile on import (their signatures are declared),
+    compiling them when the cache lacks them, while holding the cache's lock: processes
+    started together (Ray workers on one node, the tests' warm-up) compile the engine once
+    instead of each compiling it, and a cached kernel never names a ``@called`` kernel
+    another process compiled meanwhile (``linker.py``)."""
     global _CACHE_PREPARED
     if _CACHE_PREPARED:
         return
@@ -179,15 +202,13 @@ def prepare_cache() -> None:
     d = _cache_dir()
     if d is None:
         return
-    stamp = _stamp()
-    digest = _source_digest()
-    if stamp.exists() and stamp.read_text() == digest:
-        return
-    if d.exists():
-        for f in d.rglob("*"):
-            if f.is_file() and f.suffix in (".nbi", ".nbc") and "engine" in str(f.parent):
-                f.unlink(missing_ok=True)
     d.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(digest)
-
-
+    with _compile_lock(d):
+        stamp = _stamp()
+        digest = _source_digest()
+        if not stamp.exists() or stamp.read_text() != digest:
+            for f in d.rglob("*"):
+                if f.is_file() and f.suffix in (".nbi", ".nbc") and "engine" in str(f.parent):
+                    f.unlink(missing_ok=True)
+            stamp.write_text(digest)
+        from rnr_sim.engine import batch  # noqa: F401  (compiles or loads the kernels)
