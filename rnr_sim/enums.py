@@ -96,6 +96,7 @@ CF_LASTING_KICKED = 4  # holds one, counting a kicker's (stays in play when kick
 CF_ON_DESTROY = 8  # holds an 'on destroy' effect
 CF_EACH_TURN_IP = 16  # holds an 'each turn: ip' effect (Independence Phase, R12)
 CF_VALUE_READS_PILLARS = 32  # a policy's value of it reads its player's Pillars or Petitions
+CF_VALUE_READS_QUEUE = 64  # a policy's value of it reads what its Play Phase queued (VERB_QUEUES)
 
 # ---------------------------------------------------------------- verb properties
 # The Resolve step (Art. VII §5 phase four, by its Roman numeral) at which an effect of
@@ -117,27 +118,30 @@ IP_PER_PILLAR = 2  # N for each Pillar its controller has in play
 #: One row per verb, in ``V_*`` order: the engine and the catalog ask a verb's properties,
 #: never its identity. Columns: name in the grammar; Resolve step; the IP it gives (``IP_*``:
 #: the Independence Phase fires it for 'each turn', R32 fires it at once when played);
-#: whom it aims at; whether its value to a policy reads its player's Pillars; a policy's
-#: default value per unit. A verb that behaves like an existing kind is one row here plus
-#: its arm in ``game.apply_effect`` and in ``game.effect_value`` (docs/engine.md).
-VERB_TABLE: tuple[tuple[str, int, int, int, int, float], ...] = (
-    ("none", STEP_EFFECTS, 0, AIM_SELF, 0, 0.0),
-    ("lp", STEP_DAMAGE, 0, AIM_LOWEST_LP, 0, 1.0),
-    ("strike", STEP_DAMAGE, 0, AIM_MOST_UAS_LOST, 0, 0.6),
-    ("strike ua", STEP_DAMAGE, 0, AIM_MOST_UAS_LOST, 0, 0.6),
-    ("heal", STEP_HEAL, 0, AIM_SELF, 0, 0.5),
-    ("draw", STEP_EFFECTS, 0, AIM_SELF, 0, 2.0),
-    ("force draw", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0.8),
-    ("mill", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0.6),
-    ("exile", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0.6),
-    ("discard", STEP_EFFECTS, 0, AIM_BIGGEST_HAND, 0, 1.0),
-    ("ip", STEP_EFFECTS, IP_FLAT, AIM_SELF, 0, 1.5),
-    ("repair", STEP_EFFECTS, 0, AIM_SELF, 0, 0.3),
-    ("destroy petition", STEP_EFFECTS, 0, AIM_MOST_PETITIONS, 0, 3.0),
-    ("recover", STEP_EFFECTS, 0, AIM_SELF, 0, 1.5),
-    ("tutor pillar", STEP_EFFECTS, 0, AIM_SELF, 1, 3.0),
-    ("ip per pillar", STEP_EFFECTS, IP_PER_PILLAR, AIM_SELF, 1, 1.5),
-    ("heal per pillar", STEP_HEAL, 0, AIM_SELF, 1, 0.5),
+#: whom it aims at; whether its value to a policy reads its player's Pillars (a heal's does:
+#: it is capped by the healing queued, and a queued ``heal per pillar`` grows with them);
+#: whether that value is capped by what this Play Phase already queued of the verb for the
+#: Resolve Phase (``decisions.note_queued``); a policy's default value per unit. A verb
+#: that behaves like an existing kind is one row here plus its arm in ``game.apply_effect``
+#: and in ``decisions.effect_value`` (docs/engine.md).
+VERB_TABLE: tuple[tuple[str, int, int, int, int, int, float], ...] = (
+    ("none", STEP_EFFECTS, 0, AIM_SELF, 0, 0, 0.0),
+    ("lp", STEP_DAMAGE, 0, AIM_LOWEST_LP, 0, 0, 1.0),
+    ("strike", STEP_DAMAGE, 0, AIM_MOST_UAS_LOST, 0, 0, 0.6),
+    ("strike ua", STEP_DAMAGE, 0, AIM_MOST_UAS_LOST, 0, 0, 0.6),
+    ("heal", STEP_HEAL, 0, AIM_SELF, 1, 1, 0.5),
+    ("draw", STEP_EFFECTS, 0, AIM_SELF, 0, 0, 2.0),
+    ("force draw", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0, 0.8),
+    ("mill", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0, 0.6),
+    ("exile", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0, 0.6),
+    ("discard", STEP_EFFECTS, 0, AIM_BIGGEST_HAND, 0, 0, 1.0),
+    ("ip", STEP_EFFECTS, IP_FLAT, AIM_SELF, 0, 0, 1.5),
+    ("repair", STEP_EFFECTS, 0, AIM_SELF, 0, 1, 0.3),
+    ("destroy petition", STEP_EFFECTS, 0, AIM_MOST_PETITIONS, 0, 1, 3.0),
+    ("recover", STEP_EFFECTS, 0, AIM_SELF, 0, 1, 1.5),
+    ("tutor pillar", STEP_EFFECTS, 0, AIM_SELF, 1, 0, 3.0),
+    ("ip per pillar", STEP_EFFECTS, IP_PER_PILLAR, AIM_SELF, 1, 0, 1.5),
+    ("heal per pillar", STEP_HEAL, 0, AIM_SELF, 1, 1, 0.5),
 )
 N_VERBS = len(VERB_TABLE)
 VERBS = tuple(row[0] for row in VERB_TABLE)
@@ -145,7 +149,8 @@ RESOLVE_STEP = tuple(row[1] for row in VERB_TABLE)
 VERB_GIVES_IP = tuple(row[2] for row in VERB_TABLE)
 VERB_AIM = tuple(row[3] for row in VERB_TABLE)
 VERB_READS_PILLARS = tuple(row[4] for row in VERB_TABLE)
-VERB_VALUE = tuple(row[5] for row in VERB_TABLE)
+VERB_QUEUES = tuple(row[5] for row in VERB_TABLE)
+VERB_VALUE = tuple(row[6] for row in VERB_TABLE)
 assert VERBS.index("ip per pillar") == V_IP_PER_PILLAR and VERBS.index("ip") == V_IP
 assert VERBS.index("heal per pillar") == V_HEAL_PER_PILLAR
 

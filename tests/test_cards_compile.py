@@ -83,11 +83,13 @@ def test_compile_derived_columns_of_a_kicker_card(tiny):
 
 def test_compile_derived_columns_of_an_activate_card(tiny):
     """Samuel Adams: destroy petition on resolve (step vi), activate heal (step iv); an
-    activate effect makes it lasting (R27)."""
+    activate effect makes it lasting (R27); a policy's value of a heal reads the Pillars
+    and the queued heals, and of a destroy petition the queued ones (VERB_TABLE)."""
     row = tiny.compile()[tiny.by_name["Samuel Adams"]]
     assert row[enums.C_RESOLVE_STEPS] == 1 << enums.STEP_EFFECTS
     assert row[enums.C_TURN_STEPS] == 1 << enums.STEP_HEAL
-    assert row[enums.C_FLAGS] == enums.CF_ACTIVATE | enums.CF_LASTING | enums.CF_LASTING_KICKED
+    assert row[enums.C_FLAGS] == enums.CF_ACTIVATE | enums.CF_LASTING | \
+        enums.CF_LASTING_KICKED | enums.CF_VALUE_READS_PILLARS | enums.CF_VALUE_READS_QUEUE
 
 
 def test_compile_derived_columns_restate_every_sample_card():
@@ -117,8 +119,12 @@ def test_compile_derived_columns_restate_every_sample_card():
                 else:
                     turn |= bit
         if card.type == "pillar" or "petition" in card.keywords or any(
-                e.verb in ("tutor pillar", "ip per pillar") for e in card.effects):
+                e.verb in ("tutor pillar", "ip per pillar", "heal", "heal per pillar")
+                for e in card.effects):
             flags |= enums.CF_VALUE_READS_PILLARS
+        if any(e.verb in ("heal", "heal per pillar", "repair", "recover", "destroy petition")
+               for e in card.effects):
+            flags |= enums.CF_VALUE_READS_QUEUE
         row = table[i]
         assert (row[enums.C_RESOLVE_STEPS], row[enums.C_TURN_STEPS], row[enums.C_FLAGS]) == (
             resolve, turn, flags), card.name

@@ -278,19 +278,36 @@ def test_a_futile_kicker_is_not_paid_for():
 HEAL_CARDS = [
     card("Homestead", "rights", "bison", cost=0, effects=["heal per pillar 1"]),
     card("Field Hospital", "rights", "bison", cost=0, effects=["heal 5"]),
+    card("Town Crier", "rights", "bison", cost=0, effects=["draw 1"]),
 ]
 
 
-@pytest.mark.parametrize("per_pillar_queued,forgotten", [(0.0, False), (1.0, True)])
-def test_a_pillar_played_forgets_a_heals_noted_value_when_heal_per_pillar_is_queued(
-        per_pillar_queued, forgotten):
+def test_a_pillar_played_forgets_a_heals_noted_value():
     """Fuzz seed 67 (2 players, game 2): with a ``heal per pillar 1`` queued, what a
     ``heal 5`` can still do shrinks by one LP with each Pillar played; its value, noted
-    before the Pillar, went stale (debug mode counted it as a broken invariant). A played
-    Pillar now forgets it; with nothing per-Pillar queued the noted value stands."""
+    before the Pillar, went stale (debug mode counted it as a broken invariant). A heal's
+    value reads the Pillars (``VERB_TABLE``), so a played Pillar forgets it; a card whose
+    value reads neither Pillars nor Petitions keeps its noted value."""
     t = Table(HEAL_CARDS)
     (s,) = t.hand(0, "Field Hospital")
+    (kept,) = t.hand(0, "Town Crier")
     t.memo[0, D.PM_VALUE0 + s] = 0.9
-    t.memo[0, D.PM_QUEUED0 + enums.V_HEAL_PER_PILLAR] = per_pillar_queued
+    t.memo[0, D.PM_VALUE0 + kept] = 0.7
+    t.memo[0, D.PM_QUEUED0 + enums.V_HEAL_PER_PILLAR] = 1.0
     D.forget_pillar_values(t.cards, t.pl, t.sl, t.ls, t.memo, 0)
-    assert bool(np.isnan(t.memo[0, D.PM_VALUE0 + s])) is forgotten
+    assert np.isnan(t.memo[0, D.PM_VALUE0 + s])
+    assert t.memo[0, D.PM_VALUE0 + kept] == 0.7
+
+
+def test_an_effect_queued_forgets_the_noted_values_that_read_the_queue():
+    """A ``heal 5`` is worth no more than the LP still missing after the heals queued
+    (``effect_value``): a chosen heal forgets the noted value of another heal in hand
+    (``CF_VALUE_READS_QUEUE``), not that of a draw."""
+    t = Table(HEAL_CARDS)
+    (s,) = t.hand(0, "Field Hospital")
+    (kept,) = t.hand(0, "Town Crier")
+    t.memo[0, D.PM_VALUE0 + s] = 0.9
+    t.memo[0, D.PM_VALUE0 + kept] = 0.7
+    D.forget_queue_values(t.cards, t.memo, t.sl, t.ls, t.pl, 0)
+    assert np.isnan(t.memo[0, D.PM_VALUE0 + s])
+    assert t.memo[0, D.PM_VALUE0 + kept] == 0.7

@@ -842,7 +842,11 @@ def derive_columns(row: np.ndarray) -> None:
             enums.VERB_READS_PILLARS[row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_VERB]]
             and row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_KICKER] == 0
             for e in range(enums.MAX_EFFECTS)):
-        flags |= enums.CF_VALUE_READS_PILLARS  # see game.card_value
+        flags |= enums.CF_VALUE_READS_PILLARS  # see decisions.card_value
+    if any(enums.VERB_QUEUES[row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_VERB]]
+           and row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_KICKER] == 0
+           for e in range(enums.MAX_EFFECTS)):
+        flags |= enums.CF_VALUE_READS_QUEUE  # see decisions.note_queued
     row[enums.C_FLAGS] = flags
     row[enums.C_RESOLVE_STEPS] = resolve_steps
     row[enums.C_TURN_STEPS] = turn_steps

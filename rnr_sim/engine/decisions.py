@@ -484,21 +484,12 @@ def forget_card_values(memo, p):
 
 @njit(**INLINED)
 def forget_pillar_values(cards, pl, sl, ls, memo, p):
-    """After a Pillar or Petition is played: clear the noted values that read them. A
-    queued ``heal per pillar`` makes every heal read them too: what a heal can still do is
-    less what is queued, and that grows with the Pillars (``effect_value``)."""
-    per_pillar_queued = memo[p, PM_QUEUED0 + E.V_HEAL_PER_PILLAR] > 0
+    """After a Pillar or Petition is played: clear the noted values that read them
+    (``CF_VALUE_READS_PILLARS``; a heal's among them, ``enums.VERB_TABLE``)."""
     for i in range(pl[p, L.P_N_HAND]):
         s = ls[p, L.L_HAND, i]
-        c = sl[p, s, L.S_CARD]
-        if (cards[c, E.C_FLAGS] & E.CF_VALUE_READS_PILLARS) != 0:
+        if (cards[sl[p, s, L.S_CARD], E.C_FLAGS] & E.CF_VALUE_READS_PILLARS) != 0:
             memo[p, PM_VALUE0 + s] = np.nan
-        elif per_pillar_queued:
-            for e in range(E.MAX_EFFECTS):
-                verb = eff(cards, c, e, E.E_VERB)
-                if verb == E.V_HEAL or verb == E.V_HEAL_PER_PILLAR:
-                    memo[p, PM_VALUE0 + s] = np.nan
-                    break
 
 
 @njit(**INLINED)
@@ -591,15 +582,8 @@ def choose_action(t, g, memo, p, acts, n_acts):
 
 
 @njit(**INLINED)
-def queues(verb):
-    """Verbs whose value is capped by what is left to act on (``effect_value``)."""
-    return verb == E.V_HEAL or verb == E.V_HEAL_PER_PILLAR or verb == E.V_REPAIR or \
-        verb == E.V_RECOVER or verb == E.V_DESTROY_PETITION
-
-
-@njit(**INLINED)
 def note_queued(cards, memo, sl, ls, pl, p, acts, i):
-    """Action ``i`` was chosen: add what it queues of the capped verbs (``queues``) for the
+    """Action ``i`` was chosen: add what it queues of the capped verbs (``VERB_QUEUES``) for the
     Resolve Phase to the pilot's memory; if anything, the noted values of the cards that
     read it are forgotten (``forget_queue_values``)."""
     kind = acts[i, 0]
@@ -607,7 +591,7 @@ def note_queued(cards, memo, sl, ls, pl, p, acts, i):
     added = False
     for e in range(E.MAX_EFFECTS):
         verb = eff(cards, c, e, E.E_VERB)
-        if not queues(verb):
+        if E.VERB_QUEUES[verb] == 0:
             continue
         if kind == L.ACT_ACTIVATE:
             fires = e == acts[i, 2]
@@ -623,15 +607,12 @@ def note_queued(cards, memo, sl, ls, pl, p, acts, i):
 
 @njit(**INLINED)
 def forget_queue_values(cards, memo, sl, ls, pl, p):
-    """Forget the noted values of the cards in hand that read what is queued: those with
-    an effect of a capped verb (``queues``)."""
+    """Forget the noted values of the cards in hand that read what is queued
+    (``CF_VALUE_READS_QUEUE``)."""
     for i in range(pl[p, L.P_N_HAND]):
         s = ls[p, L.L_HAND, i]
-        c = sl[p, s, L.S_CARD]
-        for e in range(E.MAX_EFFECTS):
-            if queues(eff(cards, c, e, E.E_VERB)):
-                memo[p, PM_VALUE0 + s] = np.nan
-                break
+        if (cards[sl[p, s, L.S_CARD], E.C_FLAGS] & E.CF_VALUE_READS_QUEUE) != 0:
+            memo[p, PM_VALUE0 + s] = np.nan
 
 
 @njit(**INLINED)
