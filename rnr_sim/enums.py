@@ -97,6 +97,7 @@ CF_ON_DESTROY = 8  # holds an 'on destroy' effect
 CF_EACH_TURN_IP = 16  # holds an 'each turn: ip' effect (Independence Phase, R12)
 CF_VALUE_READS_PILLARS = 32  # a policy's value of it reads its player's Pillars or Petitions
 CF_VALUE_READS_QUEUE = 64  # a policy's value of it reads what its Play Phase queued (VERB_QUEUES)
+CF_IP_ON_RESOLVE = 128  # holds an on-resolve effect (not a kicker) that gives IP (R32)
 
 # ---------------------------------------------------------------- verb properties
 # The Resolve step (Art. VII §5 phase four, by its Roman numeral) at which an effect of

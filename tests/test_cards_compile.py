@@ -104,6 +104,8 @@ def test_compile_derived_columns_restate_every_sample_card():
             bit = 1 << steps.get(eff.verb, 6)
             if eff.trigger == "on_resolve":
                 resolve |= bit
+                if eff.verb in ("ip", "ip per pillar") and not kicker:
+                    flags |= enums.CF_IP_ON_RESOLVE
             elif eff.trigger == "on_destroy":
                 flags |= enums.CF_ON_DESTROY
             else:

@@ -102,3 +102,29 @@ def test_one_process_at_a_time_prepares_the_cache(tmp_path, monkeypatch):
     waiter.join(30)
     assert not waiter.is_alive()
     assert (tmp_path / "rnr_sim_engine.stamp").read_text() == driver._source_digest()
+
+
+def test_the_copies_a_kernel_links_of_its_callees_are_its_own():
+    """A callee's code linked into a kernel's module is made internal before LLVM optimizes
+    the module (linker.py): LLVM may then inline it, drop the arguments it never reads, or
+    keep one private copy; the kernel's own functions stay external."""
+    import llvmlite.binding as ll
+    from numba.core import codegen
+
+    optimize = codegen.CPUCodeLibrary._optimize_final_module
+    assert inspect.unwrap(optimize) is not optimize  # the wrapper is what numba calls
+    module = ll.parse_assembly(
+        "define linkonce_odr i64 @copy(i64 %x) { ret i64 %x }\n"
+        "define i64 @own(i64 %x) { %y = call i64 @copy(i64 %x)\n ret i64 %y }\n"
+        "declare i64 @called(i64)\n")
+    seen = {}
+
+    class Library:
+        _final_module = module
+
+    def passes(library):
+        seen.update({fn.name: fn.linkage for fn in library._final_module.functions})
+
+    linker._patched_optimize(passes)(Library())
+    assert seen == {"copy": ll.Linkage.internal, "own": ll.Linkage.external,
+                    "called": ll.Linkage.external}

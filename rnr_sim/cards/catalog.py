@@ -827,6 +827,8 @@ def derive_columns(row: np.ndarray) -> None:
         step = 1 << enums.RESOLVE_STEP[verb]
         if trigger == enums.TRIG_ON_RESOLVE:
             resolve_steps |= step
+            if enums.VERB_GIVES_IP[verb] != enums.IP_NONE and not kicker:
+                flags |= enums.CF_IP_ON_RESOLVE
         elif trigger == enums.TRIG_ON_DESTROY:
             flags |= enums.CF_ON_DESTROY
         else:  # each turn, activate: R27 lasting

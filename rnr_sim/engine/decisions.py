@@ -457,13 +457,7 @@ def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
 def value_reads_ip(cards, rules, c):
     """Does ``card_value`` of ``c`` read the IP and hand (an on-resolve IP effect that gives
     its IP at once, R32)? Such a value changes with every play, so it is never noted."""
-    if rules[E.R_IP_EFFECTS_IMMEDIATE] == 0:
-        return False
-    for e in range(E.MAX_EFFECTS):
-        if E.VERB_GIVES_IP[eff(cards, c, e, E.E_VERB)] != E.IP_NONE and \
-                eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE and eff(cards, c, e, E.E_KICKER) == 0:
-            return True
-    return False
+    return rules[E.R_IP_EFFECTS_IMMEDIATE] != 0 and (cards[c, E.C_FLAGS] & E.CF_IP_ON_RESOLVE) != 0
 
 
 @njit(f8(WEIGHTS, RNG, i8, f8), **KERNEL)

@@ -613,15 +613,15 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, act
         s = ls[p, L.L_HAND, i]
         c = sl[p, s, L.S_CARD]
         ctype = cards[c, E.C_TYPE]
-        cost = play_cost(cards, sl, p, s)
-        if cost > ip:  # Art. II §2
+        if ctype == E.UA:  # Art. IV §3.2
             continue
         if ctype == E.BILL and (sl[p, sl[p, s, L.S_NAME_SLOT], L.S_FLAGS] & L.F_BILL_TURN) != 0:
             continue  # Art. IV §7.1: once per turn
         if ctype == E.PILLAR and rules[E.R_PILLARS_PER_TURN] > 0 and \
                 pl[p, L.P_PILLARS_TURN] >= rules[E.R_PILLARS_PER_TURN]:
             continue  # R10
-        if ctype == E.UA:
+        cost = play_cost(cards, sl, p, s)
+        if cost > ip:  # Art. II §2
             continue
         n = put_action(acts, n, L.ACT_PLAY, s, -1, -1, cost)
         if ctype == E.FREEDOM:
