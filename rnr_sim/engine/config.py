@@ -4,13 +4,16 @@
 counting of array arguments; measured with perf, those atomic increments and decrements
 took over half the engine's time. The batch kernels allocate nothing either (their
 callers pass in the workers' scratch state), so they run without it too.
+
+``no_cfunc_wrapper=True``: no kernel is called through a C function pointer, so numba need
+not compile one more wrapper for each (about 0.5 s of the first compile).
 """
 
 from rnr_sim.engine import inliner  # noqa: F401  (numba's inliner, copying a callee's IR once)
 from rnr_sim.engine.linker import called  # noqa: F401  (big kernels called, not copied: linker.py)
 
-KERNEL = {"cache": True, "_nrt": False}
-BATCH = {"cache": True, "_nrt": False}
+KERNEL = {"cache": True, "_nrt": False, "no_cfunc_wrapper": True}
+BATCH = {"cache": True, "_nrt": False, "no_cfunc_wrapper": True}
 
 # Kernels called from one place in the engine are inlined there in numba's IR
 # (``inline="always"``): each separately compiled kernel re-optimizes and re-generates the

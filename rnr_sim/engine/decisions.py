@@ -95,7 +95,6 @@ def pick_opponent(pl, w, gm, p, verb):
 
 
 @njit(i8(PLAYERS, WEIGHTS, FIELDS, RNG, i8, i8), **KERNEL)
-@called
 def choose_opponent(pl, w, gm, rng, p, verb):
     """The opponent ``p`` aims an effect or Attack of ``verb`` at: ``pick_opponent`` for a
     heuristic policy; for the random policy, any living opponent alike (no draw from the
@@ -135,7 +134,6 @@ def on_destroy_boon(cards, w, p, c):
 
 
 @njit(i8(CARDS, WEIGHTS, RNG, SLOTS, LISTS, PLAYERS, i8, i8, i8, b1), **KERNEL)
-@called
 def choose_strike_target(cards, w, rng, sl, ls, pl, p, q, damage, ua_only):
     """Amend. II: a Defense while any exists (the attacker ``p`` picks: one it can destroy,
     else the weakest), otherwise a UA: one this damage destroys, giving its controller the
@@ -220,7 +218,6 @@ def ip_wanted(cards, pl, sl, ls, p, spent):
 
 
 @njit(f8(CARDS, WEIGHTS, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8, i8, i8), **KERNEL)
-@called
 def effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, amount, spent):
     """How much ``p``'s policy wants one effect now (context-dependent, may be negative).
     Each value reads the state the effect acts on; an effect that wins now is worth
@@ -330,7 +327,6 @@ def does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, verb, spent):
 
 
 @njit(b1(CARDS, RULES, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, WEIGHTS, i8, i8, b1), **KERNEL)
-@called
 def futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, kicked):
     """Would playing card ``c`` now do nothing: a Rights, Freedom or Bill card that stays
     in no Area (no Petition, nothing lasting, R27) whose every on-resolve effect (a
@@ -394,7 +390,6 @@ def petition_wins_with(pl, p, petitions, scroll_pillars):
 
 
 @njit(f8(CARDS, RULES, WEIGHTS, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8), **KERNEL)
-@called
 def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
     """How much ``p``'s policy wants to play card ``c`` now, before its cost. It reads
     ``p``'s Pillars and Petitions, the IP and hand when ``c`` gives IP at once

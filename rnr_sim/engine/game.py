@@ -306,7 +306,6 @@ def deal_damage(t, g, q, s, amount, by, src_card):
 
 
 @njit(void(TABLE, GAME, i8, i8, i8, b1, i8), **KERNEL)
-@called
 def strike(t, g, p, q, amount, ua_only, src_card):
     cards, w = t.cards, t.weights
     pl, sl, ls, rng = g.players, g.slots, g.lists, g.rng

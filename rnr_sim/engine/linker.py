@@ -5,9 +5,9 @@ numba links the LLVM module of every kernel a kernel calls into the caller's own
 then optimizes the whole and generates its machine code again: ``take_turn``'s code was
 optimized and generated once for ``take_turn`` and once more inside the batch worker, and
 ``apply_effect``'s inside ``fire_on_destroy``, ``take_turn`` and the worker. That copy
-pays when LLVM inlines the callee; the kernels marked ``@called`` are too big to be
-inlined (each shows as its own function in a profile of the engine), so for them the copy
-bought nothing but compile time.
+pays when LLVM inlines the callee; the kernels marked ``@called`` are big or called
+rarely, so for them the copy bought little but compile time (which to mark is measured:
+docs/engine.md, "The first compile").
 
 For a kernel marked ``@called`` the module its callers link holds declarations only: a
 caller's code calls the callee by name, and numba's JIT engine (one per process, which

@@ -29,7 +29,7 @@ from numba import njit
 from rnr_sim import enums as E
 from rnr_sim.engine import layout as L
 from rnr_sim.engine import trace as T
-from rnr_sim.engine.config import INLINED, KERNEL
+from rnr_sim.engine.config import INLINED, KERNEL, called
 from rnr_sim.engine.decisions import PM_VALUE0, choose_action
 from rnr_sim.engine.game import (
     do_action,
@@ -46,7 +46,20 @@ from rnr_sim.engine.game import (
     turn_start,
 )
 from rnr_sim.engine.rng import rand_below, stream_seed
-from rnr_sim.engine.sig import ACTS, GAME, MEMO, TABLE, VALUES, f8, i8, u8, void
+from rnr_sim.engine.sig import (
+    ACTS,
+    BUDGETS,
+    DECK_CARDS,
+    DECK_SIZES,
+    GAME,
+    MEMO,
+    TABLE,
+    VALUES,
+    f8,
+    i8,
+    u8,
+    void,
+)
 from rnr_sim.engine.state import GAME_STREAM
 
 SEARCH_WIDTH = 2  # per policy row: rollouts per action and determination (K), determinizations (N)
@@ -119,6 +132,7 @@ def determinize(sg, smemo, p, dseed, rseed):
 
 
 @njit(void(TABLE, GAME, MEMO, ACTS, i8), **KERNEL)
+@called
 def finish_turn(t, g, memo, acts, p):
     """Seat ``p``'s turn after its Play Phase, then the game's next turns to the end."""
     turn_end(t, g, memo, p)
@@ -128,6 +142,7 @@ def finish_turn(t, g, memo, acts, p):
 
 
 @njit(f8(TABLE, GAME, MEMO, ACTS, i8, i8, i8, i8, i8), **KERNEL)
+@called
 def rollout(t, sg, smemo, sacts, p, kind, a, b, c):
     """Play the copied game out after ``p`` takes action ``(kind, a, b, c)`` (kind 0:
     stop) in its Play Phase, every seat by its heuristic pilot; ``p``'s score."""
@@ -153,6 +168,7 @@ def rollout(t, sg, smemo, sacts, p, kind, a, b, c):
 
 
 @njit(i8(TABLE, GAME, MEMO, ACTS, i8, i8, GAME, MEMO, ACTS, VALUES, i8, i8, u8), **KERNEL)
+@called
 def search_action(t, g, memo, acts, n, p, sg, smemo, sacts, vals, k_roll, n_det, key):
     """The search pilot's pick among ``acts[:n]`` and stop (-1); ``vals[i]`` is left
     holding option i's mean score (``vals[n]``: stop). See the module docstring."""
@@ -223,7 +239,9 @@ def search_play_phase(t, g, memo, acts, p, sg, smemo, sacts, vals, k_roll, n_det
     return dec
 
 
-@njit(**KERNEL)
+@njit(void(TABLE, GAME, MEMO, ACTS, GAME, MEMO, ACTS, VALUES, BUDGETS, BUDGETS, DECK_CARDS,
+           DECK_SIZES, i8, i8, u8, i8, i8), **KERNEL)
+@called
 def play_search_game(t, g, memo, acts, sg, smemo, sacts, vals, k_seat, n_seat,
                      deck_cards, deck_size, n_players, first_seat, seed, table_id, deal):
     """``game.play_game`` where the seats with ``k_seat[q] > 0`` are search pilots

@@ -38,6 +38,11 @@ RNG = nt.uint64[::1]  # the streams (rng.py)
 TRACE = nt.int32[:, ::1]  # trace.EV_* rows
 GAME = NamedTuple((PLAYERS, SLOTS, LISTS, FIELDS, MASKS, RNG, TRACE), L.Game)
 
+# A game's seats, as setup_game deals them.
+DECK_CARDS = nt.int32[:, ::1]  # each seat's deck, card by slot (-1: no card)
+DECK_SIZES = nt.int32[::1]  # each seat's deck size
+BUDGETS = nt.int64[::1]  # a search budget per seat (rollouts, or determinizations)
+
 # The pilots' scratch.
 MEMO = nt.float64[:, ::1]  # decisions.PM_*
 ACTS = nt.int64[:, ::1]  # the Play Phase's legal actions (kind, a, b, c, cost)
