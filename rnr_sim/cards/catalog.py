@@ -825,6 +825,11 @@ def derive_columns(row: np.ndarray) -> None:
         trigger = int(row[base + enums.E_TRIGGER])
         kicker = row[base + enums.E_KICKER] != 0
         step = 1 << enums.RESOLVE_STEP[verb]
+        if not kicker:  # what a policy's value of the card reads (decisions.card_value)
+            if enums.VERB_READS_PILLARS[verb]:
+                flags |= enums.CF_VALUE_READS_PILLARS
+            if enums.VERB_QUEUES[verb]:
+                flags |= enums.CF_VALUE_READS_QUEUE  # see decisions.note_queued
         if trigger == enums.TRIG_ON_RESOLVE:
             resolve_steps |= step
             if enums.VERB_GIVES_IP[verb] != enums.IP_NONE and not kicker:
@@ -840,15 +845,8 @@ def derive_columns(row: np.ndarray) -> None:
                 flags |= enums.CF_EACH_TURN_IP
             else:
                 turn_steps |= step
-    if row[enums.C_TYPE] == enums.PILLAR or (row[enums.C_KEYWORDS] & enums.KW_PETITION) or any(
-            enums.VERB_READS_PILLARS[row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_VERB]]
-            and row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_KICKER] == 0
-            for e in range(enums.MAX_EFFECTS)):
+    if row[enums.C_TYPE] == enums.PILLAR or (row[enums.C_KEYWORDS] & enums.KW_PETITION):
         flags |= enums.CF_VALUE_READS_PILLARS  # see decisions.card_value
-    if any(enums.VERB_QUEUES[row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_VERB]]
-           and row[enums.C_EFF0 + e * enums.EFF_STRIDE + enums.E_KICKER] == 0
-           for e in range(enums.MAX_EFFECTS)):
-        flags |= enums.CF_VALUE_READS_QUEUE  # see decisions.note_queued
     row[enums.C_FLAGS] = flags
     row[enums.C_RESOLVE_STEPS] = resolve_steps
     row[enums.C_TURN_STEPS] = turn_steps

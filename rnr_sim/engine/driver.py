@@ -190,11 +190,12 @@ def prepare_cache() -> None:
     process. numba's cache is keyed on each kernel's own file and misses edits to the
     constants it imports (numba #1833), so when any engine source changed since the cache
     was written, drop the engine's entries and stamp the cache with the new sources'
-    digest. Then load the kernels that compile on import (their signatures are declared),
-    compiling them when the cache lacks them, while holding the cache's lock: processes
-    started together (Ray workers on one node, the tests' warm-up) compile the engine once
-    instead of each compiling it, and a cached kernel never names a ``@called`` kernel
-    another process compiled meanwhile (``linker.py``)."""
+    digest. Then load the kernels that compile on import (all with declared signatures, so
+    all but the batch workers, which compile at their first call), compiling them when the
+    cache lacks them, while holding the cache's lock: processes started together (Ray
+    workers on one node, the tests' warm-up) compile those once instead of each compiling
+    them, and a cached kernel never names a ``@called`` kernel another process compiled
+    meanwhile (``linker.py``)."""
     global _CACHE_PREPARED
     if _CACHE_PREPARED:
         return

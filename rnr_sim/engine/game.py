@@ -1222,7 +1222,7 @@ def turn_end(t, g, memo, p):
          pl[p, L.P_N_PETITIONS])
 
 
-@njit(void(TABLE, GAME, MEMO, ACTS, i8), **KERNEL)  # a compile boundary: inlined, the first compile took 42 s, not 35
+@njit(void(TABLE, GAME, MEMO, ACTS, i8), **KERNEL)  # a boundary: inlined, the first compile took 41 s
 @called
 def take_turn(t, g, memo, acts, p):
     """One turn of five phases (Art. VII §5). A search pilot's turn (``search.py``) is the
