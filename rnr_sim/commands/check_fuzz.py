@@ -4,6 +4,7 @@ engine with its invariant checks on; every record checked, a sample replayed alo
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -24,7 +25,8 @@ def register(check_app: typer.Typer) -> None:
         "from the seed S alone, a rules profile, a card catalog and 2-6 decks with their "
         "policies, all legal under the contracts; writes them as files and reads them "
         "back with the tool's own readers; then plays --case-games games at each player "
-        "count with the engine's invariant checks on, checks every game's record "
+        "count with the engine's invariant checks on and every array index checked (the "
+        "engine's checked build, compiled once), checks every game's record "
         "(winner, path, turns, LP, UAs, Petitions, masks) and replays one game in "
         "8 alone on one thread (determinism). Prints the counts and, for each "
         "failure, the seed that reproduces it. Exit 0 when clean, 1 on any failure, "
@@ -86,6 +88,9 @@ def fuzz_command(
         bool, typer.Option("--progress/--no-progress", help="Show a progress bar."),
     ] = True,
 ) -> None:
+    # The fuzzer plays the engine's checked build: an array index out of range raises
+    # instead of reading a wrong element (engine/indexing.py). Read at the engine's import.
+    os.environ.setdefault("RNR_SIM_CHECKED_INDICES", "1")
     from rnr_sim.fuzz.play import MAX_SEED, run_fuzz
     from rnr_sim.fuzz.report import format_report, write_replays
 

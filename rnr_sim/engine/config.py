@@ -7,10 +7,25 @@ callers pass in the workers' scratch state), so they run without it too.
 
 ``no_cfunc_wrapper=True``: no kernel is called through a C function pointer, so numba need
 not compile one more wrapper for each (about 0.5 s of the first compile).
+
+Array indices: as they are, not counted from the end when negative, or each checked in the
+fuzzer's build, cached in a folder of its own (``indexing.py``).
 """
 
-from rnr_sim.engine import inliner  # noqa: F401  (numba's inliner, copying a callee's IR once)
+import os
+
+import numba
+
+from rnr_sim.engine import (
+    indexing,
+    inliner,  # noqa: F401  (numba's inliner, copying a callee's IR once)
+)
 from rnr_sim.engine.linker import called  # noqa: F401  (big kernels called, not copied: linker.py)
+
+# The checked build (indexing.py) is cached apart from the default one.
+if indexing.cache_subfolder() and numba.config.CACHE_DIR and \
+        not numba.config.CACHE_DIR.endswith(indexing.CHECKED_FOLDER):
+    numba.config.CACHE_DIR = os.path.join(numba.config.CACHE_DIR, indexing.CHECKED_FOLDER)
 
 KERNEL = {"cache": True, "_nrt": False, "no_cfunc_wrapper": True}
 BATCH = {"cache": True, "_nrt": False, "no_cfunc_wrapper": True}

@@ -145,8 +145,26 @@ def _source_digest() -> str:
 
 
 def _cache_dir() -> Path | None:
+    """The folder this build of the engine is cached in: the numba cache's root, or the
+    checked build's folder in it (``indexing.py``; ``config.py`` points numba there)."""
+    from rnr_sim.engine import indexing
+
     d = os.environ.get("NUMBA_CACHE_DIR")
-    return Path(d) if d else None
+    if not d:
+        return None
+    sub = indexing.cache_subfolder()
+    return Path(d) / sub if sub else Path(d)
+
+
+def _cached_engine_files(d: Path, pattern: str):
+    """The engine's cache files under ``d`` matching ``pattern``, not those of another build
+    kept in a folder of ``d`` (the checked build's)."""
+    from rnr_sim.engine import indexing
+
+    for f in d.rglob(pattern):
+        if f.is_file() and "engine" in str(f.parent) and \
+                indexing.CHECKED_FOLDER not in f.relative_to(d).parts:
+            yield f
 
 
 def _stamp() -> Path | None:
@@ -162,7 +180,7 @@ def needs_compile() -> bool:
     stamp = _stamp()
     if not stamp.exists() or stamp.read_text() != _source_digest():
         return True
-    return not any(d.rglob("batch.play_games_worker*.nbi"))
+    return not any(_cached_engine_files(d, "batch.play_games_worker*.nbi"))
 
 
 _CACHE_PREPARED = False
@@ -208,8 +226,7 @@ def prepare_cache() -> None:
         stamp = _stamp()
         digest = _source_digest()
         if not stamp.exists() or stamp.read_text() != digest:
-            for f in d.rglob("*"):
-                if f.is_file() and f.suffix in (".nbi", ".nbc") and "engine" in str(f.parent):
-                    f.unlink(missing_ok=True)
+            for f in _cached_engine_files(d, "*.nb[ic]"):
+                f.unlink(missing_ok=True)
             stamp.write_text(digest)
         from rnr_sim.engine import batch  # noqa: F401  (compiles or loads the kernels)

@@ -326,6 +326,7 @@ class FuzzReport:
         "trigger_verb": set(), "kicker_verbs": set(), "switches_changed": set(),
         "themes": set()})
     elapsed_s: float = 0.0
+    indices_checked: bool = False  # the engine's checked build played (engine/indexing.py)
 
     @property
     def total_games(self) -> int:
@@ -383,6 +384,7 @@ class FuzzReport:
             "games": self.total_games,
             "games_by_players": {str(k): v for k, v in sorted(self.games.items())},
             "elapsed_s": round(self.elapsed_s, 1),
+            "indices_checked": self.indices_checked,
             "failures_by_category": self.by_category(),
             "failures_by_check": [
                 {"category": cat, "check": chk, "games": n,
@@ -413,9 +415,10 @@ def run_fuzz(games: int, seed: int = 1, players: Sequence[int] = (2, 3, 4),
     """Fuzz cases ``seed, seed + 1, ...`` until at least ``games`` games are played.
     ``dump``: write each failing case's files (catalog, rules, decks) to
     ``dump/case-<seed>/`` for ``rnr-sim replay``."""
-    from rnr_sim.engine import driver
+    from rnr_sim.engine import driver, indexing
 
-    report = FuzzReport(seed=seed, players=list(players), case_games=case_games)
+    report = FuzzReport(seed=seed, players=list(players), case_games=case_games,
+                        indices_checked=indexing.CHECKED)
     k = n_cases(games, players, case_games)
     if driver.needs_compile() and log is not None:
         log("Compiling the engine (first run only, about 27 s)…")

@@ -27,7 +27,9 @@ def format_report(report: FuzzReport, dump: Path | None = None) -> str:
         f"({_n(d['case_games'])} games per case and player count)",
         f"  catalogs {_n(d['catalogs'])} ({_n(d['cards'])} cards), decks {_n(d['decks'])}, "
         f"rules profiles {_n(d['profiles'])}",
-        f"  games {_n(d['games'])} ({by_p}) in {report.elapsed_s:,.1f} s ({rate:,.0f}/s)",
+        f"  games {_n(d['games'])} ({by_p}) in {report.elapsed_s:,.1f} s ({rate:,.0f}/s), "
+        + ("every array index checked" if d["indices_checked"] else
+           "array indices not checked (the engine was loaded unchecked)"),
         f"  covered: {cov['types']}/{len(enums.CARD_TYPES)} Orders, "
         f"{cov['branches']}/{len(enums.BRANCHES)} Branches, "
         f"{cov['rarities']}/{len(enums.RARITIES)} rarities, "

@@ -1,0 +1,85 @@
+"""How the engine's kernels index arrays (engine/indexing.py): by default as they are, a
+negative index not counted from the end; in the checked build (``RNR_SIM_CHECKED_INDICES``,
+the fuzzer's) an index out of range, negative or too large, raises ``IndexError``; other
+numba code keeps numba's indexing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+import numpy as np
+from numba import njit
+
+from rnr_sim.engine import indexing
+
+PROBE = """
+def at(a, i):
+    return a[i]
+"""
+
+
+def _probe(module: str):
+    """``at(a, i) = a[i]`` compiled as a function of ``module``."""
+    mod = types.ModuleType(module)
+    exec(PROBE, mod.__dict__)
+    return njit(mod.at)
+
+
+def test_an_engine_kernel_does_not_count_a_negative_index_from_the_end():
+    assert indexing.INSTALLED, "numba's indexing moved: indexing.py patches nothing now"
+    assert not indexing.CHECKED  # the tests play the default build
+    base = np.arange(10, dtype=np.int64) * 10
+    view = base[4:]  # the element before the view is base[3], memory of the same array
+    assert _probe("rnr_sim.engine.probe")(view, -1) == 30
+    assert _probe("rnr_sim.engine.probe")(view, 2) == 60
+    assert _probe("some.other.module")(view, -1) == 90  # numba's indexing elsewhere
+
+
+CHECKED_RUN = """
+import types
+import numba
+from numba import njit
+import rnr_sim.engine.config  # noqa: F401  (the patches and the checked build's cache folder)
+from rnr_sim.engine import indexing
+mod = types.ModuleType("rnr_sim.engine.probe")
+exec("def at(a, i):\\n    return a[i]\\n", mod.__dict__)
+at = njit(mod.at)
+import numpy as np
+a = np.arange(5, dtype=np.int64)
+out = [indexing.CHECKED, numba.config.CACHE_DIR.endswith("checked-indices"), int(at(a, 4))]
+for i in (-1, 5, -6):
+    try:
+        at(a, i)
+        out.append("read")
+    except IndexError as e:
+        out.append(str(e))
+print(out)
+"""
+
+
+def test_the_checked_build_raises_on_an_index_out_of_range(tmp_path):
+    env = {**os.environ, "RNR_SIM_CHECKED_INDICES": "1", "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", CHECKED_RUN], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    message = "rnr-sim engine: array index out of range"
+    assert done.stdout.strip() == str([True, True, 4, message, message, message])
+
+
+def test_the_fuzzer_plays_the_checked_build(tmp_path):
+    """A short ``rnr-sim check fuzz`` in its own process: the engine's checked build
+    (compiled once into its folder of the numba cache) plays clean games."""
+    done = subprocess.run(
+        [sys.executable, "-m", "rnr_sim.cli", "check", "fuzz", "--games", "512",
+         "--players", "2,3", "--case-games", "256", "--no-progress", "--json"],
+        env={k: v for k, v in os.environ.items() if k != "RNR_SIM_CHECKED_INDICES"},
+        capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    report = json.loads(done.stdout)
+    assert report["indices_checked"] is True
+    assert report["games"] == 512
+    assert sum(report["failures_by_category"].values()) == 0, report["failures_by_check"]
