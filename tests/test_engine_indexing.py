@@ -1,7 +1,8 @@
 """How the engine's kernels index arrays (engine/indexing.py): by default as they are, a
 negative index not counted from the end; in the checked build (``RNR_SIM_CHECKED_INDICES``,
 the fuzzer's) an index out of range, negative or too large, raises ``IndexError``; other
-numba code keeps numba's indexing."""
+numba code keeps numba's indexing. A turn tests that the state has the layout's shapes
+(``game.laid_out``, which buys constant strides) and raises when it has not."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ import sys
 import types
 
 import numpy as np
+import pytest
+from engine_harness import Table
 from numba import njit
 
-from rnr_sim.engine import indexing
+from rnr_sim import enums
+from rnr_sim.engine import decisions, indexing
+from rnr_sim.engine import layout as L
 
 PROBE = """
 def at(a, i):
@@ -83,3 +88,23 @@ def test_the_fuzzer_plays_the_checked_build(tmp_path):
     assert report["indices_checked"] is True
     assert report["games"] == 512
     assert sum(report["failures_by_category"].values()) == 0, report["failures_by_check"]
+
+
+@pytest.mark.parametrize("array", ["memo", "acts", "pl", "sl", "ls", "masks"])
+def test_a_turn_on_arrays_not_of_the_layouts_shapes_raises(array):
+    t = Table()
+    t.take_turn(0)  # the layout's shapes: a turn is played
+    assert t.pl[0, L.P_TURNS] == 1
+    wider = {"memo": (enums.MAX_PLAYERS, decisions.MEMO_WIDTH + 1),
+             "acts": (L.MAX_ACTIONS, L.ACT_WIDTH + 1),
+             "pl": (enums.MAX_PLAYERS, L.N_PLAYER_FIELDS + 1),
+             "sl": (enums.MAX_PLAYERS, enums.MAX_SLOTS, L.N_SLOT_FIELDS + 1),
+             "ls": (enums.MAX_PLAYERS, L.N_LISTS + 1, enums.MAX_SLOTS),
+             "masks": (enums.MAX_PLAYERS, L.N_MASKS + 1)}[array]
+    old = getattr(t, array)
+    new = np.zeros(wider, dtype=old.dtype)
+    new[tuple(slice(0, n) for n in old.shape)] = old
+    setattr(t, array, new)
+    with pytest.raises(ValueError, match="not the layout's shapes"):
+        t.take_turn(1)
+    assert t.pl[1, L.P_TURNS] == 0  # refused before anything was played

@@ -32,7 +32,7 @@ STATE = (
     ("sl", (E.MAX_PLAYERS, E.MAX_SLOTS, L.N_SLOT_FIELDS), np.int32),
     ("ls", (E.MAX_PLAYERS, L.N_LISTS, E.MAX_SLOTS), np.int16),
     ("gm", (L.N_GAME_FIELDS,), np.int64),
-    ("masks", (E.MAX_PLAYERS, 3), np.uint64),
+    ("masks", (E.MAX_PLAYERS, L.N_MASKS), np.uint64),
     ("rng", (E.MAX_PLAYERS + 1,), np.uint64),
 )
 SEATS = (  # the seats' decks and policy weights, loaded per game

@@ -24,6 +24,7 @@ from rnr_sim.engine import policies as W
 from rnr_sim.engine import trace as T
 from rnr_sim.engine.config import INLINED, KERNEL, called
 from rnr_sim.engine.decisions import (
+    MEMO_WIDTH,
     choose_action,
     choose_hand_limit_discard,
     choose_mulligan,
@@ -1222,11 +1223,31 @@ def turn_end(t, g, memo, p):
          pl[p, L.P_N_PETITIONS])
 
 
+NOT_LAID_OUT = "rnr-sim engine: the state's arrays are not the layout's shapes (layout.py)"
+
+
+@njit(**INLINED)
+def laid_out(t, g, memo, acts):
+    """Whether each array of the bundles and the scratch has the layout's row widths
+    (layout.py; ``batch.worker_state`` and the tests' harness allocate them so). A kernel
+    that tests it where it starts and raises when it fails indexes with constant strides
+    past the test: LLVM knows the widths, so an address is shifts and adds instead of
+    multiplications by widths read from the arrays (docs/engine.md, "The first compile")."""
+    return t.cards.shape[1] == E.N_CARD_COLS and t.weights.shape[1] == W.N_WEIGHTS and \
+        g.players.shape[1] == L.N_PLAYER_FIELDS and g.slots.shape[1] == E.MAX_SLOTS and \
+        g.slots.shape[2] == L.N_SLOT_FIELDS and g.lists.shape[1] == L.N_LISTS and \
+        g.lists.shape[2] == E.MAX_SLOTS and g.masks.shape[1] == L.N_MASKS and \
+        g.trace.shape[1] == L.TRACE_WIDTH and memo.shape[1] == MEMO_WIDTH and \
+        acts.shape[1] == L.ACT_WIDTH
+
+
 @njit(void(TABLE, GAME, MEMO, ACTS, i8), **KERNEL)  # a boundary: inlined, the first compile took 41 s
 @called
 def take_turn(t, g, memo, acts, p):
     """One turn of five phases (Art. VII §5). A search pilot's turn (``search.py``) is the
     same three parts with its own Play Phase."""
+    if not laid_out(t, g, memo, acts):  # constant strides from here on
+        raise ValueError(NOT_LAID_OUT)
     if turn_start(t, g, p):
         play_phase(t, g, memo, acts, p)  # III
         turn_end(t, g, memo, p)

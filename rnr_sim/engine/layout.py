@@ -161,6 +161,7 @@ N_GAME_FIELDS = 13
 M_OPENING = 0  # the final opening hand (after any mulligan)
 M_DRAWN = 1  # reached the hand during the game by any route: drawn, recovered, tutored
 M_PLAYED = 2
+N_MASKS = 3
 
 # ---------------------------------------------------------------- rules that decide a game
 RULE_NONE = 0

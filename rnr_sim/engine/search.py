@@ -32,8 +32,10 @@ from rnr_sim.engine import trace as T
 from rnr_sim.engine.config import INLINED, KERNEL, called
 from rnr_sim.engine.decisions import PM_VALUE0, choose_action
 from rnr_sim.engine.game import (
+    NOT_LAID_OUT,
     do_action,
     emit,
+    laid_out,
     legal_actions,
     list_push,
     next_turn,
@@ -135,6 +137,8 @@ def determinize(sg, smemo, p, dseed, rseed):
 @called
 def finish_turn(t, g, memo, acts, p):
     """Seat ``p``'s turn after its Play Phase, then the game's next turns to the end."""
+    if not laid_out(t, g, memo, acts):  # constant strides from here on
+        raise ValueError(NOT_LAID_OUT)
     turn_end(t, g, memo, p)
     q = next_turn(t, g, p)
     if q >= 0:
@@ -146,6 +150,8 @@ def finish_turn(t, g, memo, acts, p):
 def rollout(t, sg, smemo, sacts, p, kind, a, b, c):
     """Play the copied game out after ``p`` takes action ``(kind, a, b, c)`` (kind 0:
     stop) in its Play Phase, every seat by its heuristic pilot; ``p``'s score."""
+    if not laid_out(t, sg, smemo, sacts):  # constant strides from here on
+        raise ValueError(NOT_LAID_OUT)
     pl, sl, ls, gm = sg.players, sg.slots, sg.lists, sg.game
     if kind != 0:
         do_action(t, sg, smemo, p, kind, a, b, c)
