@@ -29,7 +29,7 @@ def format_report(report: FuzzReport, dump: Path | None = None) -> str:
         f"rules profiles {_n(d['profiles'])}",
         f"  games {_n(d['games'])} ({by_p}) in {report.elapsed_s:,.1f} s ({rate:,.0f}/s), "
         + ("every array index checked" if d["indices_checked"] else
-           "array indices not checked (the engine was loaded unchecked)"),
+           "array indices not checked (the engine's default build)"),
         f"  covered: {cov['types']}/{len(enums.CARD_TYPES)} Orders, "
         f"{cov['branches']}/{len(enums.BRANCHES)} Branches, "
         f"{cov['rarities']}/{len(enums.RARITIES)} rarities, "
