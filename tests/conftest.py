@@ -42,19 +42,47 @@ def pytest_sessionstart(session) -> None:
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+#: ``rnr-sim check fuzz`` on the engine's checked build (engine/indexing.py), started with
+#: the session when a test asks for it (``checked_fuzz``): its first run compiles that build
+#: (about 30 s), in a process of its own while the suite runs.
+CHECKED_FUZZ_ARGS = ("check", "fuzz", "--games", "512", "--players", "2,3", "--case-games", "256",
+                     "--no-progress", "--json")
+_CHECKED_FUZZ: subprocess.Popen | None = None
+
+
 def pytest_collection_modifyitems(session, config, items) -> None:
-    """The tests that wait for the warm-up compile run last, so that the rest of the suite
-    runs meanwhile (the order of every other test is kept)."""
+    """The tests that wait for a compile in another process run last, so that the rest of
+    the suite runs meanwhile (the order of every other test is kept); the checked build's
+    fuzz starts here if a selected test waits for it."""
+    global _CHECKED_FUZZ
+    waits = ("search_trace_compiled", "checked_fuzz")
     waiting = [item for item in items
-               if "search_trace_compiled" in getattr(item, "fixturenames", ())]
+               if any(f in getattr(item, "fixturenames", ()) for f in waits)]
     if waiting:
         items[:] = [item for item in items if item not in waiting] + waiting
+    if _CHECKED_FUZZ is None and any("checked_fuzz" in getattr(item, "fixturenames", ())
+                                     for item in items):
+        env = {k: v for k, v in os.environ.items() if k != "RNR_SIM_CHECKED_INDICES"}
+        _CHECKED_FUZZ = subprocess.Popen(
+            [sys.executable, "-m", "rnr_sim.cli", *CHECKED_FUZZ_ARGS], env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=Path(__file__).parent)
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    if _WARM_UP is not None and _WARM_UP.poll() is None:
-        _WARM_UP.kill()
-        _WARM_UP.wait()
+    for process in (_WARM_UP, _CHECKED_FUZZ):
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def checked_fuzz() -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``rnr-sim check fuzz CHECKED_FUZZ_ARGS``, run with the
+    session in a process of its own (``pytest_collection_modifyitems``)."""
+    assert _CHECKED_FUZZ is not None
+    out, err = _CHECKED_FUZZ.communicate(timeout=900)
+    return _CHECKED_FUZZ.returncode, out, err
 
 
 @pytest.fixture

@@ -75,16 +75,13 @@ def test_the_checked_build_raises_on_an_index_out_of_range(tmp_path):
     assert done.stdout.strip() == str([True, True, 4, message, message, message])
 
 
-def test_the_fuzzer_plays_the_checked_build(tmp_path):
-    """A short ``rnr-sim check fuzz`` in its own process: the engine's checked build
-    (compiled once into its folder of the numba cache) plays clean games."""
-    done = subprocess.run(
-        [sys.executable, "-m", "rnr_sim.cli", "check", "fuzz", "--games", "512",
-         "--players", "2,3", "--case-games", "256", "--no-progress", "--json"],
-        env={k: v for k, v in os.environ.items() if k != "RNR_SIM_CHECKED_INDICES"},
-        capture_output=True, text=True, timeout=900, cwd=tmp_path)
-    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    report = json.loads(done.stdout)
+def test_the_fuzzer_plays_the_checked_build(checked_fuzz):
+    """A short ``rnr-sim check fuzz`` in a process of its own (conftest.CHECKED_FUZZ_ARGS):
+    the engine's checked build (compiled once into its folder of the numba cache) plays
+    clean games."""
+    code, out, err = checked_fuzz
+    assert code == 0, (out + err)[-3000:]
+    report = json.loads(out)
     assert report["indices_checked"] is True
     assert report["games"] == 512
     assert sum(report["failures_by_category"].values()) == 0, report["failures_by_check"]
