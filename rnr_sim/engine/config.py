@@ -10,11 +10,20 @@ not compile one more wrapper for each (about 0.5 s of the first compile).
 
 Array indices: as they are, not counted from the end when negative, or each checked in the
 fuzzer's build, cached in a folder of its own (``indexing.py``).
+
+``pipeline_class=EngineCompiler``: numba's own pipeline without its SSA rebuild, which
+gives each assignment of a variable a version and a type of its own. Every variable of the
+engine that SSA typed more than one way is an integer typed as a narrower integer or a
+literal at some assignment (``n = 0`` then ``n = pl[...]``), or a boolean: typed as one
+variable, each takes the wider type, the same values. The same games (records hash
+02d05bd9ec491a87), the same speed, the first compile 4-5 s shorter: `take_turn`'s SSA
+rebuild alone took 1.8 s (docs/engine.md, "The first compile").
 """
 
 import os
 
 import numba
+from numba.core.compiler import CompilerBase, DefaultPassBuilder
 
 from rnr_sim.engine import (
     indexing,
@@ -27,8 +36,19 @@ if indexing.cache_subfolder() and numba.config.CACHE_DIR and \
         not numba.config.CACHE_DIR.endswith(indexing.CHECKED_FOLDER):
     numba.config.CACHE_DIR = os.path.join(numba.config.CACHE_DIR, indexing.CHECKED_FOLDER)
 
-KERNEL = {"cache": True, "_nrt": False, "no_cfunc_wrapper": True}
-BATCH = {"cache": True, "_nrt": False, "no_cfunc_wrapper": True}
+
+
+class EngineCompiler(CompilerBase):
+    """numba's nopython pipeline, without rebuilding SSA form (see above)."""
+
+    def define_pipelines(self):
+        self.state.flags.enable_ssa = False
+        return [DefaultPassBuilder.define_nopython_pipeline(self.state)]
+
+
+KERNEL = {"cache": True, "_nrt": False, "no_cfunc_wrapper": True,
+          "pipeline_class": EngineCompiler}
+BATCH = dict(KERNEL)
 
 # Kernels called from one place in the engine are inlined there in numba's IR
 # (``inline="always"``): each separately compiled kernel re-optimizes and re-generates the
