@@ -37,7 +37,6 @@ if indexing.cache_subfolder() and numba.config.CACHE_DIR and \
     numba.config.CACHE_DIR = os.path.join(numba.config.CACHE_DIR, indexing.CHECKED_FOLDER)
 
 
-
 class EngineCompiler(CompilerBase):
     """numba's nopython pipeline, without rebuilding SSA form (see above)."""
 

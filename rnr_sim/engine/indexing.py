@@ -6,17 +6,17 @@ numba reads ``a[i]`` with a signed ``i`` as Python does: a negative ``i`` counts
 end (``i < 0: i += n``). The engine never indexes from the end: an index is a seat, a deck
 slot, a list position or a layout constant, and -1 means "none" and is tested before any
 use. So its kernels are compiled without that fix-up: ``a[i]`` reads the ``i``-th element,
-one multiply and add from the data pointer. The same games, record for record, 11% faster
-(one thread: 44,631 against 40,180 games/s, docs/engine.md "The first compile").
+one multiply and add from the data pointer. The same games, record for record, 14% faster
+(one thread: 45,699 against 40,180 games/s, docs/engine.md "The first compile").
 
 Without the fix-up a stray -1 reads the element before the array, where with it the read
 lands on the last element: a fault either way (a wrong answer), and an index past the end
 was already unchecked. What finds such faults is the checked build: each index is compared,
 unsigned, with its dimension (one compare and a branch that is never taken), and an index
-out of range, negative or too large, raises ``IndexError`` naming the engine. That is 18%
-slower (32,754 games/s), so it is what the fuzzer plays (``rnr-sim check fuzz``: it
-finds an index fault where the default build would give a wrong record or none), and it is
-compiled into a folder of its own in the numba cache (``cache_subfolder``).
+out of range, negative or too large, raises ``IndexError`` naming the engine. It plays the
+same games 28% slower (33,085 games/s), so it is what the fuzzer plays (``rnr-sim check
+fuzz``: it finds an index fault where the default build would give a wrong record or
+none), and it is compiled into a folder of its own in the numba cache (``cache_subfolder``).
 
 Only the kernels of ``rnr_sim.engine`` are compiled this way (a numba function they call
 keeps numba's indexing). If a numba version moves the names patched here, nothing is
