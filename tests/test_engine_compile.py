@@ -49,7 +49,7 @@ def test_the_inliner_copies_a_callee_once():
 
 def called_kernels():
     return [(name, k) for name, k in kernels() if linker.called_kernel(
-        linker._mangled_prefix(k.py_func.__module__, k.py_func.__qualname__) + "E")]
+        linker.mangled_prefix(k.py_func.__module__, k.py_func.__qualname__) + "E")]
 
 
 def test_a_called_kernel_is_linked_into_its_callers_as_declarations_only():

@@ -16,11 +16,9 @@ gives each assignment of a variable a version and a type of its own. Every varia
 engine that SSA typed more than one way is an integer typed as a narrower integer or a
 literal at some assignment (``n = 0`` then ``n = pl[...]``), or a boolean: typed as one
 variable, each takes the wider type, the same values. The same games (records hash
-02d05bd9ec491a87), the same speed, the first compile 4-5 s shorter: `take_turn`'s SSA
+02d05bd9ec491a87), the same speed, the first compile 2-4 s shorter: `take_turn`'s SSA
 rebuild alone took 1.8 s (docs/engine.md, "The first compile").
 """
-
-import os
 
 import numba
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
@@ -32,9 +30,8 @@ from rnr_sim.engine import (
 from rnr_sim.engine.linker import called  # noqa: F401  (big kernels called, not copied: linker.py)
 
 # The checked build (indexing.py) is cached apart from the default one.
-if indexing.cache_subfolder() and numba.config.CACHE_DIR and \
-        not numba.config.CACHE_DIR.endswith(indexing.CHECKED_FOLDER):
-    numba.config.CACHE_DIR = os.path.join(numba.config.CACHE_DIR, indexing.CHECKED_FOLDER)
+if numba.config.CACHE_DIR:
+    numba.config.CACHE_DIR = indexing.build_cache_dir(numba.config.CACHE_DIR)
 
 
 class EngineCompiler(CompilerBase):

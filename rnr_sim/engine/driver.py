@@ -150,10 +150,7 @@ def _cache_dir() -> Path | None:
     from rnr_sim.engine import indexing
 
     d = os.environ.get("NUMBA_CACHE_DIR")
-    if not d:
-        return None
-    sub = indexing.cache_subfolder()
-    return Path(d) / sub if sub else Path(d)
+    return Path(indexing.build_cache_dir(d)) if d else None
 
 
 def _cached_engine_files(d: Path, pattern: str):

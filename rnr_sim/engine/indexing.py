@@ -14,42 +14,46 @@ lands on the last element: a fault either way (a wrong answer), and an index pas
 was already unchecked. What finds such faults is the checked build: each index is compared,
 unsigned, with its dimension (one compare and a branch that is never taken), and an index
 out of range, negative or too large, raises ``IndexError`` naming the engine. It plays the
-same games 28% slower (33,085 games/s), so it is what the fuzzer plays (``rnr-sim check
+same games 16% slower (41,127 against 48,864 games/s), so it is what the fuzzer plays (``rnr-sim check
 fuzz``: it finds an index fault where the default build would give a wrong record or
-none), and it is compiled into a folder of its own in the numba cache (``cache_subfolder``).
+none), and it is compiled into a folder of its own in the numba cache (``build_cache_dir``).
 
-Only the kernels of ``rnr_sim.engine`` are compiled this way (a numba function they call
-keeps numba's indexing). If a numba version moves the names patched here, nothing is
-patched: the engine indexes as numba does, a little slower, and plays the same games.
+Only the kernels of ``rnr_sim.engine`` are compiled this way, told apart by the name of the
+function being built (a numba function they call keeps numba's indexing). If a numba
+version moves the name patched here, nothing is patched: the engine indexes as numba does,
+a little slower, and plays the same games.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 
-from numba.core import cgutils, lowering, types
+from numba.core import cgutils, types
 from numba.np import arrayobj
+
+from rnr_sim.engine.linker import mangled_prefix
 
 #: Every engine index checked (the fuzzer's build); read once, when the engine is imported.
 CHECKED = os.environ.get("RNR_SIM_CHECKED_INDICES", "") not in ("", "0")
 
-_ENGINE = "rnr_sim.engine."
-_lowering = threading.local()  # whether the function being lowered is an engine kernel
-
-
 #: The folder of the numba cache that holds the checked build.
 CHECKED_FOLDER = "checked-indices"
 
+#: How the names of the engine's kernels begin (numba names a function after its module).
+_ENGINE = mangled_prefix("rnr_sim", "engine")
 
-def cache_subfolder() -> str | None:
-    """The folder of the numba cache this build is kept in (None: the cache's root)."""
-    return CHECKED_FOLDER if CHECKED else None
+
+def build_cache_dir(root: str) -> str:
+    """The folder of the numba cache ``root`` this build is kept in: ``root`` itself, or
+    its ``CHECKED_FOLDER`` for the checked build (``root`` may already name it)."""
+    if not CHECKED or os.path.basename(os.path.normpath(root)) == CHECKED_FOLDER:
+        return root
+    return os.path.join(root, CHECKED_FOLDER)
 
 
 def _engine_index(fix_integer_index):
     def fix_engine_index(context, builder, idxty, idx, size):
-        if not getattr(_lowering, "engine", False):
+        if not builder.function.name.startswith(_ENGINE):  # numba's own functions
             return fix_integer_index(context, builder, idxty, idx, size)
         ind = context.cast(builder, idx, idxty, types.intp)
         if CHECKED:
@@ -63,28 +67,13 @@ def _engine_index(fix_integer_index):
     return fix_engine_index
 
 
-def _engine_lowering(lower):
-    def lower_marking_engine(self):
-        before = getattr(_lowering, "engine", False)
-        _lowering.engine = (getattr(self.fndesc, "modname", None) or "").startswith(_ENGINE)
-        try:
-            return lower(self)
-        finally:
-            _lowering.engine = before
-
-    lower_marking_engine.__wrapped__ = lower
-    return lower_marking_engine
-
-
 def install() -> bool:
     """Patch numba's index fix-up for engine kernels once; True when it is patched."""
     fix = getattr(arrayobj, "fix_integer_index", None)
-    lower = getattr(getattr(lowering, "BaseLower", None), "lower", None)
-    if fix is None or lower is None or not hasattr(cgutils, "if_unlikely"):
+    if fix is None or not hasattr(cgutils, "if_unlikely"):
         return False
     if not hasattr(fix, "__wrapped__"):
         arrayobj.fix_integer_index = _engine_index(fix)
-        lowering.BaseLower.lower = _engine_lowering(lower)
     return True
 
 

@@ -57,7 +57,7 @@ from numba.core import codegen as _codegen
 _CALLED: dict[str, str] = {}
 
 
-def _mangled_prefix(module: str, qualname: str) -> str:
+def mangled_prefix(module: str, qualname: str) -> str:
     """How numba's (Itanium) mangled names of ``module.qualname`` begin."""
     return "_ZN" + "".join(f"{len(part)}{part}" for part in f"{module}.{qualname}".split("."))
 
@@ -67,7 +67,7 @@ def called(func):
     (it must see the function before numba compiles it)."""
     if func.__qualname__ in _CALLED.values():
         raise ValueError(f"two @called kernels named {func.__qualname__}")
-    _CALLED[_mangled_prefix(func.__module__, func.__qualname__)] = func.__qualname__
+    _CALLED[mangled_prefix(func.__module__, func.__qualname__)] = func.__qualname__
     return func
 
 
