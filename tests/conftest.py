@@ -24,7 +24,7 @@ _WARM_UP: subprocess.Popen | None = None
 
 def pytest_sessionstart(session) -> None:
     """On a cold numba cache, compile the search kernel (``replay --search-seat``: about
-    41 s, the largest compile after the main kernel's 27 s) in a second process, while the
+    38 s, the largest compile after the main kernel's 26 s) in a second process, while the
     tests use the main kernel in this one (compiled above by ``prepare_cache``; the second
     process loads it from the cache): a compile uses one core and the machine has two. The
     test that needs it waits for it (``search_trace_compiled``) and then loads it from the
