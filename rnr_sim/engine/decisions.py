@@ -366,7 +366,8 @@ def note_threats(cards, w, memo, pl, sl, ls, gm, p):
         if q == p or pl[q, L.P_ALIVE] == 0:
             continue
         k = 0
-        for i in range(pl[q, L.P_N_BOARD]):
+        left = pl[q, L.P_N_ATTACKS]
+        for i in range(pl[q, L.P_N_BOARD] if left > 0 else 0):
             s = ls[q, L.L_BOARD, i]
             if sl[q, s, L.S_ZONE] != L.Z_PLAY:
                 continue
@@ -374,6 +375,8 @@ def note_threats(cards, w, memo, pl, sl, ls, gm, p):
                 ls[q, L.L_SCRATCH, k] = s
                 k += 1
                 total += sl[q, s, L.S_DP]
+                if k == left:
+                    break
         pl[q, L.P_N_AOA_TARGETS] = k
         n += k
     memo[p, PM_THREAT] = total

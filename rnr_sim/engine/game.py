@@ -214,11 +214,29 @@ def shuffle_draw_pile(pl, ls, rng, p, stream):
 
 
 # =============================================================================== board
+@njit(void(CARDS, PLAYERS, i8, i8, i8, i8), **KERNEL)
+def count_in_play(cards, pl, p, c, zone, k):
+    """Card ``c`` enters (``k`` = 1) or leaves (-1) ``p``'s ``zone`` in play: the summaries
+    of the cards in play (``layout.P_N_ATTACKS`` ...) follow."""
+    flags = cards[c, E.C_FLAGS]
+    if (flags & E.CF_ACTIVATE) != 0:
+        pl[p, L.P_N_ACTIVATABLE] += k
+    if (flags & E.CF_EACH_TURN_IP) != 0:
+        pl[p, L.P_N_EACH_TURN_IP] += k
+    if cards[c, E.C_TURN_STEPS] != 0:
+        pl[p, L.P_N_TURN_STEPS] += k
+    if zone == L.Z_PLAY and cards[c, E.C_TYPE] == E.ATTACK:
+        pl[p, L.P_N_ATTACKS] += k
+    elif zone == L.Z_PILLAR:
+        pl[p, L.P_PILLAR_IP] += k * cards[c, E.C_IP]
+
+
 @njit(void(CARDS, PLAYERS, SLOTS, LISTS, i8, i8, i8), **KERNEL)
 def put_in_play(cards, pl, sl, ls, p, s, zone):
     c = sl[p, s, L.S_CARD]
     sl[p, s, L.S_ZONE] = zone
     list_push(pl, ls, p, L.L_BOARD, L.P_N_BOARD, s)
+    count_in_play(cards, pl, p, c, zone, 1)
     ctype = cards[c, E.C_TYPE]
     if ctype == E.DEFENSE or ctype == E.UA:
         sl[p, s, L.S_DP] = cards[c, E.C_DP]
@@ -240,6 +258,7 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
     zone = sl[p, s, L.S_ZONE]
     c = sl[p, s, L.S_CARD]
     list_remove(pl, ls, p, L.L_BOARD, L.P_N_BOARD, s)
+    count_in_play(cards, pl, p, c, zone, -1)
     if zone == L.Z_PLAY and cards[c, E.C_TYPE] == E.DEFENSE:
         pl[p, L.P_N_DEFENSES] -= 1
     elif zone == L.Z_PILLAR:
@@ -696,10 +715,7 @@ def play_phase_start(t, g, memo, p):
     n_targets = note_threats(cards, w, memo, pl, sl, ls, gm, p)  # Attack-on-Attack targets
     if rules[E.R_AOA] == 0:  # R17 switched off
         n_targets = 0
-    n_activatable = 0  # cards in play with an 'activate' effect: most turns, none
-    for i in range(pl[p, L.P_N_BOARD]):
-        if has_activate_effect(cards, sl[p, ls[p, L.L_BOARD, i], L.S_CARD]):
-            n_activatable += 1
+    n_activatable = pl[p, L.P_N_ACTIVATABLE]  # cards in play with an 'activate' effect
     forget_card_values(memo, p)
     return n_targets, n_activatable
 
@@ -807,13 +823,16 @@ def note_effects(cards, pl, sl, ls, p):
     for i in range(pl[p, L.P_N_PENDING]):
         steps |= cards[sl[p, ls[p, L.L_PENDING, i], L.S_CARD], E.C_RESOLVE_STEPS]
     n = 0
-    for i in range(pl[p, L.P_N_BOARD]):
+    left = pl[p, L.P_N_TURN_STEPS]  # the board's cards with such effects: most turns, none
+    for i in range(pl[p, L.P_N_BOARD] if left > 0 else 0):
         s = ls[p, L.L_BOARD, i]
         turn_steps = cards[sl[p, s, L.S_CARD], E.C_TURN_STEPS]
         if turn_steps != 0:
             ls[p, L.L_FIRE, n] = s
             n += 1
             steps |= turn_steps
+            if n == left:
+                break
     pl[p, L.P_N_FIRE] = n
     return steps
 
@@ -882,11 +901,14 @@ def note_attacks(cards, pl, sl, ls, p):
     """Copy the slots of ``p``'s Attacks in play to the scratch list, in board order, so a
     step can walk them while 'on destroy' chains reshape the board; returns their count."""
     n = 0
-    for i in range(pl[p, L.P_N_BOARD]):
+    left = pl[p, L.P_N_ATTACKS]
+    for i in range(pl[p, L.P_N_BOARD] if left > 0 else 0):
         s = ls[p, L.L_BOARD, i]
         if sl[p, s, L.S_ZONE] == L.Z_PLAY and cards[sl[p, s, L.S_CARD], E.C_TYPE] == E.ATTACK:
             ls[p, L.L_SCRATCH, n] = s
             n += 1
+            if n == left:
+                break
     return n
 
 
@@ -1145,15 +1167,15 @@ def independence_phase(t, g, p):
     effects give non-Pillar IP, spent first (Amend. VI, R12)."""
     cards = t.cards
     pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
-    pillar_ip = 0
+    pillar_ip = pl[p, L.P_PILLAR_IP]  # the printed IP of the Pillars in play
     other_ip = 0
-    for i in range(pl[p, L.P_N_BOARD]):
+    left = pl[p, L.P_N_EACH_TURN_IP]  # cards with 'each turn: ip': most turns, none
+    for i in range(pl[p, L.P_N_BOARD] if left > 0 else 0):
         s = ls[p, L.L_BOARD, i]
         c = sl[p, s, L.S_CARD]
-        if sl[p, s, L.S_ZONE] == L.Z_PILLAR:
-            pillar_ip += cards[c, E.C_IP]
         if (cards[c, E.C_FLAGS] & E.CF_EACH_TURN_IP) == 0:
             continue
+        left -= 1
         for e in range(E.MAX_EFFECTS):
             verb = eff(cards, c, e, E.E_VERB)
             if E.VERB_GIVES_IP[verb] != E.IP_NONE and eff(cards, c, e, E.E_TRIGGER) == E.TRIG_EACH_TURN \
@@ -1163,6 +1185,8 @@ def independence_phase(t, g, p):
                     pillar_ip += gained
                 else:
                     other_ip += gained
+        if left == 0:
+            break
     pl[p, L.P_IP_PILLAR] = pillar_ip
     pl[p, L.P_IP_OTHER] = other_ip
     emit(gm, tr, T.EV_IP, p, pillar_ip + other_ip, -1, pillar_ip, other_ip, 0)
@@ -1382,8 +1406,9 @@ def next_turn(t, g, p):
 @called
 def check_invariants(cards, pl, sl, ls, gm):
     """Count broken invariants: every card in exactly one zone and its list, all slots
-    accounted for, no negative IP, DP, LP-independent counters or hand size, at most two
-    effects activated per card per turn. Zero means the state is sound."""
+    accounted for, the zone counters and the summaries of the cards in play right, no
+    negative IP, DP, LP-independent counters or hand size, at most two effects activated
+    per card per turn. Zero means the state is sound."""
     bad = 0
     for p in range(gm[L.G_N_PLAYERS]):
         n = pl[p, L.P_DECK_SIZE]
@@ -1399,6 +1424,11 @@ def check_invariants(cards, pl, sl, ls, gm):
         pil = 0
         defenses = 0
         uas = 0
+        attacks = 0
+        activatable = 0
+        pillar_ip = 0
+        each_turn_ip = 0
+        turn_steps = 0
         for s in range(n):
             z = sl[p, s, L.S_ZONE]
             if z == L.Z_DRAW:
@@ -1416,6 +1446,17 @@ def check_invariants(cards, pl, sl, ls, gm):
                     defenses += 1
                 if z == L.Z_UA:
                     uas += 1
+                c = sl[p, s, L.S_CARD]
+                if z == L.Z_PLAY and ctype == E.ATTACK:
+                    attacks += 1
+                if z == L.Z_PILLAR:
+                    pillar_ip += cards[c, E.C_IP]
+                if (cards[c, E.C_FLAGS] & E.CF_ACTIVATE) != 0:
+                    activatable += 1
+                if (cards[c, E.C_FLAGS] & E.CF_EACH_TURN_IP) != 0:
+                    each_turn_ip += 1
+                if cards[c, E.C_TURN_STEPS] != 0:
+                    turn_steps += 1
                 if (ctype == E.DEFENSE or ctype == E.UA) and sl[p, s, L.S_DP] <= 0:
                     bad += 1
             elif z != L.Z_DISCARD and z != L.Z_EXILE:
@@ -1434,6 +1475,10 @@ def check_invariants(cards, pl, sl, ls, gm):
                 or pil != pl[p, L.P_N_PILLARS] or defenses != pl[p, L.P_N_DEFENSES] \
                 or uas != pl[p, L.P_N_UAS] - pl[p, L.P_UAS_LOST]:
             bad += 1
+        if attacks != pl[p, L.P_N_ATTACKS] or activatable != pl[p, L.P_N_ACTIVATABLE] \
+                or pillar_ip != pl[p, L.P_PILLAR_IP] or each_turn_ip != pl[p, L.P_N_EACH_TURN_IP] \
+                or turn_steps != pl[p, L.P_N_TURN_STEPS]:
+            bad += 1  # a summary of the cards in play is off (layout.P_N_ATTACKS ...)
         for i in range(pl[p, L.P_N_DRAW]):
             if sl[p, ls[p, L.L_DRAW, i], L.S_ZONE] != L.Z_DRAW:
                 bad += 1

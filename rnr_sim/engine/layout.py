@@ -72,7 +72,16 @@ P_N_AOA = 24  # Attack-on-Attack declared this turn (Amend. I), fought at step i
 P_N_DEFENSES = 25  # Defenses in the Play Area
 P_LIST_OVERFLOW = 26  # list writes refused because the list was full (an invariant break)
 P_N_OD_WAIT = 27  # destroyed cards whose 'on destroy' effects wait for their step (R47)
-N_PLAYER_FIELDS = 28
+# Summaries of the player's cards in play, kept by ``put_in_play`` and ``leave_play`` (the
+# only ways onto and off the board), so a phase that looks for a few kinds of card skips
+# the board when it holds none and stops its walk once it has seen them all:
+P_N_ATTACKS = 28  # Attacks in the Play Area
+P_N_ACTIVATABLE = 29  # cards in play with an 'activate' effect (``enums.CF_ACTIVATE``)
+P_PILLAR_IP = 30  # the printed IP of the Pillars in the Pillar Area
+P_N_EACH_TURN_IP = 31  # cards in play with an 'each turn: ip' effect (``enums.CF_EACH_TURN_IP``)
+P_N_TURN_STEPS = 32  # cards in play with effects that fire at a Resolve step each turn
+#                      (``enums.C_TURN_STEPS`` not 0)
+N_PLAYER_FIELDS = 33
 
 # ---------------------------------------------------------------- number limits
 LP_MAX = 2_147_483_647  # LP is int32: gains stop here (R46), so no catalog can wrap it
