@@ -64,7 +64,6 @@ from rnr_sim.engine.state import (  # noqa: F401 (the game's numbers, re-exporte
     SCROLL_PILLARS_NEEDED,
     STARTING_LP,
     eff,
-    has_activate_effect,
     has_lasting_effect,
     ip_amount,
     most_damaged,
@@ -216,8 +215,9 @@ def shuffle_draw_pile(pl, ls, rng, p, stream):
 # =============================================================================== board
 @njit(void(CARDS, PLAYERS, i8, i8, i8, i8), **KERNEL)
 def count_in_play(cards, pl, p, c, zone, k):
-    """Card ``c`` enters (``k`` = 1) or leaves (-1) ``p``'s ``zone`` in play: the summaries
-    of the cards in play (``layout.P_N_ATTACKS`` ...) follow."""
+    """Card ``c`` enters (``k`` = 1) or leaves (-1) ``p``'s ``zone`` in play: the zone
+    counters and the summaries of the cards in play (``layout.P_N_DEFENSES``,
+    ``P_N_ATTACKS`` ...) follow."""
     flags = cards[c, E.C_FLAGS]
     if (flags & E.CF_ACTIVATE) != 0:
         pl[p, L.P_N_ACTIVATABLE] += k
@@ -225,10 +225,19 @@ def count_in_play(cards, pl, p, c, zone, k):
         pl[p, L.P_N_EACH_TURN_IP] += k
     if cards[c, E.C_TURN_STEPS] != 0:
         pl[p, L.P_N_TURN_STEPS] += k
-    if zone == L.Z_PLAY and cards[c, E.C_TYPE] == E.ATTACK:
-        pl[p, L.P_N_ATTACKS] += k
+    ctype = cards[c, E.C_TYPE]
+    if zone == L.Z_PLAY:
+        if ctype == E.ATTACK:
+            pl[p, L.P_N_ATTACKS] += k
+        elif ctype == E.DEFENSE:
+            pl[p, L.P_N_DEFENSES] += k
     elif zone == L.Z_PILLAR:
+        pl[p, L.P_N_PILLARS] += k
         pl[p, L.P_PILLAR_IP] += k * cards[c, E.C_IP]
+        if cards[c, E.C_BRANCH] == E.SCROLL:
+            pl[p, L.P_N_SCROLL_PILLARS] += k  # Art. III §3.2
+    elif zone == L.Z_PETITION:
+        pl[p, L.P_N_PETITIONS] += k
 
 
 @njit(void(CARDS, PLAYERS, SLOTS, LISTS, i8, i8, i8), **KERNEL)
@@ -240,16 +249,8 @@ def put_in_play(cards, pl, sl, ls, p, s, zone):
     ctype = cards[c, E.C_TYPE]
     if ctype == E.DEFENSE or ctype == E.UA:
         sl[p, s, L.S_DP] = cards[c, E.C_DP]
-        if ctype == E.DEFENSE and zone == L.Z_PLAY:
-            pl[p, L.P_N_DEFENSES] += 1
     elif ctype == E.ATTACK:
         sl[p, s, L.S_DP] = cards[c, E.C_DAMAGE]
-    if zone == L.Z_PILLAR:
-        pl[p, L.P_N_PILLARS] += 1
-        if cards[c, E.C_BRANCH] == E.SCROLL:
-            pl[p, L.P_N_SCROLL_PILLARS] += 1  # Art. III §3.2
-    elif zone == L.Z_PETITION:
-        pl[p, L.P_N_PETITIONS] += 1
 
 
 @njit(void(CARDS, PLAYERS, SLOTS, LISTS, i8, i8, i8), **KERNEL)
@@ -259,14 +260,6 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
     c = sl[p, s, L.S_CARD]
     list_remove(pl, ls, p, L.L_BOARD, L.P_N_BOARD, s)
     count_in_play(cards, pl, p, c, zone, -1)
-    if zone == L.Z_PLAY and cards[c, E.C_TYPE] == E.DEFENSE:
-        pl[p, L.P_N_DEFENSES] -= 1
-    elif zone == L.Z_PILLAR:
-        pl[p, L.P_N_PILLARS] -= 1
-        if cards[c, E.C_BRANCH] == E.SCROLL:
-            pl[p, L.P_N_SCROLL_PILLARS] -= 1
-    elif zone == L.Z_PETITION:
-        pl[p, L.P_N_PETITIONS] -= 1
     sl[p, s, L.S_ZONE] = to_zone
     sl[p, s, L.S_FLAGS] = sl[p, s, L.S_FLAGS] & ~(L.F_PENDING | L.F_AOA | L.F_ACT0 | L.F_ACT1
                                               | L.F_SIDEWAYS0 | L.F_SIDEWAYS1 | L.F_KICKED
@@ -614,7 +607,7 @@ def pay(pl, p, cost):
 
 
 @njit(**INLINED)
-def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, acts):
+def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts):
     """Every action ``p`` may take next in its Play Phase (Art. VII §5 phase three), listed
     in ``acts`` as rows ``(kind, a, b, c, cost)`` (cost: the IP the action takes); returns
     how many. In order: each card in hand
@@ -625,7 +618,7 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, act
     §1, R49); then each 'activate' effect ``p`` can pay for and has not used this turn
     (Art. VII §6, Amend. V §2) as ``ACT_ACTIVATE`` (slot, effect). Stopping is always legal
     and not listed. ``n_targets``: opposing Attacks listed by ``note_threats`` (0: no
-    Attack-on-Attack, R17); ``n_activatable``: cards in play with an 'activate' effect."""
+    Attack-on-Attack, R17)."""
     ip = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER]
     n = 0
     for i in range(pl[p, L.P_N_HAND]):
@@ -654,7 +647,7 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, act
                     s2 = ls[q, L.L_SCRATCH, j]
                     if (sl[q, s2, L.S_FLAGS] & L.F_AOA_TARGETED) == 0:  # R49
                         n = put_action(acts, n, L.ACT_AOA, s, q, s2, cost + 1)
-    for i in range(pl[p, L.P_N_BOARD] if n_activatable > 0 else 0):
+    for i in range(pl[p, L.P_N_BOARD] if pl[p, L.P_N_ACTIVATABLE] > 0 else 0):
         s = ls[p, L.L_BOARD, i]
         c = sl[p, s, L.S_CARD]
         if (cards[c, E.C_FLAGS] & E.CF_ACTIVATE) == 0:
@@ -687,48 +680,48 @@ def play_phase(t, g, memo, acts, p):
     """Art. VII §5 phase three: the rules list the legal actions (``legal_actions``), the
     pilot picks one (``decisions.choose_action``) and the rules apply it, one action at a
     time, until the pilot stops. ``acts`` int64[MAX_ACTIONS, ACT_WIDTH] is the worker's scratch."""
-    n_targets, n_activatable = play_phase_start(t, g, memo, p)
-    play_phase_rest(t, g, memo, acts, p, n_targets, n_activatable)
+    n_targets = play_phase_start(t, g, memo, p)
+    play_phase_rest(t, g, memo, acts, p, n_targets)
 
 
 @njit(**INLINED)
-def play_phase_rest(t, g, memo, acts, p, n_targets, n_activatable):
+def play_phase_rest(t, g, memo, acts, p, n_targets):
     """The Play Phase's actions from here on, chosen by ``p``'s heuristic pilot; a search
     rollout resumes a copied Play Phase here (``search.py``)."""
     cards, rules = t.cards, t.rules
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     while gm[L.G_OVER] == 0 and pl[p, L.P_ALIVE] != 0:
-        n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, acts)
+        n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts)
         k = choose_action(t, g, memo, p, acts, n)
         if k < 0:
             return
-        n_activatable += do_action(t, g, memo, p, acts[k, 0], acts[k, 1], acts[k, 2], acts[k, 3])
+        do_action(t, g, memo, p, acts[k, 0], acts[k, 1], acts[k, 2], acts[k, 3])
 
 
 @njit(**INLINED)
 def play_phase_start(t, g, memo, p):
     """What a Play Phase notes before its first action (and a search rollout before it
     goes on from a copied state): the Attack-on-Attack targets (``note_threats``, 0 when
-    R17 is off) and the cards in play with an 'activate' effect; returns both."""
+    R17 is off); returns how many. The cards in play with an 'activate' effect are
+    counted as they enter and leave play (``layout.P_N_ACTIVATABLE``)."""
     cards, rules, w = t.cards, t.rules, t.weights
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     n_targets = note_threats(cards, w, memo, pl, sl, ls, gm, p)  # Attack-on-Attack targets
     if rules[E.R_AOA] == 0:  # R17 switched off
         n_targets = 0
-    n_activatable = pl[p, L.P_N_ACTIVATABLE]  # cards in play with an 'activate' effect
     forget_card_values(memo, p)
-    return n_targets, n_activatable
+    return n_targets
 
 
 @njit(**INLINED)
 def do_action(t, g, memo, p, kind, a, b, c):
     """Apply one legal action row ``(kind, a, b, c)`` of ``p``'s Play Phase (Art. VII §5
-    phase three, §6); returns 1 when it put a card with an 'activate' effect in play."""
+    phase three, §6)."""
     cards = t.cards
     pl, sl, ls = g.players, g.slots, g.lists
     if kind == L.ACT_ACTIVATE:
         activate(t, g, p, a, b)
-        return 0
+        return
     if kind == L.ACT_AOA:
         q, s2 = b, c
     else:
@@ -737,7 +730,6 @@ def do_action(t, g, memo, p, kind, a, b, c):
     card = sl[p, a, L.S_CARD]
     if cards[card, E.C_TYPE] == E.PILLAR or (cards[card, E.C_KEYWORDS] & E.KW_PETITION) != 0:
         forget_pillar_values(cards, pl, sl, ls, memo, p)
-    return 1 if has_activate_effect(cards, card) else 0
 
 
 @njit(**INLINED)

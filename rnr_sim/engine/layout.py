@@ -72,9 +72,10 @@ P_N_AOA = 24  # Attack-on-Attack declared this turn (Amend. I), fought at step i
 P_N_DEFENSES = 25  # Defenses in the Play Area
 P_LIST_OVERFLOW = 26  # list writes refused because the list was full (an invariant break)
 P_N_OD_WAIT = 27  # destroyed cards whose 'on destroy' effects wait for their step (R47)
-# Summaries of the player's cards in play, kept by ``put_in_play`` and ``leave_play`` (the
-# only ways onto and off the board), so a phase that looks for a few kinds of card skips
-# the board when it holds none and stops its walk once it has seen them all:
+# Summaries of the player's cards in play, kept with the zone counters above by
+# ``game.count_in_play`` (called by ``put_in_play`` and ``leave_play``, the only ways onto
+# and off the board), so a phase that looks for a few kinds of card skips the board when
+# it holds none and stops its walk once it has seen them all:
 P_N_ATTACKS = 28  # Attacks in the Play Area
 P_N_ACTIVATABLE = 29  # cards in play with an 'activate' effect (``enums.CF_ACTIVATE``)
 P_PILLAR_IP = 30  # the printed IP of the Pillars in the Pillar Area

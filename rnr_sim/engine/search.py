@@ -152,7 +152,7 @@ def rollout(t, sg, smemo, sacts, p, kind, a, b, c):
     stop) in its Play Phase, every seat by its heuristic pilot; ``p``'s score."""
     if not laid_out(t, sg, smemo, sacts):  # constant strides from here on
         raise ValueError(NOT_LAID_OUT)
-    pl, sl, ls, gm = sg.players, sg.slots, sg.lists, sg.game
+    pl, gm = sg.players, sg.game
     if kind != 0:
         do_action(t, sg, smemo, p, kind, a, b, c)
         n_targets = 0
@@ -160,11 +160,7 @@ def rollout(t, sg, smemo, sacts, p, kind, a, b, c):
             for q in range(gm[L.G_N_PLAYERS]):
                 if q != p:
                     n_targets += pl[q, L.P_N_AOA_TARGETS]
-        n_act = 0
-        for i in range(pl[p, L.P_N_BOARD]):
-            if (t.cards[sl[p, ls[p, L.L_BOARD, i], L.S_CARD], E.C_FLAGS] & E.CF_ACTIVATE) != 0:
-                n_act += 1
-        play_phase_rest(t, sg, smemo, sacts, p, n_targets, n_act)
+        play_phase_rest(t, sg, smemo, sacts, p, n_targets)
     finish_turn(t, sg, smemo, sacts, p)
     if gm[L.G_WINNER] == p:
         return 1.0
@@ -212,9 +208,9 @@ def search_decision(t, g, memo, acts, p, sg, smemo, sacts, vals, k_roll, n_det, 
     """The first decision of ``p``'s Play Phase from this state (its Independence Phase
     done): ``(pick, n)``, the search pilot's pick among the ``n`` legal actions listed in
     ``acts`` (-1: stop), their values in ``vals`` (tests and tools)."""
-    n_targets, n_activatable = play_phase_start(t, g, memo, p)
+    n_targets = play_phase_start(t, g, memo, p)
     n = legal_actions(t.cards, t.rules, g.players, g.slots, g.lists, g.game, p, n_targets,
-                      n_activatable, acts)
+                      acts)
     return search_action(t, g, memo, acts, n, p, sg, smemo, sacts, vals, k_roll, n_det,
                          key), n
 
@@ -226,9 +222,9 @@ def search_play_phase(t, g, memo, acts, p, sg, smemo, sacts, vals, k_roll, n_det
     Returns the decision count after it (``dec``: before)."""
     cards, rules = t.cards, t.rules
     pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
-    n_targets, n_activatable = play_phase_start(t, g, memo, p)
+    n_targets = play_phase_start(t, g, memo, p)
     while gm[L.G_OVER] == 0 and pl[p, L.P_ALIVE] != 0:
-        n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, n_activatable, acts)
+        n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts)
         key = stream_seed(base, p, dec, SEARCH_STREAM, 0)
         dec += 1
         k = search_action(t, g, memo, acts, n, p, sg, smemo, sacts, vals, k_roll, n_det, key)
@@ -241,7 +237,7 @@ def search_play_phase(t, g, memo, acts, p, sg, smemo, sacts, vals, k_roll, n_det
                      chosen, n_det * k_roll)
         if k < 0:
             break
-        n_activatable += do_action(t, g, memo, p, acts[k, 0], acts[k, 1], acts[k, 2], acts[k, 3])
+        do_action(t, g, memo, p, acts[k, 0], acts[k, 1], acts[k, 2], acts[k, 3])
     return dec
 
 

@@ -31,11 +31,6 @@ def has_lasting_effect(cards, c, kicked):
     return (cards[c, E.C_FLAGS] & (E.CF_LASTING_KICKED if kicked else E.CF_LASTING)) != 0
 
 
-@njit(b1(CARDS, i8), **KERNEL)
-def has_activate_effect(cards, c):
-    return (cards[c, E.C_FLAGS] & E.CF_ACTIVATE) != 0
-
-
 @njit(i8(PLAYERS, i8, i8, i8), **KERNEL)
 def ip_amount(pl, p, verb, amount):
     """The IP an effect of ``verb`` (one that gives IP) gives ``p`` now (``VERB_GIVES_IP``)."""
