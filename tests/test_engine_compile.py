@@ -1,7 +1,7 @@
 """How the engine compiles (docs/engine.md, "The first compile"): every kernel it compiles
 on its own declares its signature, so it compiles once whatever its callers pass; the
-faster copy of numba's inliner is in place; and the big kernels marked ``@called`` are
-called by their callers, not copied into them. Any of these lost, the games stay the same
+faster copy of numba's inliner is in place; the big kernels marked ``@called`` are
+called by their callers, not copied into them; and ``take_turn``'s copy is always inlined. Any of these lost, the games stay the same
 but the first compile grows again (33 kernels compiled two to seven times; 30 s more
 inlining; 6-8 s more LLVM work)."""
 
@@ -55,7 +55,8 @@ def called_kernels():
 def test_a_called_kernel_is_linked_into_its_callers_as_declarations_only():
     assert linker.INSTALLED, "numba's linking moved: linker.py patches nothing now"
     marked = dict(called_kernels())
-    assert {"game.take_turn", "game.apply_effect", "search.play_search_game"} <= set(marked)
+    assert {"game.apply_effect", "game.fire_on_destroy", "search.play_search_game"} <= set(marked)
+    assert "game.take_turn" not in marked  # its copy is inlined instead (inlined_by_llvm)
     for name, k in marked.items():
         # a callee must be loaded before its callers: declared, so it loads on import
         assert k.targetoptions.get("inline", "never") != "always", name
@@ -128,3 +129,29 @@ def test_the_copies_a_kernel_links_of_its_callees_are_its_own():
     linker._patched_optimize(passes)(Library())
     assert seen == {"copy": ll.Linkage.internal, "own": ll.Linkage.external,
                     "called": ll.Linkage.external}
+
+
+def test_the_copy_of_a_kernel_marked_inlined_by_llvm_is_always_inlined():
+    """``take_turn`` is compiled on its own, and the copy its caller links is marked
+    ``alwaysinline`` when it is made internal (linker.py): LLVM inlines it into the batch
+    worker's loop of turns. Another copy is left to LLVM's choice."""
+    import llvmlite.binding as ll
+
+    turn = linker.mangled_prefix(game.take_turn.py_func.__module__, "take_turn")
+    assert linker.always_inlined(turn + "B3v1E") and linker.always_inlined(turn + "E")
+    assert not linker.always_inlined(turn + "_elsewhere")
+    assert not linker.always_inlined(linker.mangled_prefix("rnr_sim.engine.game", "destroy") + "E")
+    module = ll.parse_assembly(
+        f'define linkonce_odr i64 @"{turn}E"(i64 %x) {{ ret i64 %x }}\n'
+        "define linkonce_odr i64 @copy(i64 %x) { ret i64 %x }\n")
+    seen = {}
+
+    class Library:
+        _final_module = module
+
+    def passes(library):
+        seen.update({fn.name: [bytes(a).decode() for a in fn.attributes]
+                     for fn in library._final_module.functions})
+
+    linker._patched_optimize(passes)(Library())
+    assert seen == {f"{turn}E": ["alwaysinline"], "copy": []}

@@ -27,7 +27,10 @@ from rnr_sim.engine import (
     indexing,
     inliner,  # noqa: F401  (numba's inliner, copying a callee's IR once)
 )
-from rnr_sim.engine.linker import called  # noqa: F401  (big kernels called, not copied: linker.py)
+from rnr_sim.engine.linker import (  # noqa: F401  (linker.py)
+    called,  # big kernels called, not copied
+    inlined_by_llvm,  # a kernel's copy always inlined by LLVM
+)
 
 # The checked build (indexing.py) is cached apart from the default one.
 if numba.config.CACHE_DIR:
@@ -52,5 +55,6 @@ BATCH = dict(KERNEL)
 # the first compile. They still compile on their own when called from Python (tests).
 # The rest declare their signatures (sig.py), so each compiles once. A few large kernels
 # stay boundaries (``take_turn``, ``apply_effect``): numba's own passes slow down more
-# than linearly on one huge function (docs/engine.md, "The first compile").
+# than linearly on one huge function (docs/engine.md, "The first compile"); LLVM inlines
+# ``take_turn``'s copy into the worker's loop (``inlined_by_llvm``).
 INLINED = {**KERNEL, "inline": "always"}

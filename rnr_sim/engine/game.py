@@ -22,7 +22,7 @@ from rnr_sim import enums as E
 from rnr_sim.engine import layout as L
 from rnr_sim.engine import policies as W
 from rnr_sim.engine import trace as T
-from rnr_sim.engine.config import INLINED, KERNEL, called
+from rnr_sim.engine.config import INLINED, KERNEL, called, inlined_by_llvm
 from rnr_sim.engine.decisions import (
     MEMO_WIDTH,
     choose_action,
@@ -1121,25 +1121,29 @@ def resolve_phase(t, g, memo, p):
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return
     steps = note_effects(cards, pl, sl, ls, p)
-    emit(gm, tr, T.EV_RESOLVE_STEP, p, 3, 0, 0, 0, 0)
-    gm[L.G_STEP] = E.STEP_DAMAGE
-    attack_damage_step(t, g, p)  # iii
-    if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-        return
-    if fire_step(t, g, p, E.STEP_DAMAGE, steps, by_step):
-        return
-    emit(gm, tr, T.EV_RESOLVE_STEP, p, 4, 0, 0, 0, 0)
-    gm[L.G_STEP] = E.STEP_HEAL
-    if fire_step(t, g, p, E.STEP_HEAL, steps, by_step):  # iv
-        return
-    gm[L.G_STEP] = 5
-    petition_check(cards, rules, pl, gm, tr)  # v
-    if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-        return
-    emit(gm, tr, T.EV_RESOLVE_STEP, p, 6, 0, 0, 0, 0)
-    gm[L.G_STEP] = E.STEP_EFFECTS
-    if fire_step(t, g, p, E.STEP_EFFECTS, steps, by_step):  # vi
-        return
+    for k in range(3):  # steps iii, iv and vi, each with what comes before it
+        if k == 0:
+            emit(gm, tr, T.EV_RESOLVE_STEP, p, 3, 0, 0, 0, 0)
+            step = E.STEP_DAMAGE
+            gm[L.G_STEP] = step
+            attack_damage_step(t, g, p)  # iii
+            if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
+                return
+        elif k == 1:
+            emit(gm, tr, T.EV_RESOLVE_STEP, p, 4, 0, 0, 0, 0)
+            step = E.STEP_HEAL  # iv
+            gm[L.G_STEP] = step
+        else:
+            gm[L.G_STEP] = 5
+            petition_check(cards, rules, pl, gm, tr)  # v
+            if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
+                return
+            emit(gm, tr, T.EV_RESOLVE_STEP, p, 6, 0, 0, 0, 0)
+            step = E.STEP_EFFECTS  # vi
+            gm[L.G_STEP] = step
+        # one copy of the effects' code for the three steps (each copy added to the compile)
+        if fire_step(t, g, p, step, steps, by_step):
+            return
     gm[L.G_STEP] = 0
     finish_pending(cards, pl, sl, ls, gm, tr, p)
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 7, 0, 0, 0, 0)
@@ -1257,8 +1261,10 @@ def laid_out(t, g, memo, acts):
         acts.shape[1] == L.ACT_WIDTH
 
 
-@njit(void(TABLE, GAME, MEMO, ACTS, i8), **KERNEL)  # a boundary: inlined, the first compile took 41 s
-@called
+# compiled on its own (inlined in numba's IR, the worker compiled in 41 s), and its copy
+# inlined by LLVM into the loop of turns that calls it (linker.py)
+@njit(void(TABLE, GAME, MEMO, ACTS, i8), **KERNEL)
+@inlined_by_llvm
 def take_turn(t, g, memo, acts, p):
     """One turn of five phases (Art. VII §5). A search pilot's turn (``search.py``) is the
     same three parts with its own Play Phase."""
