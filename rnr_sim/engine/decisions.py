@@ -301,7 +301,6 @@ def effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, amount, spent):
 
 
 @njit(b1(CARDS, RULES, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, WEIGHTS, i8, i8, i8), **KERNEL)
-@called
 def does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, verb, spent):
     """Would an effect of ``verb`` do nothing at all if it resolved now? Only for verbs
     capped by what is left to act on: a repair with nothing damaged, a recover with
