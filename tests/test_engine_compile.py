@@ -155,3 +155,18 @@ def test_the_copy_of_a_kernel_marked_inlined_by_llvm_is_always_inlined():
 
     linker._patched_optimize(passes)(Library())
     assert seen == {f"{turn}E": ["alwaysinline"], "copy": []}
+
+
+def test_machine_code_is_generated_at_llvm_codegen_level_1():
+    """numba's target machine (one a process) generates the engine's machine code at
+    LLVM's codegen level ``config.CODEGEN_LEVEL``; its IR passes keep numba's level."""
+    import numba
+    from numba.core.registry import cpu_target
+
+    from rnr_sim.engine import config
+
+    codegen = cpu_target.target_context.codegen()
+    options = {}
+    type(codegen)._customize_tm_options(codegen, options)
+    assert options["opt"] == config.CODEGEN_LEVEL == 1
+    assert numba.config.OPT == 3
