@@ -55,8 +55,10 @@ def called_kernels():
 def test_a_called_kernel_is_linked_into_its_callers_as_declarations_only():
     assert linker.INSTALLED, "numba's linking moved: linker.py patches nothing now"
     marked = dict(called_kernels())
-    assert {"game.apply_effect", "game.fire_on_destroy", "search.play_search_game"} <= set(marked)
+    assert {"game.fire_on_destroy", "search.play_search_game"} <= set(marked)
     assert "game.take_turn" not in marked  # its copy is inlined instead (inlined_by_llvm)
+    assert "game.apply_effect" not in marked  # copied, never inlined (copied_not_inlined)
+    assert "decisions.note_threats" not in marked
     for name, k in marked.items():
         # a callee must be loaded before its callers: declared, so it loads on import
         assert k.targetoptions.get("inline", "never") != "always", name
@@ -131,18 +133,26 @@ def test_the_copies_a_kernel_links_of_its_callees_are_its_own():
                     "called": ll.Linkage.external}
 
 
-def test_the_copy_of_a_kernel_marked_inlined_by_llvm_is_always_inlined():
+def test_the_copies_of_marked_kernels_are_told_how_to_inline():
     """``take_turn`` is compiled on its own, and the copy its caller links is marked
     ``alwaysinline`` when it is made internal (linker.py): LLVM inlines it into the batch
-    worker's loop of turns. Another copy is left to LLVM's choice."""
+    worker's loop of turns. ``apply_effect``'s copies are marked ``noinline``. Another copy
+    is left to LLVM's choice."""
     import llvmlite.binding as ll
 
     turn = linker.mangled_prefix(game.take_turn.py_func.__module__, "take_turn")
-    assert linker.always_inlined(turn + "B3v1E") and linker.always_inlined(turn + "E")
-    assert not linker.always_inlined(turn + "_elsewhere")
-    assert not linker.always_inlined(linker.mangled_prefix("rnr_sim.engine.game", "destroy") + "E")
+    effect = linker.mangled_prefix(game.apply_effect.py_func.__module__, "apply_effect")
+    assert linker.copy_attribute(turn + "B3v1E") == linker.copy_attribute(turn + "E") \
+        == "alwaysinline"
+    assert linker.copy_attribute(effect + "B3v54E") == "noinline"
+    threats = linker.mangled_prefix(decisions.note_threats.py_func.__module__, "note_threats")
+    assert linker.copy_attribute(threats + "E") == "noinline"
+    assert linker.copy_attribute(turn + "_elsewhere") is None
+    assert linker.copy_attribute(linker.mangled_prefix("rnr_sim.engine.game", "destroy") + "E") \
+        is None
     module = ll.parse_assembly(
         f'define linkonce_odr i64 @"{turn}E"(i64 %x) {{ ret i64 %x }}\n'
+        f'define linkonce_odr i64 @"{effect}E"(i64 %x) {{ ret i64 %x }}\n'
         "define linkonce_odr i64 @copy(i64 %x) { ret i64 %x }\n")
     seen = {}
 
@@ -154,7 +164,7 @@ def test_the_copy_of_a_kernel_marked_inlined_by_llvm_is_always_inlined():
                      for fn in library._final_module.functions})
 
     linker._patched_optimize(passes)(Library())
-    assert seen == {f"{turn}E": ["alwaysinline"], "copy": []}
+    assert seen == {f"{turn}E": ["alwaysinline"], f"{effect}E": ["noinline"], "copy": []}
 
 
 def test_machine_code_is_generated_at_llvm_codegen_level_1():

@@ -38,6 +38,7 @@ from rnr_sim.engine import (
 )
 from rnr_sim.engine.linker import (  # noqa: F401  (linker.py)
     called,  # big kernels called, not copied
+    copied_not_inlined,  # a kernel's copy never inlined by LLVM
     inlined_by_llvm,  # a kernel's copy always inlined by LLVM
 )
 

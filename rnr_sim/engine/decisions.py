@@ -16,7 +16,7 @@ from numba import njit
 from rnr_sim import enums as E
 from rnr_sim.engine import layout as L
 from rnr_sim.engine import policies as W
-from rnr_sim.engine.config import INLINED, KERNEL, called
+from rnr_sim.engine.config import INLINED, KERNEL, copied_not_inlined
 from rnr_sim.engine.rng import rand_below, rand_unit
 from rnr_sim.engine.sig import (
     CARDS,
@@ -347,7 +347,7 @@ def futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, kicked):
 
 
 @njit(i8(CARDS, WEIGHTS, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, i8), **KERNEL)
-@called
+@copied_not_inlined
 def note_threats(cards, w, memo, pl, sl, ls, gm, p):
     """Facts the policy's valuations share during a phase (nothing in ``p``'s own Play Phase
     changes them): the opposing Attacks in play (the possible Attack-on-Attack targets),

@@ -22,7 +22,7 @@ from rnr_sim import enums as E
 from rnr_sim.engine import layout as L
 from rnr_sim.engine import policies as W
 from rnr_sim.engine import trace as T
-from rnr_sim.engine.config import INLINED, KERNEL, called, inlined_by_llvm
+from rnr_sim.engine.config import INLINED, KERNEL, called, copied_not_inlined, inlined_by_llvm
 from rnr_sim.engine.decisions import (
     MEMO_WIDTH,
     choose_action,
@@ -445,7 +445,7 @@ def tutor_pillar(t, g, p, src_card):
 
 
 @njit(void(TABLE, GAME, i8, i8, i8, i8, i8), **KERNEL)
-@called
+@copied_not_inlined
 def apply_effect(t, g, p, verb, amount, src_card, target):
     """Resolve one effect controlled by ``p`` (docs/design.md effect grammar).
 

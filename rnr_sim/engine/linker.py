@@ -53,6 +53,15 @@ one thread, same hour: 56,504-57,355 games/s against 52,038-53,400), the first c
 24.7-25.2 s (it was 26.3 s; the same change also removed two of the three copies of
 the Resolve steps' effects code, ``game.resolve_phase``).
 
+**A copy never inlined** (``@copied_not_inlined``). ``apply_effect`` (about 1.6 calls a
+turn) and ``note_threats`` (once a Play Phase) were ``@called``: each call passed all their
+arrays' words, 60 to 95 of them. Copied and left to LLVM's choice, they played no faster
+or slower (LLVM inlined ``apply_effect`` at each of its calls). Copied, internal and
+``noinline``, each module holds one body, called as before with the words it reads: the
+same games, ``apply_effect`` 60,820-61,587 against 57,857-59,478 games/s (+4%; first
+compile 25.4-26.6 s against 23.9-24.9 s, cold, alternated), ``note_threats`` then
+62,469-63,411 against 59,219-61,743 (+2%; 24.8-26.2 s against 24.2-26.1 s).
+
 If a numba version moves these names, nothing is patched: the first compile is slower and
 the games are the same.
 """
@@ -64,7 +73,8 @@ from numba.core import caching as _caching
 from numba.core import codegen as _codegen
 
 #: The ``@called`` kernels: how their mangled names begin -> their qualified name
-#: (``_ZN7rnr_sim6engine4game9take_turn`` -> ``take_turn``, numba's name of its library).
+#: (``_ZN7rnr_sim6engine4game14fire_on_destroy`` -> ``fire_on_destroy``, numba's name of
+#: its library).
 _CALLED: dict[str, str] = {}
 
 
@@ -73,21 +83,32 @@ def mangled_prefix(module: str, qualname: str) -> str:
     return "_ZN" + "".join(f"{len(part)}{part}" for part in f"{module}.{qualname}".split("."))
 
 
-#: The ``@inlined_by_llvm`` kernels: how their mangled names begin.
-_INLINED_BY_LLVM: set[str] = set()
+#: The kernels whose copies LLVM is told how to inline: how their mangled names begin ->
+#: the attribute their copies get (``@inlined_by_llvm``, ``@copied_not_inlined``).
+_COPY_ATTRIBUTE: dict[str, str] = {}
 
 
 def inlined_by_llvm(func):
     """Mark a kernel whose copy in a caller's module LLVM always inlines (``alwaysinline``):
     numba compiles it on its own, its caller holds it whole. Put it under ``@njit``."""
-    _INLINED_BY_LLVM.add(mangled_prefix(func.__module__, func.__qualname__))
+    _COPY_ATTRIBUTE[mangled_prefix(func.__module__, func.__qualname__)] = "alwaysinline"
     return func
 
 
-def always_inlined(name: str) -> bool:
-    """Is the function ``name`` (a mangled name) a ``@inlined_by_llvm`` kernel?"""
-    return any(name.startswith(prefix) and name[len(prefix):len(prefix) + 1] in ("B", "E")
-               for prefix in _INLINED_BY_LLVM)
+def copied_not_inlined(func):
+    """Mark a kernel whose copy in a caller's module LLVM never inlines (``noinline``): one
+    body a module, called where it was, but internal, so its unused argument words are
+    dropped and the constants its callers pass reach into it. Put it under ``@njit``."""
+    _COPY_ATTRIBUTE[mangled_prefix(func.__module__, func.__qualname__)] = "noinline"
+    return func
+
+
+def copy_attribute(name: str) -> str | None:
+    """The attribute a copy of the function ``name`` (a mangled name) gets, if any."""
+    for prefix, attribute in _COPY_ATTRIBUTE.items():
+        if name.startswith(prefix) and name[len(prefix):len(prefix) + 1] in ("B", "E"):
+            return attribute
+    return None
 
 
 def called(func):
@@ -149,8 +170,9 @@ def _patched_optimize(optimize_final_module):
         for fn in self._final_module.functions:
             if not fn.is_declaration and fn.linkage == ll.Linkage.linkonce_odr:
                 fn.linkage = "internal"  # a copy of a kernel this one calls: no one else calls it
-                if always_inlined(fn.name):
-                    fn.add_function_attribute("alwaysinline")
+                attribute = copy_attribute(fn.name)
+                if attribute is not None:
+                    fn.add_function_attribute(attribute)
         return optimize_final_module(self)
 
     optimize_with_copies_internal.__wrapped__ = optimize_final_module
