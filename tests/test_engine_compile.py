@@ -1,9 +1,10 @@
 """How the engine compiles (docs/engine.md, "The first compile"): every kernel it compiles
 on its own declares its signature, so it compiles once whatever its callers pass; the
 faster copy of numba's inliner is in place; the big kernels marked ``@called`` are
-called by their callers, not copied into them; and ``take_turn``'s copy is always inlined. Any of these lost, the games stay the same
+called by their callers, not copied into them; and the copies of ``take_turn`` and
+``apply_effect`` are always and never inlined. Any of these lost, the games stay the same
 but the first compile grows again (33 kernels compiled two to seven times; 30 s more
-inlining; 6-8 s more LLVM work)."""
+inlining; 6-8 s more LLVM work) or the games run slower."""
 
 from __future__ import annotations
 

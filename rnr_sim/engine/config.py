@@ -82,5 +82,6 @@ BATCH = dict(KERNEL)
 # The rest declare their signatures (sig.py), so each compiles once. A few large kernels
 # stay boundaries (``take_turn``, ``apply_effect``): numba's own passes slow down more
 # than linearly on one huge function (docs/engine.md, "The first compile"); LLVM inlines
-# ``take_turn``'s copy into the worker's loop (``inlined_by_llvm``).
+# ``take_turn``'s copy into the worker's loop (``inlined_by_llvm``) and keeps one copy of
+# ``apply_effect`` a module (``copied_not_inlined``).
 INLINED = {**KERNEL, "inline": "always"}

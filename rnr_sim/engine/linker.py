@@ -54,13 +54,14 @@ one thread, same hour: 56,504-57,355 games/s against 52,038-53,400), the first c
 the Resolve steps' effects code, ``game.resolve_phase``).
 
 **A copy never inlined** (``@copied_not_inlined``). ``apply_effect`` (about 1.6 calls a
-turn) and ``note_threats`` (once a Play Phase) were ``@called``: each call passed all their
-arrays' words, 60 to 95 of them. Copied and left to LLVM's choice, they played no faster
-or slower (LLVM inlined ``apply_effect`` at each of its calls). Copied, internal and
-``noinline``, each module holds one body, called as before with the words it reads: the
-same games, ``apply_effect`` 60,820-61,587 against 57,857-59,478 games/s (+4%; first
-compile 25.4-26.6 s against 23.9-24.9 s, cold, alternated), ``note_threats`` then
-62,469-63,411 against 59,219-61,743 (+2%; 24.8-26.2 s against 24.2-26.1 s).
+turn) and ``note_threats`` (once a Play Phase) were ``@called``: each call passed all
+their arrays' words, 60 to 95 of them. Copied and left to LLVM's choice, ``note_threats``
+played no faster and ``apply_effect`` slower (LLVM inlined it at each of its calls).
+Copied, internal and ``noinline``, each module holds one body, called as before with the
+words it reads: the same games, ``apply_effect`` 60,820-61,587 against 57,857-59,478
+games/s (+4%; first compile 25.4-26.6 s against 23.9-24.9 s, cold, alternated),
+``note_threats`` then 62,469-63,411 against 59,219-61,743 (+2%; 24.8-26.2 s against
+24.2-26.1 s).
 
 If a numba version moves these names, nothing is patched: the first compile is slower and
 the games are the same.
