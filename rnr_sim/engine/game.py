@@ -1121,28 +1121,20 @@ def resolve_phase(t, g, memo, p):
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return
     steps = note_effects(cards, pl, sl, ls, p)
-    for k in range(3):  # steps iii, iv and vi, each with what comes before it
-        if k == 0:
-            emit(gm, tr, T.EV_RESOLVE_STEP, p, 3, 0, 0, 0, 0)
-            step = E.STEP_DAMAGE
-            gm[L.G_STEP] = step
-            attack_damage_step(t, g, p)  # iii
-            if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-                return
-        elif k == 1:
-            emit(gm, tr, T.EV_RESOLVE_STEP, p, 4, 0, 0, 0, 0)
-            step = E.STEP_HEAL  # iv
-            gm[L.G_STEP] = step
-        else:
+    # Steps iii, iv and vi in one loop, so the effects' code is compiled once, not thrice.
+    for step in (E.STEP_DAMAGE, E.STEP_HEAL, E.STEP_EFFECTS):
+        if step == E.STEP_EFFECTS:
             gm[L.G_STEP] = 5
             petition_check(cards, rules, pl, gm, tr)  # v
             if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
                 return
-            emit(gm, tr, T.EV_RESOLVE_STEP, p, 6, 0, 0, 0, 0)
-            step = E.STEP_EFFECTS  # vi
-            gm[L.G_STEP] = step
-        # one copy of the effects' code for the three steps (each copy added to the compile)
-        if fire_step(t, g, p, step, steps, by_step):
+        emit(gm, tr, T.EV_RESOLVE_STEP, p, step, 0, 0, 0, 0)
+        gm[L.G_STEP] = step
+        if step == E.STEP_DAMAGE:
+            attack_damage_step(t, g, p)  # iii
+            if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
+                return
+        if fire_step(t, g, p, step, steps, by_step):  # iii, iv, vi (R13)
             return
     gm[L.G_STEP] = 0
     finish_pending(cards, pl, sl, ls, gm, tr, p)
