@@ -404,6 +404,16 @@ def test_art7_s5_turn_phases_in_order():
     assert [k for k in kinds if k in order] == order
 
 
+def test_art7_s5_seat_after_goes_clockwise():
+    """Turn order goes clockwise: ``seat_after`` (the engine's ``(p + k) % n`` without a
+    division) names the same seat as the modulo for every seat, step and table size."""
+    from rnr_sim.engine.state import seat_after
+
+    for n in (2, 3, 4):
+        for p in range(n):
+            assert [seat_after(p, k, n) for k in range(n + 1)] == [(p + k) % n for k in range(n + 1)]
+
+
 def test_art7_s5_resolve_order():
     """ii AoA, iii damage, iv healing, v Petition check, vi other effects, vii drain."""
     t = Table(uas="Drain UA")

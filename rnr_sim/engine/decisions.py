@@ -45,6 +45,7 @@ from rnr_sim.engine.state import (
     most_damaged,
     pillars_in_hand,
     play_cost,
+    seat_after,
 )
 
 # A pilot's memory, one row a seat (``memo``): never part of the game state.
@@ -74,7 +75,7 @@ def pick_opponent(pl, w, gm, p, verb):
     best = -1
     best_key = 0
     for k in range(1, n):
-        q = (p + k) % n
+        q = seat_after(p, k, n)
         if pl[q, L.P_ALIVE] == 0:
             continue
         aim = E.VERB_AIM[verb]
@@ -104,13 +105,13 @@ def choose_opponent(pl, w, gm, rng, p, verb):
     n = gm[L.G_N_PLAYERS]
     alive = 0
     for k in range(1, n):
-        if pl[(p + k) % n, L.P_ALIVE] != 0:
+        if pl[seat_after(p, k, n), L.P_ALIVE] != 0:
             alive += 1
     if alive <= 1:
         return pick_opponent(pl, w, gm, p, verb)
     j = rand_below(rng, GAME_STREAM, alive)
     for k in range(1, n):
-        q = (p + k) % n
+        q = seat_after(p, k, n)
         if pl[q, L.P_ALIVE] != 0:
             if j == 0:
                 return q

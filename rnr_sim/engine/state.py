@@ -39,6 +39,14 @@ def ip_amount(pl, p, verb, amount):
     return amount
 
 
+@njit(i8(i8, i8, i8), **KERNEL)
+def seat_after(p, k, n):
+    """The seat ``k`` places after seat ``p`` in turn order (clockwise, Art. VII §5) at a
+    table of ``n`` seats, for 0 <= k <= n: ``(p + k) % n`` without a division."""
+    q = p + k
+    return q - n if q >= n else q
+
+
 @njit(i8(CARDS, SLOTS, i8, i8), **KERNEL)
 def play_cost(cards, sl, p, s):
     """IP cost of playing slot ``s`` now: a Bill doubles each time its name was played (R28)."""
