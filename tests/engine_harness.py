@@ -182,6 +182,7 @@ class Table:
         self.w = np.zeros((enums.MAX_PLAYERS, P.N_WEIGHTS), dtype=np.float64)
         self.memo = np.full((enums.MAX_PLAYERS, D.MEMO_WIDTH), np.nan, dtype=np.float64)
         self.acts = np.zeros((L.MAX_ACTIONS, L.ACT_WIDTH), dtype=np.int64)
+        self._n_acts = 0  # rows of ``acts`` listed by ``legal_actions`` (then kept)
         for q in range(enums.MAX_PLAYERS):
             self.w[q, :P.N_WEIGHTS] = P.POLICIES[policy]
         self.pl, self.sl, self.ls, self.gm, self.masks, self.rng = batch.new_state()
@@ -563,6 +564,30 @@ class Table:
             c = int(self.sl[p, s, L.S_CARD])
             self.pl[p, L.P_IP_OTHER] += int(game.eff(self.cards, c, e, enums.E_COST))
         game.activate(*self.bundles(), p, s, e)
+
+    def legal_actions(self, p: int | None = None) -> list[tuple[int, ...]]:
+        """The rows ``(kind, a, b, c, cost)`` the rules list for ``p``'s Play Phase now,
+        the Attack-on-Attack targets noted first (``note_threats``), as a Play Phase does."""
+        p = self._p(p)
+        n_targets = D.note_threats(self.cards, self.w, self.memo, self.pl, self.sl, self.ls,
+                                   self.gm, p)
+        if not self.rules[enums.R_AOA]:
+            n_targets = 0
+        n = game.legal_actions(self.cards, self.rules, self.pl, self.sl, self.ls, self.gm, p,
+                               n_targets, self.acts)
+        self._n_acts = n
+        return [tuple(int(x) for x in row) for row in self.acts[:n]]
+
+    def take_action(self, p: int, k: int) -> list[tuple[int, ...]]:
+        """Take row ``k`` of the list ``legal_actions`` made last (``acts``), as a Play Phase
+        does (``do_action``), and return the list kept after it (``still_legal``)."""
+        n = int(self._n_acts)
+        row = [int(x) for x in self.acts[k]]
+        game.do_action(*self.bundles(), self.memo, p, row[0], row[1], row[2], row[3])
+        m = game.still_legal(self.cards, self.rules, self.pl, self.sl, self.ls, self.gm, p,
+                             self.acts, n, k)
+        self._n_acts = m
+        return [tuple(int(x) for x in r) for r in self.acts[:m]]
 
     def cost(self, p: int, s: int) -> int:
         """What playing slot ``s`` costs now (a Bill's escalation included)."""

@@ -414,6 +414,34 @@ def test_art7_s5_seat_after_goes_clockwise():
             assert [seat_after(p, k, n) for k in range(n + 1)] == [(p + k) % n for k in range(n + 1)]
 
 
+@pytest.mark.parametrize("pick", ["first", "middle", "last"])
+def test_art7_s5_the_kept_list_of_legal_actions_is_the_rules_list(pick):
+    """Phase three: after each action the Play Phase keeps its list of legal actions
+    (``still_legal``) instead of walking the hand again; the kept list is, row for row and
+    in order, what ``legal_actions`` lists from scratch: a Bill's name played once a turn
+    (Art. IV §7.1), one Pillar a turn under R10, an Attack-on-Attack target taken (R49),
+    an effect activated turned sideways (Amend. V §2), a card played with an 'activate'
+    effect listed last, rows out of reach of the IP left dropped (Art. II §2). Each run
+    takes the first, middle or last row every time, until none is left."""
+    t = Table(rules={"pillars_per_turn": 1, "ip_effects_immediate": False})
+    t.hand(0, "Pillar", "Act", "Big Pillar", "Act", "Volley", "Hero", "Fort", "Costly", "Lancer")
+    t.play_area(0, "Fort", dp=4)
+    t.play_area(1, "Lancer")
+    t.play_area(1, "Raider")
+    t.set_ip(0, other=7)  # not enough for everything: rows go out of reach
+    rows = t.legal_actions(0)
+    assert {r[0] for r in rows} == {1, 2, 3, 4}  # ACT_PLAY, _KICKED, _AOA, _ACTIVATE
+    taken = []
+    while rows:
+        k = {"first": 0, "middle": len(rows) // 2, "last": len(rows) - 1}[pick]
+        taken.append(rows[k][0])
+        kept = t.take_action(0, k)
+        assert kept == t.legal_actions(0), f"after {len(taken)} actions"
+        rows = kept
+    assert len(taken) >= 4
+    assert t.ip(0)[1] < 7
+
+
 def test_art7_s5_resolve_order():
     """ii AoA, iii damage, iv healing, v Petition check, vi other effects, vii drain."""
     t = Table(uas="Drain UA")

@@ -650,17 +650,25 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts):
                         n = put_action(acts, n, L.ACT_AOA, s, q, s2, cost + 1)
     for i in range(pl[p, L.P_N_BOARD] if pl[p, L.P_N_ACTIVATABLE] > 0 else 0):
         s = ls[p, L.L_BOARD, i]
-        c = sl[p, s, L.S_CARD]
-        if (cards[c, E.C_FLAGS] & E.CF_ACTIVATE) == 0:
+        if (cards[sl[p, s, L.S_CARD], E.C_FLAGS] & E.CF_ACTIVATE) != 0:
+            n = activations(cards, sl, p, s, ip, acts, n)
+    return n
+
+
+@njit(**INLINED)
+def activations(cards, sl, p, s, ip, acts, n):
+    """List the 'activate' effects of ``p``'s card in play in slot ``s`` that ``p`` can pay
+    for with ``ip`` and has not used this turn (Art. VII §6, Amend. V §2) as
+    ``ACT_ACTIVATE`` rows from row ``n``; returns the new count."""
+    c = sl[p, s, L.S_CARD]
+    for e in range(E.MAX_EFFECTS):
+        if eff(cards, c, e, E.E_TRIGGER) != E.TRIG_ACTIVATE or \
+                eff(cards, c, e, E.E_VERB) == E.V_NONE or eff(cards, c, e, E.E_KICKER) != 0:
             continue
-        for e in range(E.MAX_EFFECTS):
-            if eff(cards, c, e, E.E_TRIGGER) != E.TRIG_ACTIVATE or \
-                    eff(cards, c, e, E.E_VERB) == E.V_NONE or eff(cards, c, e, E.E_KICKER) != 0:
-                continue
-            if (sl[p, s, L.S_FLAGS] & (L.F_SIDEWAYS0 << e)) != 0:
-                continue  # Amend. V §2: not twice in a turn
-            if eff(cards, c, e, E.E_COST) <= ip:
-                n = put_action(acts, n, L.ACT_ACTIVATE, s, e, -1, eff(cards, c, e, E.E_COST))
+        if (sl[p, s, L.S_FLAGS] & (L.F_SIDEWAYS0 << e)) != 0:
+            continue  # Amend. V §2: not twice in a turn
+        if eff(cards, c, e, E.E_COST) <= ip:
+            n = put_action(acts, n, L.ACT_ACTIVATE, s, e, -1, eff(cards, c, e, E.E_COST))
     return n
 
 
@@ -676,6 +684,22 @@ def put_action(acts, n, kind, a, b, c, cost):
     return n + 1
 
 
+@njit(i8(CARDS, RULES, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8, ACTS, i8), **KERNEL)
+@called
+def listed_apart(cards, rules, pl, sl, ls, gm, p, n_targets, acts, n):
+    """Debug mode: 1 if the kept list ``acts[:n]`` differs from what ``legal_actions``
+    lists now (made in the rows after it), else 0."""
+    fresh = acts[n:]
+    n_fresh = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, fresh)
+    if n_fresh != n:
+        return 1
+    for i in range(n):
+        for f in range(L.ACT_WIDTH):
+            if fresh[i, f] != acts[i, f]:
+                return 1
+    return 0
+
+
 @njit(**INLINED)
 def play_phase(t, g, memo, acts, p):
     """Art. VII §5 phase three: the rules list the legal actions (``legal_actions``), the
@@ -688,15 +712,78 @@ def play_phase(t, g, memo, acts, p):
 @njit(**INLINED)
 def play_phase_rest(t, g, memo, acts, p, n_targets):
     """The Play Phase's actions from here on, chosen by ``p``'s heuristic pilot; a search
-    rollout resumes a copied Play Phase here (``search.py``)."""
+    rollout resumes a copied Play Phase here (``search.py``). The list of legal actions is
+    made once (``legal_actions``), then kept up to date after each action
+    (``still_legal``), or made again when the action gave IP (R32)."""
     cards, rules = t.cards, t.rules
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
-    while gm[L.G_OVER] == 0 and pl[p, L.P_ALIVE] != 0:
-        n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts)
+    if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
+        return
+    n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts)
+    while True:
         k = choose_action(t, g, memo, p, acts, n)
         if k < 0:
             return
+        ip_left = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] - acts[k, 4]
         do_action(t, g, memo, p, acts[k, 0], acts[k, 1], acts[k, 2], acts[k, 3])
+        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
+            return
+        if pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] == ip_left:  # it cost its row's IP
+            n = still_legal(cards, rules, pl, sl, ls, gm, p, acts, n, k)
+            if gm[L.G_DEBUG] != 0 and n <= L.MAX_ACTIONS // 2:
+                gm[L.G_VIOLATIONS] += listed_apart(cards, rules, pl, sl, ls, gm, p, n_targets,
+                                                   acts, n)
+        else:  # an effect gave IP at once (R32): cards out of reach may be legal now
+            n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts)
+
+
+@njit(**INLINED)
+def still_legal(cards, rules, pl, sl, ls, gm, p, acts, n, k):
+    """The legal actions after action ``k`` of ``acts[:n]`` (the list ``legal_actions``
+    made, or this function kept) was taken at the IP its row says: the same rows as
+    ``legal_actions`` would list now, in its order, without walking the hand. Nothing but
+    the action changed what is legal: IP only went down (Art. II §2); a card played left the
+    hand (its rows go) and, holding 'activate' effects, entered play at the end of the
+    board (its rows come last, as the board is walked in order); a Bill's name is played
+    for the turn (Art. IV §7.1), a Pillar counts towards R10, an Attack-on-Attack target
+    is taken (R49), an effect activated is sideways (Amend. V §2). Returns how many rows."""
+    kind = acts[k, 0]
+    a = acts[k, 1]
+    b = acts[k, 2]
+    c = acts[k, 3]
+    ip = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER]
+    played = kind != L.ACT_ACTIVATE
+    card = sl[p, a, L.S_CARD]
+    ctype = cards[card, E.C_TYPE]
+    bill_name = sl[p, a, L.S_NAME_SLOT] if played and ctype == E.BILL else -1
+    limit = rules[E.R_PILLARS_PER_TURN]
+    pillars_done = played and ctype == E.PILLAR and limit > 0 and \
+        pl[p, L.P_PILLARS_TURN] >= limit  # R10
+    m = 0
+    for i in range(n):
+        row_kind = acts[i, 0]
+        s = acts[i, 1]
+        if acts[i, 4] > ip:  # Art. II §2
+            continue
+        if row_kind == L.ACT_ACTIVATE:
+            if kind == L.ACT_ACTIVATE and s == a and acts[i, 2] == b:
+                continue  # Amend. V §2: sideways now
+        else:
+            if played and s == a:
+                continue  # left the hand
+            if bill_name >= 0 and sl[p, s, L.S_NAME_SLOT] == bill_name:
+                continue  # Art. IV §7.1: its name is played this turn
+            if pillars_done and cards[sl[p, s, L.S_CARD], E.C_TYPE] == E.PILLAR:
+                continue  # R10
+            if kind == L.ACT_AOA and row_kind == L.ACT_AOA and acts[i, 2] == b and acts[i, 3] == c:
+                continue  # R49: that Attack is fought already
+        if m != i:
+            for f in range(L.ACT_WIDTH):
+                acts[m, f] = acts[i, f]
+        m += 1
+    if played and (cards[card, E.C_FLAGS] & E.CF_ACTIVATE) != 0:
+        m = activations(cards, sl, p, a, ip, acts, m)
+    return m
 
 
 @njit(**INLINED)
