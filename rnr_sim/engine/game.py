@@ -1373,10 +1373,21 @@ def draw_opening(pl, sl, ls, p):
 @njit(**INLINED)
 def clear(a):
     """Every element of the C-contiguous array ``a`` to 0, as one flat loop (LLVM writes it
-    as a memset; numba's ``a[:, :, :] = 0`` walks the index space, about 4x slower)."""
-    flat = a.reshape(a.size)
-    for i in range(flat.shape[0]):
+    as a memset; numba's ``a[:, :, :] = 0`` walks the index space, about 4x slower; a 1-D
+    ``reshape`` calls a helper of numba's runtime each time)."""
+    flat = a.flat
+    for i in range(a.size):
         flat[i] = 0
+
+
+@njit(**INLINED)
+def copy_into(dst, src):
+    """Every element of the C-contiguous array ``src`` into ``dst``, of the same shape, as
+    one flat loop (LLVM writes it as one ``memcpy``; a loop per row became one call per row)."""
+    to = dst.flat
+    fro = src.flat
+    for i in range(dst.size):
+        to[i] = fro[i]
 
 
 @njit(**INLINED)

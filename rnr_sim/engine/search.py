@@ -33,6 +33,7 @@ from rnr_sim.engine.config import INLINED, KERNEL, called
 from rnr_sim.engine.decisions import PM_VALUE0, choose_action
 from rnr_sim.engine.game import (
     NOT_LAID_OUT,
+    copy_into,
     do_action,
     emit,
     laid_out,
@@ -70,27 +71,16 @@ SEARCH_STREAM = 7  # the stream family of the search's keys (stream_seed's 4th a
 
 @njit(void(GAME, GAME, MEMO, MEMO), **KERNEL)
 def copy_game(g, sg, memo, smemo):
-    """Copy a game's state (not its trace) and the pilots' memo into ``sg`` and ``smemo``,
-    element by element (an array assignment would need numba's runtime); the copy's trace
-    is off."""
-    pl, spl, sl, ssl, ls, sls = g.players, sg.players, g.slots, sg.slots, g.lists, sg.lists
-    for q in range(pl.shape[0]):
-        for f in range(pl.shape[1]):
-            spl[q, f] = pl[q, f]
-        for s in range(sl.shape[1]):
-            for f in range(sl.shape[2]):
-                ssl[q, s, f] = sl[q, s, f]
-        for k in range(ls.shape[1]):
-            for i in range(ls.shape[2]):
-                sls[q, k, i] = ls[q, k, i]
-        for k in range(g.masks.shape[1]):
-            sg.masks[q, k] = g.masks[q, k]
-        for k in range(memo.shape[1]):
-            smemo[q, k] = memo[q, k]
-    for f in range(g.game.shape[0]):
-        sg.game[f] = g.game[f]
-    for k in range(g.rng.shape[0]):
-        sg.rng[k] = g.rng[k]
+    """Copy a game's state (not its trace) and the pilots' memo into ``sg`` and ``smemo``
+    (arrays of the same shapes), each array as one flat copy (an array assignment would
+    need numba's runtime); the copy's trace is off."""
+    copy_into(sg.players, g.players)
+    copy_into(sg.slots, g.slots)
+    copy_into(sg.lists, g.lists)
+    copy_into(sg.masks, g.masks)
+    copy_into(smemo, memo)
+    copy_into(sg.game, g.game)
+    copy_into(sg.rng, g.rng)
     sg.game[L.G_DEBUG] = 0
 
 
