@@ -584,8 +584,7 @@ class Table:
         n = int(self._n_acts)
         row = [int(x) for x in self.acts[k]]
         game.do_action(*self.bundles(), self.memo, p, row[0], row[1], row[2], row[3])
-        m = game.still_legal(self.cards, self.rules, self.pl, self.sl, self.ls, self.gm, p,
-                             self.acts, n, k)
+        m = game.still_legal(self.cards, self.rules, self.pl, self.sl, p, self.acts, n, k)
         self._n_acts = m
         return [tuple(int(x) for x in r) for r in self.acts[:m]]
 

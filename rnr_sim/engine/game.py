@@ -731,7 +731,7 @@ def play_phase_rest(t, g, memo, acts, p, n_targets):
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return
         if pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] == ip_left:  # it cost its row's IP
-            n = still_legal(cards, rules, pl, sl, ls, gm, p, acts, n, k)
+            n = still_legal(cards, rules, pl, sl, p, acts, n, k)
             if gm[L.G_DEBUG] != 0 and n <= L.MAX_ACTIONS // 2:
                 gm[L.G_VIOLATIONS] += listed_apart(cards, rules, pl, sl, ls, gm, p, n_targets,
                                                    acts, n)
@@ -739,8 +739,8 @@ def play_phase_rest(t, g, memo, acts, p, n_targets):
             n = legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts)
 
 
-@njit(i8(CARDS, RULES, PLAYERS, SLOTS, LISTS, FIELDS, i8, ACTS, i8, i8), **KERNEL)
-def still_legal(cards, rules, pl, sl, ls, gm, p, acts, n, k):
+@njit(i8(CARDS, RULES, PLAYERS, SLOTS, i8, ACTS, i8, i8), **KERNEL)
+def still_legal(cards, rules, pl, sl, p, acts, n, k):
     """The legal actions after action ``k`` of ``acts[:n]`` (the list ``legal_actions``
     made, or this function kept) was taken at the IP its row says: the same rows as
     ``legal_actions`` would list now, in its order, without walking the hand. Nothing but
@@ -748,7 +748,10 @@ def still_legal(cards, rules, pl, sl, ls, gm, p, acts, n, k):
     hand (its rows go) and, holding 'activate' effects, entered play at the end of the
     board (its rows come last, as the board is walked in order); a Bill's name is played
     for the turn (Art. IV §7.1), a Pillar counts towards R10, an Attack-on-Attack target
-    is taken (R49), an effect activated is sideways (Amend. V §2). Returns how many rows."""
+    is taken (R49), an effect activated is sideways (Amend. V §2). Returns how many rows.
+    It reasons from the action, not by testing each row against the state as
+    ``legal_actions`` does: that way (each row's card read again) played 1% slower and
+    the search 4% slower; debug mode and a scenario test compare the two lists."""
     kind = acts[k, 0]
     a = acts[k, 1]
     b = acts[k, 2]

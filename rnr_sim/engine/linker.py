@@ -45,7 +45,7 @@ three runs each alternated: 33,197-33,797 games/s copied as ``linkonce_odr``,
 **A copy always inlined** (``@inlined_by_llvm``). ``take_turn`` runs once a turn inside the
 batch worker's loop. Called by name, each call passed every array of the bundles (about
 100 words) and LLVM could carry nothing across turns; inlined in numba's IR, numba's own
-passes over the loop took 6 s more of the first compile (docs/engine.md). Marked so,
+passes over the loop took about 8 s more of the first compile (docs/engine.md). Marked so,
 numba compiles it on its own as before, the worker links a copy as it does for any kernel
 not ``@called``, and that copy is marked ``alwaysinline`` when it is made internal: LLVM
 inlines it into the worker's loop. The same games, 8% faster (three alternated pairs on
