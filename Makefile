@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 STAMP := $(VENV)/.installed
 
-.PHONY: install test demo bench lint clean
+.PHONY: install test demo bench profile lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,5 +35,10 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/rnr-sim bench
 
+# Where the engine's time goes (Linux perf): by kernel, then by source function and line.
+profile: $(STAMP)
+	$(BIN)/rnr-sim bench --profile
+	$(BIN)/rnr-sim bench --profile --lines
+
 clean:
-	rm -rf $(VENV) $(NUMBA_CACHE_DIR) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(NUMBA_CACHE_DIR) $(NUMBA_CACHE_DIR)-lines .pytest_cache .ruff_cache

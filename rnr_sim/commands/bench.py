@@ -86,7 +86,20 @@ def bench_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the results as one JSON object."),
     ] = False,
+    profile: Annotated[
+        bool, typer.Option("--profile", help="Instead of timing: play --games games "
+                           "(default 100,000) on 1 thread under Linux perf and print where "
+                           "their time goes, by compiled kernel."),
+    ] = False,
+    lines: Annotated[
+        bool, typer.Option("--lines", help="With --profile: by source function and line "
+                           "(the engine compiled once more, with line tables, and cached "
+                           "beside the numba cache)."),
+    ] = False,
 ) -> None:
+    if profile or lines:
+        _profile(games, lines, as_json, quick)
+        return
     from rnr_sim import bench
 
     options = bench.BenchOptions.quick() if quick else bench.BenchOptions()
@@ -113,3 +126,14 @@ def bench_command(
         typer.echo(json.dumps(result, indent=2))
     else:
         typer.echo(bench.format_bench(result))
+
+
+def _profile(games: int | None, lines: bool, as_json: bool, quick: bool) -> None:
+    """``bench --profile [--lines]`` (profiling.py)."""
+    from rnr_sim import profiling
+
+    if quick:
+        raise InputError("--quick sizes the timed bench; with --profile give --games N")
+    result = profiling.profile_engine(
+        profiling.PROFILE_GAMES if games is None else games, lines=lines)
+    typer.echo(json.dumps(result, indent=2) if as_json else profiling.format_profile(result))

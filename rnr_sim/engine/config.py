@@ -39,6 +39,7 @@ second state shares only the trace, with no rows (``search_batch``). The same ga
 
 import numba
 from numba.core import codegen as _codegen
+from numba.core import lowering as _lowering
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 
 from rnr_sim.engine import (
@@ -74,12 +75,36 @@ if numba.config.CACHE_DIR:
 
 class EngineCompiler(CompilerBase):
     """numba's nopython pipeline, without rebuilding SSA form, array arguments that never
-    overlap (see above)."""
+    overlap (see above). Compiled with line tables (``NUMBA_DEBUGINFO=1``, ``rnr-sim bench
+    --profile --lines``), the kernels get the tables only: numba would also keep every
+    function from being inlined, check every index and keep every variable alive, and the
+    profile would be of another program."""
+
+    def __init__(self, typingctx, targetctx, library, args, return_type, flags, locals):
+        if flags.debuginfo:
+            flags.boundscheck = False
+            flags.dbg_extend_lifetimes = False
+        super().__init__(typingctx, targetctx, library, args, return_type, flags, locals)
 
     def define_pipelines(self):
         self.state.flags.enable_ssa = False
         self.state.flags.noalias = True
         return [DefaultPassBuilder.define_nopython_pipeline(self.state)]
+
+
+def _inlinable_with_line_tables(pre_lower):
+    def pre_lower_inlinable(self):
+        pre_lower(self)
+        if self.flags.debuginfo and self.fndesc.modname.startswith("rnr_sim.engine"):
+            self.builder.function.attributes.discard("noinline")  # EngineCompiler
+
+    pre_lower_inlinable.__wrapped__ = pre_lower
+    return pre_lower_inlinable
+
+
+_PRE_LOWER = getattr(getattr(_lowering, "Lower", None), "pre_lower", None)
+if _PRE_LOWER is not None and not hasattr(_PRE_LOWER, "__wrapped__"):
+    _lowering.Lower.pre_lower = _inlinable_with_line_tables(_PRE_LOWER)
 
 
 KERNEL = {"cache": True, "_nrt": False, "no_cfunc_wrapper": True,
