@@ -47,14 +47,19 @@ def compile_clock(active: bool, message: str = COMPILE_MESSAGE, stream: TextIO |
         ticker.start()
     else:
         say(message)
+    finished = False
     try:
         yield
+        finished = True
     finally:
         done.set()
         seconds = time.perf_counter() - t0
         if live:
             ticker.join()
-            out.write(f"\r{message} done in {seconds:.0f} s\n")
+            ending = "done" if finished else "stopped"
+            out.write(f"\r{message} {ending} in {seconds:.0f} s\n")
             out.flush()
-        else:
+        elif finished:
             say(f"Compiled in {seconds:.0f} s; later runs load it from the cache.")
+        else:  # an error or Ctrl-C: nothing was compiled for later runs to load
+            say(f"Compiling stopped after {seconds:.0f} s.")

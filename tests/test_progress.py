@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import time
 
+import pytest
+
 from rnr_sim.progress import COMPILE_MESSAGE, compile_clock
 
 
@@ -39,6 +41,19 @@ def test_compile_clock_off_a_terminal_logs_two_lines():
         time.sleep(0.05)
     assert out.getvalue() == ""  # no carriage returns into a pipe or a log
     assert lines[0] == COMPILE_MESSAGE and lines[1].startswith("Compiled in ")
+
+
+def test_compile_clock_never_says_compiled_when_the_compile_failed():
+    lines: list[str] = []
+    with pytest.raises(RuntimeError), \
+            compile_clock(True, stream=io.StringIO(), log=lines.append, tick=0.01):
+        raise RuntimeError("numba failed")
+    assert lines[0] == COMPILE_MESSAGE and lines[1].startswith("Compiling stopped after ")
+    out = Terminal()
+    with pytest.raises(KeyboardInterrupt), compile_clock(True, stream=out, tick=0.01):
+        raise KeyboardInterrupt
+    assert "stopped in" in out.getvalue().splitlines()[-1]
+    assert "done in" not in out.getvalue()
 
 
 def test_compile_clock_is_silent_when_the_engine_is_cached():
