@@ -150,9 +150,12 @@ def test_lines_without_a_cache_dir_never_share_the_numba_cache():
     assert profiling.lines_cache_dir({}).endswith(os.path.join("rnr-sim", "numba-lines"))
 
 
-def test_quick_is_refused_with_profile():
-    result = invoke("bench", "--profile", "--quick")
+@pytest.mark.parametrize("args", [["--quick"], ["--threads", "2"], ["--repeat", "5"],
+                                  ["--pure-games", "0"], ["--backend", "ray"]])
+def test_timing_options_are_refused_with_profile(args):
+    result = invoke("bench", "--profile", *args)
     assert result.exit_code == 2 and "--games" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_line_tables_keep_the_engine_inlinable():

@@ -98,6 +98,15 @@ def bench_command(
     ] = False,
 ) -> None:
     if profile or lines:
+        timing = [name for name, given in (("--threads", bool(threads)),
+                                           ("--pure-games", pure_games is not None),
+                                           ("--run-games", run_games is not None),
+                                           ("--repeat", repeat is not None),
+                                           ("--backend", backend != "local"),
+                                           ("--address", address is not None)) if given]
+        if timing:
+            raise InputError(f"{', '.join(timing)}: --profile plays its games once, on one "
+                             f"thread, and times nothing; give only --games, --lines, --json")
         _profile(games, lines, as_json, quick)
         return
     from rnr_sim import bench
