@@ -25,13 +25,14 @@ _KEPT = False
 
 def keep() -> bool:
     """Ask numba's JIT for a copy of every object file it compiles or loads from now on;
-    False when the engine's kernels were loaded already (their code cannot be placed)."""
+    False when the engine's kernels may have loaded already (their code cannot be placed):
+    every module that defines kernels imports ``engine.config`` first."""
     global _KEPT
     import sys
 
     if _KEPT:
         return True
-    if "rnr_sim.engine.game" in sys.modules:
+    if "rnr_sim.engine.config" in sys.modules:
         return False
     from numba.core.registry import cpu_target
 
@@ -118,6 +119,7 @@ def _quiet_relocations():
     """pyelftools applies the relocations of a DWARF section before reading it, and stops at
     a type it does not know (x86-64's PC64, in numba's frame tables): skip those, the line
     tables' own relocations are plain 64-bit ones."""
+    from elftools.common.exceptions import ELFRelocationError
     from elftools.elf import relocation
 
     handler = relocation.RelocationHandler
@@ -128,7 +130,7 @@ def _quiet_relocations():
     def apply_known(self, stream, reloc, symtab):
         try:
             return apply(self, stream, reloc, symtab)
-        except Exception:  # noqa: BLE001  (an unknown type: not a line table's)
+        except ELFRelocationError:  # a type it does not know: not a line table's
             return None
 
     handler._do_apply_relocation = apply_known

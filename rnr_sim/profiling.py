@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import functools
 import json
 import os
 import shutil
@@ -133,11 +134,20 @@ def _first_line(text: str) -> str:
     return lines[0] if lines else "no message"
 
 
+@functools.cache
+def _source(path: str) -> str:
+    """A source file's text, read once ("" when it cannot be read)."""
+    try:
+        return Path(path).read_text()
+    except (OSError, ValueError):
+        return ""
+
+
 def source_functions(path: str) -> list[tuple[int, int, str]]:
     """The functions of a source file: ``(first line, last line, name)``, outer first."""
     try:
-        tree = ast.parse(Path(path).read_text())
-    except (OSError, SyntaxError, ValueError):
+        tree = ast.parse(_source(path))
+    except (SyntaxError, ValueError):
         return []
     return sorted((n.lineno, n.end_lineno or n.lineno, n.name) for n in ast.walk(tree)
                   if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
@@ -200,10 +210,8 @@ def _short(file: str) -> str:
 
 
 def _source_line(file: str, line: int) -> str:
-    try:
-        return Path(file).read_text().splitlines()[line - 1].strip()[:80]
-    except (OSError, IndexError, ValueError):
-        return ""
+    lines = _source(file).splitlines()
+    return lines[line - 1].strip()[:80] if 0 < line <= len(lines) else ""
 
 
 def format_profile(r: dict[str, Any]) -> str:

@@ -132,7 +132,7 @@ def test_every_kernel_is_placed_where_the_jit_put_its_code():
 
 def test_keep_refuses_once_the_engine_is_loaded(monkeypatch):
     monkeypatch.setattr(jit_code, "_KEPT", False)
-    monkeypatch.setitem(sys.modules, "rnr_sim.engine.game", object())
+    monkeypatch.setitem(sys.modules, "rnr_sim.engine.config", object())
     assert jit_code.keep() is False
 
 

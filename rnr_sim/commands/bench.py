@@ -103,11 +103,12 @@ def bench_command(
                                            ("--run-games", run_games is not None),
                                            ("--repeat", repeat is not None),
                                            ("--backend", backend != "local"),
-                                           ("--address", address is not None)) if given]
+                                           ("--address", address is not None),
+                                           ("--quick", quick)) if given]
         if timing:
             raise InputError(f"{', '.join(timing)}: --profile plays its games once, on one "
                              f"thread, and times nothing; give only --games, --lines, --json")
-        _profile(games, lines, as_json, quick)
+        _profile(games, lines, as_json)
         return
     from rnr_sim import bench
 
@@ -137,12 +138,10 @@ def bench_command(
         typer.echo(bench.format_bench(result))
 
 
-def _profile(games: int | None, lines: bool, as_json: bool, quick: bool) -> None:
+def _profile(games: int | None, lines: bool, as_json: bool) -> None:
     """``bench --profile [--lines]`` (profiling.py)."""
     from rnr_sim import profiling
 
-    if quick:
-        raise InputError("--quick sizes the timed bench; with --profile give --games N")
     result = profiling.profile_engine(
         profiling.PROFILE_GAMES if games is None else games, lines=lines)
     typer.echo(json.dumps(result, indent=2) if as_json else profiling.format_profile(result))
