@@ -14,7 +14,17 @@ import numpy as np
 from numba.core.registry import CPUDispatcher
 
 from rnr_sim import enums
-from rnr_sim.engine import batch, decisions, game, inliner, linker, rng, search, state
+from rnr_sim.engine import (
+    batch,
+    decisions,
+    flags_key,
+    game,
+    inliner,
+    linker,
+    rng,
+    search,
+    state,
+)
 
 # Kernels called from Python only (the batch workers are in batch.py and search_batch.py,
 # not listed here): numba compiles them for the arrays they are handed.
@@ -44,8 +54,51 @@ def test_a_declared_kernel_takes_narrower_integers_without_compiling_again():
 
 def test_the_inliner_copies_a_callee_once():
     assert inliner.INSTALLED, "numba's inliner moved: inliner.py patches nothing now"
-    inline_ir = inliner._inliner.InlineWorker.inline_ir
-    assert inspect.unwrap(inline_ir) is not inline_ir  # the wrapper is what numba calls
+    worker = inliner._inliner.InlineWorker
+    for method in (worker.inline_ir, worker.inline_function):
+        assert inspect.unwrap(method) is not method  # the wrapper is what numba calls
+
+
+def _blocks_of(func):
+    from numba.core import compiler
+
+    return compiler.run_frontend(func).blocks
+
+
+def _callee(a, b):
+    c = a + b
+    if c > 3:
+        return c * 2
+    return c - 1
+
+
+def test_the_inliner_copies_a_kept_ir_once_and_a_fresh_ir_never():
+    blocks = list(_blocks_of(_callee).values())
+    kept = inliner._Copier(fresh=False)
+    copies = [kept.deepcopy(b) for b in blocks]
+    assert all(c is not b for c, b in zip(copies, blocks, strict=True))  # a kept IR is copied
+    assert len({id(c.scope) for c in copies}) == 1  # with one scope, copied once
+    assert [str(c) for c in copies] == [str(b) for b in blocks]  # the same IR
+    assert all(kept.deepcopy(c) is c for c in copies)  # the copy to return: not made
+    fresh = inliner._Copier(fresh=True)
+    assert all(fresh.deepcopy(b) is b for b in blocks)  # an IR made for this inline
+
+
+def test_numba_flags_hash_and_compare_as_numba_would():
+    from numba.core.compiler import Flags
+
+    assert flags_key.INSTALLED, "numba's flags moved: flags_key.py patches nothing now"
+    numba_hash = inspect.unwrap(Flags.__hash__)
+    numba_eq = inspect.unwrap(Flags.__eq__)
+    a, b, c = Flags(), Flags(), Flags()
+    a.nrt = True
+    b.nrt = True
+    c.nrt = False  # not a's options: unequal
+    d = Flags()
+    d.enable_ssa = d.enable_ssa  # its default, set: equal to a Flags with nothing set
+    for x, y in [(a, a), (a, b), (a, c), (d, Flags()), (Flags(), c)]:
+        assert hash(x) == numba_hash(x)
+        assert (x == y) is numba_eq(x, y)
 
 
 def called_kernels():
