@@ -17,13 +17,13 @@ from rnr_sim import enums
 from rnr_sim.engine import (
     batch,
     decisions,
-    flags_key,
     game,
     inliner,
     linker,
     rng,
     search,
     state,
+    typing_memo,
 )
 
 # Kernels called from Python only (the batch workers are in batch.py and search_batch.py,
@@ -87,7 +87,7 @@ def test_the_inliner_copies_a_kept_ir_once_and_a_fresh_ir_never():
 def test_numba_flags_hash_and_compare_as_numba_would():
     from numba.core.compiler import Flags
 
-    assert flags_key.INSTALLED, "numba's flags moved: flags_key.py patches nothing now"
+    assert typing_memo.INSTALLED, "numba's typing moved: typing_memo.py patches nothing now"
     numba_hash = inspect.unwrap(Flags.__hash__)
     numba_eq = inspect.unwrap(Flags.__eq__)
     a, b, c = Flags(), Flags(), Flags()
@@ -99,6 +99,26 @@ def test_numba_flags_hash_and_compare_as_numba_would():
     for x, y in [(a, a), (a, b), (a, c), (d, Flags()), (Flags(), c)]:
         assert hash(x) == numba_hash(x)
         assert (x == y) is numba_eq(x, y)
+
+
+def test_a_call_type_is_resolved_once_and_remembered():
+    import operator
+
+    from numba import types
+    from numba.core.registry import cpu_target
+
+    context = cpu_target.typing_context
+    context.refresh()
+    getitem = context.resolve_value_type(operator.getitem)
+    assert type(getitem) is types.Function
+    args = (types.int32[:, ::1], types.UniTuple(types.int64, 2))
+    resolve = inspect.unwrap(type(getitem).get_call_type)
+    sig = getitem.get_call_type(context, args, {})
+    assert sig == resolve(getitem, context, args, {})  # numba's own answer
+    assert sig.return_type == types.int32
+    assert getitem.get_call_type(context, args, {}) is sig  # remembered
+    other = (types.int16[:, :, ::1], types.UniTuple(types.int64, 3))
+    assert getitem.get_call_type(context, other, {}).return_type == types.int16
 
 
 def called_kernels():

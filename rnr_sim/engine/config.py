@@ -43,9 +43,9 @@ from numba.core import lowering as _lowering
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 
 from rnr_sim.engine import (
-    flags_key,  # noqa: F401  (numba's flags hashed once, compared at once when equal)
     indexing,
     inliner,  # noqa: F401  (numba's inliner, copying no IR it need not copy)
+    typing_memo,  # noqa: F401  (numba's flags hashed once, call types remembered)
 )
 from rnr_sim.engine.linker import (  # noqa: F401  (linker.py)
     called,  # big kernels called, not copied
