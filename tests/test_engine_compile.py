@@ -282,3 +282,34 @@ def test_kernels_are_told_their_arrays_never_overlap():
         return head.count("noalias")
 
     assert pointer_marks(told) > pointer_marks(plain) + 2
+
+
+def _optimized_with(monkeypatch, function_name):
+    """The cost levels of the module passes a library defining ``function_name`` ran."""
+    import llvmlite.ir as llir
+    from numba.core.registry import cpu_target
+
+    codegen = cpu_target.target_context.codegen()
+    costs = []
+    numba_manager = codegen._module_pass_manager
+
+    def spy(**kwargs):
+        costs.append(kwargs.get("cost", "full"))
+        return numba_manager(**kwargs)
+
+    monkeypatch.setattr(codegen, "_module_pass_manager", spy)
+    module = llir.Module(name="m")
+    fn = llir.Function(module, llir.FunctionType(llir.IntType(64), []), name=function_name)
+    llir.IRBuilder(fn.append_basic_block()).ret(llir.Constant(llir.IntType(64), 7))
+    from numba.core.compiler_lock import global_compiler_lock
+
+    with global_compiler_lock:
+        library = codegen.create_library("t")
+        library.add_ir_module(module)
+        library.finalize()
+    return costs
+
+
+def test_an_engine_module_skips_the_cheap_passes_others_keep_them(monkeypatch):
+    assert _optimized_with(monkeypatch, "_ZN7rnr_sim6engine4game4testE") == ["full"]
+    assert _optimized_with(monkeypatch, "_ZN8elsewhere4testE") == ["cheap", "full"]

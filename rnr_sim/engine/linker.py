@@ -63,6 +63,17 @@ games/s (+4%; first compile 25.4-26.6 s against 23.9-24.9 s, cold, alternated),
 ``note_threats`` then 62,469-63,411 against 59,219-61,743 (+2%; 24.8-26.2 s against
 24.2-26.1 s).
 
+**Only the full optimization.** numba optimizes a linked module twice: first "cheap"
+passes (level 0, with inlining) meant to gather reference-count operations into one
+function for its pruner, then the full level-3 pipeline. The engine's kernels count no
+references (``_nrt=False``, config.py), so for a module of the engine's the cheap passes
+are left out; LLVM's full pipeline does everything they did. The same games (records hash
+unchanged), the same speed (four concurrent pairs on one thread each: 40,445-46,354
+games/s against 44,422-46,716); the cheap passes took 1.1 s of LLVM's time in a first
+compile (numba's pass timings), and the first compile was 0.2-2.7 s shorter in six cold
+compiles run two at a time (median 0.85 s; docs/engine.md, "The first compile"). Other
+numba code keeps both.
+
 If a numba version moves these names, nothing is patched: the first compile is slower and
 the games are the same.
 """
@@ -166,6 +177,16 @@ def _patched_linking(get_module_for_linking):
     return module_for_linking
 
 
+#: How the names of the engine's kernels (and of their CPython wrappers) begin.
+_ENGINE_NAMES = (mangled_prefix("rnr_sim", "engine"), mangled_prefix("cpython.rnr_sim", "engine"))
+
+
+def _engine_module(module) -> bool:
+    """Whether ``module`` defines a kernel of the engine's."""
+    return any(not fn.is_declaration and fn.name.startswith(_ENGINE_NAMES)
+               for fn in module.functions)
+
+
 def _patched_optimize(optimize_final_module):
     def optimize_with_copies_internal(self):
         for fn in self._final_module.functions:
@@ -178,6 +199,19 @@ def _patched_optimize(optimize_final_module):
 
     optimize_with_copies_internal.__wrapped__ = optimize_final_module
     return optimize_with_copies_internal
+
+
+def _patched_passes(optimize_final_module):
+    def full_passes_for_the_engine(self):
+        if not _engine_module(self._final_module):
+            return optimize_final_module(self)
+        full, builder = self._codegen._module_pass_manager()  # no cheap passes: no refcounts
+        with self._recorded_timings.record("Module passes (full optimization)", builder):
+            full.run(self._final_module, builder)
+        return None
+
+    full_passes_for_the_engine.__wrapped__ = optimize_final_module
+    return full_passes_for_the_engine
 
 
 class StaleCallee(Exception):
@@ -232,11 +266,12 @@ def install() -> bool:
     load = getattr(cache, "_load_overload", None)
     if get_module is None or unserialize is None or load is None or optimize is None or \
             not hasattr(library, "_ensure_finalized") or \
+            not hasattr(_codegen.JITCPUCodegen, "_module_pass_manager") or \
             not hasattr(getattr(_codegen, "JitEngine", None), "is_symbol_defined"):
         return False
     if not hasattr(get_module, "__wrapped__"):
         library._get_module_for_linking = _patched_linking(get_module)
-        library._optimize_final_module = _patched_optimize(optimize)
+        library._optimize_final_module = _patched_optimize(_patched_passes(optimize))
         library._unserialize = _patched_unserialize(unserialize)
         cache._load_overload = _patched_load(load)
     return True
