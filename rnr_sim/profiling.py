@@ -233,16 +233,15 @@ def format_profile(r: dict[str, Any]) -> str:
     if "functions" not in r:
         out += format_table(["share", "samples", "kernel (the code compiled into it)"],
                             share_rows(r["kernels"], "kernel"), right={0, 1})
+        out.append("--lines: by source function and line (compiles the engine once more, "
+                   "with line tables).")
     else:
-        out += [*format_table(["share", "samples", "source function (as written)"],
-                              share_rows(r["functions"], "function"), right={0, 1})]
+        out += format_table(["share", "samples", "source function (as written)"],
+                            share_rows(r["functions"], "function"), right={0, 1})
         out += ["", *format_table(["share", "samples", "line", "source"],
                                   [[f"{x['share']:.1%}", f"{x['samples']:,}", x["line"],
                                     x["source"]] for x in r["lines"]], right={0, 1})]
         out.append("Line tables place machine code roughly: read the shares as where to look.")
-    if "functions" not in r:
-        out.append("--lines: by source function and line (compiles the engine once more, "
-                   "with line tables).")
     return "\n".join(out)
 
 

@@ -31,16 +31,13 @@ import os
 from numba.core import cgutils, types
 from numba.np import arrayobj
 
-from rnr_sim.engine.linker import mangled_prefix
+from rnr_sim.engine.linker import ENGINE_NAME
 
 #: Every engine index checked (the fuzzer's build); read once, when the engine is imported.
 CHECKED = os.environ.get("RNR_SIM_CHECKED_INDICES", "") not in ("", "0")
 
 #: The folder of the numba cache that holds the checked build.
 CHECKED_FOLDER = "checked-indices"
-
-#: How the names of the engine's kernels begin (numba names a function after its module).
-_ENGINE = mangled_prefix("rnr_sim", "engine")
 
 
 def build_cache_dir(root: str) -> str:
@@ -53,7 +50,7 @@ def build_cache_dir(root: str) -> str:
 
 def _engine_index(fix_integer_index):
     def fix_engine_index(context, builder, idxty, idx, size):
-        if not builder.function.name.startswith(_ENGINE):  # numba's own functions
+        if not builder.function.name.startswith(ENGINE_NAME):  # numba's own functions
             return fix_integer_index(context, builder, idxty, idx, size)
         ind = context.cast(builder, idx, idxty, types.intp)
         if CHECKED:

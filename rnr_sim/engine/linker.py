@@ -95,6 +95,12 @@ def mangled_prefix(module: str, qualname: str) -> str:
     return "_ZN" + "".join(f"{len(part)}{part}" for part in f"{module}.{qualname}".split("."))
 
 
+#: How the names of the engine's kernels begin (numba names a function after its module),
+#: and those of their CPython wrappers.
+ENGINE_NAME = mangled_prefix("rnr_sim", "engine")
+_ENGINE_NAMES = (ENGINE_NAME, mangled_prefix("cpython.rnr_sim", "engine"))
+
+
 #: The kernels whose copies LLVM is told how to inline: how their mangled names begin ->
 #: the attribute their copies get (``@inlined_by_llvm``, ``@copied_not_inlined``).
 _COPY_ATTRIBUTE: dict[str, str] = {}
@@ -177,8 +183,6 @@ def _patched_linking(get_module_for_linking):
     return module_for_linking
 
 
-#: How the names of the engine's kernels (and of their CPython wrappers) begin.
-_ENGINE_NAMES = (mangled_prefix("rnr_sim", "engine"), mangled_prefix("cpython.rnr_sim", "engine"))
 
 
 def _engine_module(module) -> bool:
