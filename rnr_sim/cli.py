@@ -19,7 +19,8 @@ from rnr_sim.errors import InputError
 COMMAND_MODULES = ["rnr_sim.commands.catalog", "rnr_sim.commands.run", "rnr_sim.commands.report"]
 COMMAND_MODULES += ["rnr_sim.commands.replay", "rnr_sim.commands.bench"]
 COMMAND_MODULES += ["rnr_sim.commands.compare", "rnr_sim.commands.policies",
-                    "rnr_sim.commands.tune", "rnr_sim.commands.check"]
+                    "rnr_sim.commands.tune", "rnr_sim.commands.discover",
+                    "rnr_sim.commands.check"]
 COMMAND_MODULES += ["rnr_sim.commands.skill"]
 COMMAND_MODULES += ["rnr_sim.commands.expansion"]
 

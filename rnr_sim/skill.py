@@ -77,18 +77,6 @@ GAME_SCHEMA = {"deck": pl.String, "pilot": pl.String, "policy": pl.String,
 TIMED_SCHEMA = {**GAME_SCHEMA, "seconds": pl.Float64}
 
 
-class SearchDriver:
-    """The engine driver with search budgets: ``play_games`` passes ``search`` (int64[k, 2]
-    per policy row of the call's table: (rollouts, determinizations)) to the engine."""
-
-    def __init__(self, driver, search: np.ndarray):
-        self.driver = driver
-        self.search = search
-
-    def play_games(self, *args, **kw):
-        return self.driver.play_games(*args, search=self.search, **kw)
-
-
 @dataclass(frozen=True)
 class DeckPilot:
     """One pilot of one deck: its role (``PILOTS``), the policy's display name, its
@@ -310,10 +298,10 @@ def _call_frame(plan, fld, driver, group: list[DeckPilot], call: Call,
     weights = [p.weights for p in group]
     budget = np.zeros((len(weights) + len(fld.rows_fixed), 2), dtype=np.int64)
     budget[: len(group)] = [p.search for p in group]
-    engine = driver if not budget.any() else SearchDriver(driver, budget)
     t0 = time.perf_counter()
-    inputs, score = fld.scores(engine, weights, call.deals, plan.seed, threads,
-                               first_deal=call.start, backend=backend)
+    inputs, score = fld.scores(driver, weights, call.deals, plan.seed, threads,
+                               first_deal=call.start, backend=backend,
+                               search=budget if budget.any() else None)
     spent = time.perf_counter() - t0
     cand = inputs["candidate"]
     opponents = fld._opponents()

@@ -31,14 +31,14 @@ import numpy as np
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.engine.policies import FLAG_WEIGHTS, POLICIES, WEIGHT_SPECS, WHOLE_WEIGHTS
 from rnr_sim.errors import InputError
-from rnr_sim.execution import open_backend, play_in_pieces
+from rnr_sim.evaluation import Evaluator, Matchups, Pool
+from rnr_sim.execution import open_backend
 
 #: Weights the search moves: every one but the 0/1 switches.
 TUNED = tuple(k for k in WEIGHT_SPECS if k not in FLAG_WEIGHTS)
 DEFAULT_BUDGET = 400_000
 SEARCH_SEED_OFFSET = 0
 HOLDOUT_SEED_OFFSET = 1_000_003
-MIN_PIECE = 2_000  # games per chunk at least, when a backend plays the candidates
 
 
 @dataclass
@@ -132,56 +132,36 @@ class Field:
             return np.arange(self.n_field, dtype=np.int64)
         return np.asarray(self.table_ids, dtype=np.int64)
 
-    def inputs(self, deals: int, n_candidates: int, first_deal: int = 0
-               ) -> dict[str, np.ndarray]:
-        """Every game of ``n_candidates`` candidates: candidate-major, then table, deal, seat
-        order. Candidate k's policy is row k of the table; the field's rows follow. Deals
-        ``first_deal .. first_deal + deals - 1``; ``field`` is each game's field position."""
-        t = np.arange(self.n_field, dtype=np.int64)
-        d = np.arange(first_deal, first_deal + deals, dtype=np.int64)
-        r = np.arange(2, dtype=np.int64)
-        tt, dd, rr = (a.ravel() for a in np.meshgrid(t, d, r, indexing="ij"))
-        per = len(tt)
-        pos = np.tile(tt, n_candidates)
-        deal = np.tile(dd, n_candidates)
-        first = np.tile(rr, n_candidates).astype(np.int32)
-        cand = np.repeat(np.arange(n_candidates, dtype=np.int32), per)
-        opp = self._opponents()[pos]
-        seat_deck = np.stack([np.full_like(opp, self.subject), opp], axis=1).astype(np.int32)
-        field_row = (n_candidates + self.plan.deck_policy[opp]).astype(np.int32)
-        seat_policy = np.stack([cand, field_row], axis=1).astype(np.int32)
-        return {"seat_deck": np.ascontiguousarray(seat_deck),
-                "seat_policy": np.ascontiguousarray(seat_policy),
-                "table_id": np.ascontiguousarray(self._table_ids()[pos]),
-                "deal": deal, "first_seat": first, "candidate": cand, "field": pos}
+    def matchups(self, n_candidates: int, deals: int, first_deal: int = 0) -> Matchups:
+        """Every game of ``n_candidates`` candidates (the evaluation service's order:
+        candidate, then field deck, deal, seat order). Candidate k's policy is row k of the
+        table; the field's rows follow. Deals ``first_deal .. first_deal + deals - 1``."""
+        opp = self._opponents()
+        return Matchups(subject_deck=np.full(n_candidates, self.subject),
+                        subject_policy=np.arange(n_candidates),
+                        field_deck=opp, field_policy=n_candidates + self.plan.deck_policy[opp],
+                        field_table=self._table_ids(), first_deal=first_deal, deals=deals)
 
     def scores(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
-               threads: int | None, first_deal: int = 0, backend=None
-               ) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """(inputs, score float64[games]) of every game (``inputs`` order): the subject's
-        win share of the game, 1 a win, 0.5 a draw, 0 a loss. ``backend`` (an
-        ``execution`` backend, e.g. Ray): the games are cut into chunks played there, with
-        the same results (each game depends only on its own inputs)."""
-        inputs = self.inputs(deals, len(candidates), first_deal)
-        table = np.vstack([np.stack(candidates), self.rows_fixed])
-        p = self.plan
-        cards, deck_cards, deck_size, rules = p.cards, p.deck_cards, p.deck_size, p.rules
-
-        def play(games: dict[str, np.ndarray]):
-            return driver.play_games(cards, deck_cards, deck_size, games["seat_deck"],
-                                     games["seat_policy"], games["table_id"], games["deal"],
-                                     games["first_seat"], rules, seed, threads=threads,
-                                     policies=table)
-
-        if backend is None:
-            rec = play(inputs)
-        else:
-            engine_inputs = {k: v for k, v in inputs.items() if k not in ("candidate", "field")}
-            n = len(inputs["deal"])
-            piece = max(MIN_PIECE, -(-n // (2 * backend.workers)))
-            rec = play_in_pieces(play, engine_inputs, backend, piece)
-        winner = np.asarray(rec.winner_seat, dtype=np.int64)
-        return inputs, np.where(winner == 0, 1.0, np.where(winner < 0, 0.5, 0.0))
+               threads: int | None, first_deal: int = 0, backend=None,
+               search: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """(inputs, score float64[games]) of every game (``matchups`` order): the subject's
+        win share of the game, 1 a win, 0.5 a draw, 0 a loss; ``inputs`` holds the engine
+        inputs and each game's ``candidate`` and ``field`` position. Played by the
+        evaluation service, here or on ``backend`` (e.g. Ray), with the same results;
+        ``search``: the search budgets per policy row (``driver.play_games``'s)."""
+        games = self.matchups(len(candidates), deals, first_deal)
+        pool = Pool.of_plan(self.plan, np.vstack([np.stack(candidates), self.rows_fixed]),
+                            search)
+        with Evaluator(driver, backend=backend, threads=threads) as ev:
+            outcome = ev.play(pool, games, seed)
+        if outcome is None:
+            raise KeyboardInterrupt
+        inputs = games.inputs()
+        k, f, d, r = games.shape
+        inputs["candidate"] = np.repeat(np.arange(k, dtype=np.int32), f * d * r)
+        inputs["field"] = np.tile(np.repeat(np.arange(f, dtype=np.int64), d * r), k)
+        return inputs, outcome.score.ravel()
 
     def play(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
              threads: int | None, backend=None) -> tuple[np.ndarray, np.ndarray]:

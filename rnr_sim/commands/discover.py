@@ -1,0 +1,115 @@
+"""The ``discover`` subcommand: search a card pool for the decks players will find
+(``rnr_sim.discover``)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from rnr_sim.commands.options import (
+    AddressOption,
+    BackendOption,
+    CardsOption,
+    RulesOption,
+    ThreadsOption,
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``discover`` to the app."""
+    app.command(
+        "discover",
+        short_help="Search the legal decks of a card pool for the strongest of each kind.",
+        help="MAP-Elites (pyribs) over every Article V-legal deck of the loaded cards "
+        "(default: the 355-card Original Set): one cell per (victory path that gives most "
+        "wins, mean turn of the wins), its elite the strongest deck of that kind. Every "
+        "candidate plays the --field decks on the same deals, each with the built-in pilot "
+        "that wins most with it; weak ones stop early (racing). Every elite is then "
+        "re-measured on deals of a seed the search never used (the figures reported), and "
+        "the best meet the field in a matchup matrix with its equilibrium. --budget bounds "
+        "every game played. Writes a discovery dir: manifest.json, archive.parquet, "
+        "deck_cards.parquet, field.parquet, matchups.parquet and elites/NN.txt deck lists "
+        "that validate, run, compare and tune take as they are; `rnr-sim report DIR` "
+        "draws it. Ctrl-C stops after the games under way; --resume carries on.",
+        epilog="Example: rnr-sim discover --field decks/*.txt --budget 2000000 --seed 7 "
+        "--out runs/discovery",
+    )(discover_command)
+
+
+def discover_command(
+    field: Annotated[list[Path] | None, typer.Option(
+        "--field", metavar="DECK", show_default=False,
+        help="A deck of the field (repeat). Default: the shipped sample decks.")] = None,
+    budget: Annotated[int, typer.Option("--budget", metavar="GAMES",
+                                        help="Every game the command plays.")] = 1_000_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the search.")] = 20261201,
+    out: Annotated[Path | None, typer.Option(
+        "--out", metavar="DIR", show_default=False,
+        help="The discovery dir. Default: runs/discover-<date-time>.")] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Carry on a stopped discovery in --out (the same options).")] = False,
+    meta: Annotated[bool, typer.Option(
+        "--meta", help="Search in rounds, each against the equilibrium mix of the round "
+        "before, until the mix settles (at most 3 rounds).")] = False,
+    batch: Annotated[int, typer.Option("--batch", metavar="N",
+                                       help="Children a generation.")] = 64,
+    cards: CardsOption = None,
+    rules: RulesOption = None,
+    threads: ThreadsOption = None,
+    backend: BackendOption = "local",
+    address: AddressOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    from rnr_sim.discover import DiscoverOptions, discover
+
+    options = DiscoverOptions(field=field or (), cards=cards, budget=budget, seed=seed,
+                              rules=rules, threads=threads, backend=backend, address=address,
+                              out=out, resume=resume, meta=meta, batch=batch,
+                              command=shlex.join(["rnr-sim", *sys.argv[1:]]))
+    result = discover(options, progress=not as_json)
+    if result.stopped:
+        for m in result.messages:
+            typer.echo(m, err=True)
+        raise typer.Exit(130)
+    m = result.manifest
+    if as_json:
+        typer.echo(json.dumps({"out": str(result.out), "manifest": m,
+                               "archive": result.archive.to_dicts(),
+                               "field": result.field.to_dicts()}, indent=2, default=str))
+        return
+    for line in summary_lines(result):
+        typer.echo(line)
+
+
+def summary_lines(result) -> list[str]:
+    """The end-of-discovery summary: what was played, the best elites (held-out), the field."""
+    m = result.manifest
+    g, s = m["games"], m["search"]
+    r = s["racing"]
+    lines = [
+        f"Discovered {s['elites']} elites in {s['elites']} of {s['cells']} cells: "
+        f"{s['generations']} generations, {s['children']:,} decks tried, {g['total']:,} games "
+        f"in {m['seconds']:.0f} s ({m['games_per_s']:,.0f} games/s).",
+        f"Racing: {r['played']:,} search games where playing every deck to the end would take "
+        f"{r['flat']:,} ({100 * r['saved']:.0f}% saved).",
+        f"Held out ({m['heldout']['deals_per_field_deck']} deals a field deck, a seed the "
+        "search never used):",
+    ]
+    a = result.archive.head(10)
+    for row in a.iter_rows(named=True):
+        lines.append(
+            f"  {row['elite_id']:>2}  {row['cell_path']:<9} turn {row['speed_lo']:.0f}-"
+            f"{row['speed_hi']:.0f}  {100 * row['share_heldout']:5.1f}% "
+            f"[{100 * row['share_heldout_lo']:.1f}, {100 * row['share_heldout_hi']:.1f}]"
+            f"  search {100 * row['share_search']:5.1f}%  {row['pilot']:<8} {row['deck_file']}")
+    best = m["heldout"]["best_field_deck"]
+    f = result.field.sort("share_heldout", descending=True).row(0, named=True)
+    lines.append(f"Best field deck: {best} {100 * f['share_heldout']:.1f}% "
+                 f"[{100 * f['share_heldout_lo']:.1f}, {100 * f['share_heldout_hi']:.1f}].")
+    lines.append(f"Wrote {result.out} (rnr-sim report {shlex.quote(str(result.out))} draws it).")
+    return lines

@@ -1,0 +1,141 @@
+"""``rnr-sim discover``: the decks players will find, searched among every legal deck of a
+card pool, re-measured on fresh deals, and the metagame they make (docs/design.md,
+"Discovery dir"; docs/designers.md, "Finding the decks players will find").
+
+The budget (every game the command plays) is spent in three phases, in this order:
+
+1. **search** (``search.py``): MAP-Elites generations until the next could overrun
+   ``SEARCH_SHARE`` of the budget; with ``--meta``, the search runs in rounds, each against
+   the equilibrium mix of the round before (``meta.py``);
+2. **held-out**: every elite and every field deck against the field on deals of a seed the
+   search never used (what is left of the budget but the matrix's share);
+3. **metagame**: the best elites and the field's decks against each other (``MATRIX_SHARE``),
+   the matchup matrix, its Nash equilibrium and the paths of the metagame.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rnr_sim.errors import InputError
+
+ORIGINAL_SET = Path(__file__).resolve().parent.parent / "data" / "original.toml"
+DEFAULT_BUDGET = 1_000_000
+DEFAULT_SEED = 20261201
+MIN_BUDGET = 50_000
+MAX_BUDGET = 10**10
+SEARCH_SHARE = 0.75
+MATRIX_SHARE = 0.08
+BATCH = 64  # children a generation
+TOP_FOR_MATRIX = 8  # elites (by held-out share) in the metagame matrix
+CHECKPOINT = ".discover"
+MANIFEST = "manifest.json"
+
+
+@dataclass
+class DiscoverOptions:
+    """What ``rnr-sim discover`` was asked for; ``None`` means the default."""
+
+    field: Sequence[str | Path] = ()  # default: the sample decks
+    cards: Any = None  # default: the Original Set
+    budget: int = DEFAULT_BUDGET
+    seed: int = DEFAULT_SEED
+    rules: str | Path | None = None
+    threads: int | None = None
+    backend: str = "local"
+    address: str | None = None
+    out: str | Path | None = None
+    resume: bool = False
+    meta: bool = False
+    batch: int = BATCH
+    command: str | None = None
+
+
+@dataclass
+class Discovery:
+    """What a discovery found and where it wrote it."""
+
+    out: Path
+    manifest: dict[str, Any]
+    archive: Any  # polars DataFrame, archive.parquet
+    field: Any  # the field decks' held-out shares
+    stopped: bool = False
+    messages: list[str] = field(default_factory=list)
+
+
+def discover(options: DiscoverOptions, progress: bool = True,
+             log: Callable[[str], None] | None = None) -> Discovery:
+    """Run a discovery (module docstring) into ``options.out``; ``InputError`` for bad
+    input. Ctrl-C stops after the games under way: ``Discovery.stopped``, and
+    ``--resume`` carries on from the checkpoint in ``out/.discover/``."""
+    from rnr_sim import runner
+    from rnr_sim.discover import meta, output
+    from rnr_sim.discover.genome import Laws
+    from rnr_sim.evaluation import BatchStore, Evaluator, Pool
+    from rnr_sim.execution import Progress, log_to_stderr, open_backend
+
+    log = log or log_to_stderr
+    budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
+    batch = runner.check_count(options.batch, "--batch", 4, 4096)
+    out = Path(options.out) if options.out is not None else runner.default_out("discover-")
+    if options.resume:
+        if not (out / CHECKPOINT / "plan.json").exists():
+            done = (out / MANIFEST).exists()
+            raise InputError(f"--resume {out}: " + ("this discovery is complete; nothing to "
+                             "resume" if done else "no stopped discovery here (no "
+                             f"{CHECKPOINT}/plan.json)"))
+    else:
+        runner.check_out(out)
+    field_paths = [Path(p) for p in options.field] or runner.sample_decks()
+    cards = options.cards if options.cards else [ORIGINAL_SET]
+    plan = runner.plan_run(runner.RunOptions(
+        decks=field_paths, games=1, seed=options.seed, cards=cards, rules=options.rules,
+        threads=options.threads, mirrors=True))
+    laws = Laws.of(plan.catalog, plan.profile)
+    where = open_backend(options.backend, options.address, options.threads)
+    driver = runner.engine_driver()
+    plan.compile(driver)
+    fingerprint = output.fingerprint(plan, budget, batch, options.meta)
+    store = BatchStore(out / CHECKPOINT)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        store.open(fingerprint, options.resume)
+    except OSError as e:
+        raise InputError(f"--out {out}: cannot create the discovery dir ({e.strerror})") \
+            from None
+    t0 = time.perf_counter()
+    bar = Progress("discover", total=budget, show=progress, log=log)
+    with where, bar, Evaluator(driver, backend=None if options.backend == "local" else where,
+                               threads=options.threads, progress=bar, store=store) as ev:
+        pool = Pool.of_plan(plan)
+        found = meta.rounds(ev, pool, plan, laws, budget, batch, options.seed, options.meta,
+                            bar)
+        if found is None:
+            return _stopped(out, ev, budget, log)
+        heldout = meta.heldout(ev, pool, plan, laws, found, budget, options.seed)
+        if heldout is None:
+            return _stopped(out, ev, budget, log)
+        matrix = meta.metagame(ev, pool, plan, found, heldout, budget, options.seed)
+        if matrix is None:
+            return _stopped(out, ev, budget, log)
+    seconds = time.perf_counter() - t0
+    result = output.write(out, plan, laws, found, heldout, matrix, fingerprint,
+                          games=ev.games_played + ev.games_stored, seconds=seconds,
+                          command=options.command)
+    shutil.rmtree(out / CHECKPOINT, ignore_errors=True)
+    return result
+
+
+def _stopped(out: Path, ev, budget: int, log) -> Discovery:
+    done = ev.games_played + ev.games_stored
+    msg = (f"stopped: {done:,} of about {budget:,} games kept in {out / CHECKPOINT}; "
+           f"continue with `rnr-sim discover --resume --out {shlex.quote(str(out))}` and the "
+           "same options")
+    return Discovery(out=out, manifest={}, archive=None, field=None, stopped=True,
+                     messages=[msg])

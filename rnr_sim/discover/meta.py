@@ -1,0 +1,318 @@
+"""The phases of a discovery after the field is loaded: the search rounds, the held-out
+re-measure and the metagame matrix (``rnr_sim.discover``'s docstring gives the order).
+
+``--meta`` (``rounds``): round 1 searches against the field; each later round against the
+equilibrium mix of the matchup matrix of the round before (its best elites and the field's
+decks), the archive carried over. The rounds stop when the mix moves less than
+``MIX_STILL`` in total variation distance from one round to the next, or after
+``MAX_ROUNDS``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rnr_sim.analytics.stats import Z95, nash_equilibrium
+from rnr_sim.discover.genome import deck_sha256
+from rnr_sim.discover.search import (
+    CELL_PATHS,
+    HOLDOUT_SEED_OFFSET,
+    MATRIX_SEED_OFFSET,
+    PILOTS,
+    SEARCH_SEED_OFFSET,
+    SPEED_BINS,
+    SPEED_MIN,
+    SPEED_STEP,
+    Field,
+    Racing,
+    _score,
+    race,
+    stage_deals,
+)
+from rnr_sim.engine.policies import POLICY_NAMES
+from rnr_sim.evaluation import Evaluator, Matchups, Pool
+
+MAX_ROUNDS = 3
+MIX_STILL = 0.1  # total variation distance under which the metagame mix has settled
+
+
+@dataclass
+class Found:
+    """The archive's elites after the search (one row each, by cell) and its history."""
+
+    counts: np.ndarray  # int64[E, n_cards]
+    cell: np.ndarray  # int[E, 2]: (path index, speed bin)
+    measures: np.ndarray  # float64[E, 2]
+    share: np.ndarray  # the search's objective
+    pilot: np.ndarray  # index in PILOTS
+    games: np.ndarray  # games the search played of the elite
+    path_share: np.ndarray  # float64[E, 4]
+    win_turn: np.ndarray
+    generations: int
+    children: int
+    racing: Racing
+    search_games: int
+    history: list[dict] = field(default_factory=list)  # per generation, for the report
+    rounds: list[dict] = field(default_factory=list)  # per --meta round: the field's mix
+    field_weights: np.ndarray | None = None  # the last round's field mix (None: equal)
+    field_counts: list[np.ndarray] = field(default_factory=list)
+    field_pilots: np.ndarray | None = None
+    field_names: list[str] = field(default_factory=list)
+
+
+def _archive(n_cards: int, seed: int):
+    from ribs.archives import GridArchive
+
+    return GridArchive(
+        solution_dim=n_cards, dims=[len(CELL_PATHS), SPEED_BINS],
+        ranges=[(-0.5, len(CELL_PATHS) - 0.5), (SPEED_MIN, SPEED_MIN + SPEED_STEP * SPEED_BINS)],
+        seed=seed, extra_fields={
+            "pilot": ((), np.int32), "games": ((), np.int64),
+            "path_share": ((len(CELL_PATHS),), np.float64), "win_turn": ((), np.float64)})
+
+
+def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed: int,
+           meta: bool, bar) -> Found | None:
+    """The search (one round, or ``--meta`` rounds); None once Ctrl-C stopped it."""
+    from ribs.schedulers import Scheduler
+
+    from rnr_sim.discover import SEARCH_SHARE
+    from rnr_sim.discover.emitter import DeckEmitter
+
+    search_budget = int(budget * SEARCH_SHARE)
+    n_rounds = MAX_ROUNDS if meta else 1
+    # In --meta mode each later round needs a matrix to find the mix: a slice of its budget.
+    per_round = search_budget // n_rounds
+    field_counts = [laws.counts_of(d) for d in plan.decks]
+    field_pilots = plan.deck_policy.astype(np.int32)
+    names = list(plan.deck_names)
+    fld = Field([d.card_ids for d in plan.decks], field_pilots)
+    archive = _archive(laws.n_cards, seed)
+    emitter = DeckEmitter(archive, laws, field_counts, batch, seed + 1)
+    scheduler = Scheduler(archive, [emitter])
+    stages = stage_deals(search_budget)
+    racing = Racing()
+    history: list[dict] = []
+    info: list[dict] = []
+    gen = children = 0
+    spent = 0
+    per_child = len(plan.decks) * 2 * (len(PILOTS) * stages[0] + stages[1] + stages[2])
+    # A generation never overruns the budget, even if every child runs every stage: with a
+    # small budget, smaller generations.
+    batch = max(1, min(batch, per_round // per_child))
+    emitter.batch_size = batch
+    worst = batch * per_child
+    mix_before = None
+    extra = 0  # the --meta rounds' matrices
+    for r in range(n_rounds):
+        limit = per_round * (r + 1)
+        while spent + worst <= limit:
+            sols = scheduler.ask()
+            kids = [np.rint(s).astype(np.int64) for s in sols]
+
+            def threshold(measures: np.ndarray) -> np.ndarray:
+                occupied, data = archive.retrieve(measures)
+                return np.where(occupied, data["objective"], -np.inf)
+
+            scored = race(ev, pool, fld, kids, threshold, stages, seed + SEARCH_SEED_OFFSET,
+                          f"r{r}-g{gen:05d}", racing)
+            if scored is None:
+                return None
+            scheduler.tell(np.array([s.share for s in scored]),
+                           np.stack([s.measures for s in scored]),
+                           pilot=np.array([s.pilot for s in scored], dtype=np.int32),
+                           games=np.array([s.games for s in scored], dtype=np.int64),
+                           path_share=np.stack([s.path_share for s in scored]),
+                           win_turn=np.array([s.win_turn for s in scored]))
+            gen += 1
+            children += len(kids)
+            spent = racing.played + extra
+            stats = archive.stats
+            history.append({"round": r + 1, "generation": gen, "games": spent,
+                            "elites": int(stats.num_elites),
+                            "coverage": float(stats.coverage),
+                            "best_share": float(stats.obj_max)})
+            bar.postfix = (f"elites {stats.num_elites}, {100 * stats.coverage:.0f}% of cells,"
+                           f" best {100 * stats.obj_max:.1f}% (search)")
+            if bar.bar is not None:
+                bar.bar.set_postfix_str(bar.postfix, refresh=False)
+        if r + 1 == n_rounds:
+            break
+        # The metagame of this round: its mix is the next round's field.
+        found = _found(archive, gen, children, racing, history, spent)
+        mat = _matrix(ev, pool, fld, found, None, names, field_counts, field_pilots,
+                      deals=max(8, per_round // 20 // max(1, _n_matrix(found, fld) ** 2 * 2)),
+                      seed=seed + MATRIX_SEED_OFFSET + r, key=f"r{r}-matrix")
+        if mat is None:
+            return None
+        extra += mat["games"]
+        spent += mat["games"]
+        keep = mat["mix"] > 0
+        mix = mat["mix"][keep]
+        new_ids = [mat["card_ids"][i] for i in np.flatnonzero(keep)]
+        new_pilots = mat["pilot_rows"][keep]
+        info.append({"round": r + 1, "field": [mat["names"][i] for i in np.flatnonzero(keep)],
+                     "mix": [float(x) for x in mix]})
+        # The mix by deck (its cards and pilot), so that rounds with other elites compare.
+        mix_now = {(deck_sha256(np.bincount(i, minlength=laws.n_cards)), int(p)): float(x)
+                   for i, p, x in zip(new_ids, new_pilots, mix, strict=True)}
+        if mix_before is not None:
+            keys = set(mix_now) | set(mix_before)
+            moved = 0.5 * sum(abs(mix_now.get(k, 0.0) - mix_before.get(k, 0.0)) for k in keys)
+            info[-1]["moved"] = moved
+            if moved < MIX_STILL:
+                fld = Field(new_ids, new_pilots, mix)
+                break
+        mix_before = mix_now
+        fld = Field(new_ids, new_pilots, mix)
+    found = _found(archive, gen, children, racing, history, spent)
+    found.rounds = info
+    found.field_weights = None if not info else fld.weights
+    found.field_counts = [np.bincount(ids, minlength=laws.n_cards) for ids in fld.card_ids]
+    found.field_pilots = fld.policy_rows
+    found.field_names = names if not info else info[-1]["field"]
+    return found
+
+
+def _n_matrix(found: Found, fld: Field) -> int:
+    return min(len(found.share), TOP) + len(fld)
+
+
+TOP = 8
+
+
+def _found(archive, gen, children, racing, history, spent: int) -> Found:
+    data = archive.data()
+    order = np.lexsort((data["index"],))
+    idx = archive.int_to_grid_index(data["index"][order])
+    return Found(
+        counts=np.rint(data["solution"][order]).astype(np.int64), cell=np.asarray(idx),
+        measures=data["measures"][order], share=data["objective"][order],
+        pilot=data["pilot"][order], games=data["games"][order],
+        path_share=data["path_share"][order], win_turn=data["win_turn"][order],
+        generations=gen, children=children, racing=racing, search_games=spent,
+        history=list(history))
+
+
+@dataclass
+class Heldout:
+    """The held-out re-measure: each elite's and each field deck's share against the
+    search's (last) field with its 95% interval, and each elite's paired edge over the best
+    field deck, on the same deals."""
+
+    share: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    field_share: np.ndarray
+    field_lo: np.ndarray
+    field_hi: np.ndarray
+    edge: np.ndarray
+    edge_lo: np.ndarray
+    edge_hi: np.ndarray
+    best_field: int
+    deals: int
+    games: int
+
+
+def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, budget: int, seed: int
+            ) -> Heldout | None:
+    """Every elite and the field's decks on fresh deals (``HOLDOUT_SEED_OFFSET``)."""
+    from rnr_sim.discover import MATRIX_SHARE
+
+    field_ids = [np.repeat(np.arange(laws.n_cards, dtype=np.int32), c) for c in found.field_counts]
+    fld = Field(field_ids, found.field_pilots, found.field_weights)
+    sample_ids = [d.card_ids for d in plan.decks]
+    elite_ids = [np.repeat(np.arange(laws.n_cards, dtype=np.int32), c) for c in found.counts]
+    left = budget - found.search_games - int(budget * MATRIX_SHARE)
+    n_subj = len(elite_ids) + len(sample_ids)
+    deals = max(2, left // (n_subj * len(fld) * 2))
+    pool = pool.with_decks(field_ids + elite_ids + sample_ids)
+    n_f, n_e = len(field_ids), len(elite_ids)
+    pilot_rows = np.array([POLICY_NAMES.index(PILOTS[p]) for p in found.pilot], dtype=np.int32)
+    subj_deck = np.arange(n_f, n_f + n_subj)
+    subj_pol = np.concatenate([pilot_rows, plan.deck_policy.astype(np.int32)])
+    games = fld.matchups(subj_deck, subj_pol, 0, deals)
+    out = ev.play(pool, games, seed + HOLDOUT_SEED_OFFSET, key="heldout")
+    if out is None:
+        return None
+    scores = [_score(_sub(out, k), fld.weights, 0, 3) for k in range(n_subj)]
+    share = np.array([s.share for s in scores])
+    se = np.array([s.se for s in scores])
+    lo, hi = np.clip(share - Z95 * se, 0, 1), np.clip(share + Z95 * se, 0, 1)
+    best = n_e + int(np.argmax(share[n_e:]))
+    # Paired: each elite minus the best field deck, deal by deal (one field deck, both seat
+    # orders, the unit), the field decks as strata.
+    per_deal = out.per_deal()  # [subject, field, deal]
+    diff = per_deal[:n_e] - per_deal[best][None]
+    w = fld.weights
+    edge = diff.mean(axis=2) @ w
+    var = diff.var(axis=2, ddof=1) / deals
+    edge_se = np.sqrt(np.maximum(var @ (w * w), 1e-12))
+    return Heldout(share[:n_e], lo[:n_e], hi[:n_e], share[n_e:], lo[n_e:], hi[n_e:],
+                   edge, edge - Z95 * edge_se, edge + Z95 * edge_se, best - n_e, deals,
+                   games.games)
+
+
+def _sub(out, k):
+    from rnr_sim.evaluation import Outcome
+
+    return Outcome(out.score[k], out.path[k], out.turns[k])
+
+
+def metagame(ev: Evaluator, pool: Pool, plan, found: Found, held: Heldout, budget: int,
+             seed: int) -> dict | None:
+    """The best elites (by held-out share, at most ``TOP``) and the sample decks against
+    each other: the matchup matrix, its equilibrium and the metagame's paths."""
+
+    top = np.argsort(-held.share, kind="stable")[:TOP]
+    n = len(top) + len(plan.decks)
+    left = budget - found.search_games - held.games
+    deals = max(2, left // (n * n * 2))
+    fld = Field([d.card_ids for d in plan.decks], plan.deck_policy.astype(np.int32))
+    sub = Found(found.counts[top], found.cell[top], found.measures[top], held.share[top],
+                found.pilot[top], found.games[top], found.path_share[top],
+                found.win_turn[top], 0, 0, found.racing, 0)
+    mat = _matrix(ev, pool, fld, sub, top, list(plan.deck_names),
+                  [np.bincount(d.card_ids, minlength=found.counts.shape[1]) for d in plan.decks],
+                  plan.deck_policy.astype(np.int32), deals, seed + MATRIX_SEED_OFFSET + 99,
+                  "matrix")
+    return mat
+
+
+def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, names,
+            field_counts, field_pilots, deals: int, seed: int, key: str) -> dict | None:
+    """Round robin of the best elites (``found``'s order; their held-out or search share
+    ranks them) and the field's decks, mirrors included, both seat orders: ``share[i, j]``
+    deck i's share against deck j with its interval, the equilibrium ``mix`` of the
+    antisymmetric game ``(share - share.T) / 2``, and the paths of the mixed metagame."""
+    top = np.argsort(-found.share, kind="stable")[:TOP]
+    ids = ([np.repeat(np.arange(found.counts.shape[1], dtype=np.int32), found.counts[k])
+            for k in top] + [np.repeat(np.arange(len(c), dtype=np.int32), c)
+                             for c in field_counts])
+    pilots = np.concatenate([np.array([POLICY_NAMES.index(PILOTS[found.pilot[k]]) for k in top],
+                                      dtype=np.int32), np.asarray(field_pilots, dtype=np.int32)])
+    labels = [f"elite {int(k if elite_index is None else elite_index[k]) + 1:02d}"
+              for k in top] + list(names)
+    n = len(ids)
+    pool = pool.with_decks(ids)
+    games = Matchups(np.arange(n), pilots, np.arange(n), pilots,
+                     np.arange(n, dtype=np.int64), 0, deals)
+    out = ev.play(pool, games, seed, key=key)
+    if out is None:
+        return None
+    per_deal = out.per_deal()  # [i, j, deal]
+    share = per_deal.mean(axis=2)
+    se = per_deal.std(axis=2, ddof=1) / math.sqrt(deals)
+    payoff = (share - share.T) / 2.0
+    mix = nash_equilibrium(payoff)
+    won = out.score == 1.0
+    weight = np.outer(mix, mix)[:, :, None, None] * won
+    paths = np.array([(weight * (out.path == k)).sum() for k in range(len(CELL_PATHS))])
+    return {"names": labels, "card_ids": ids, "pilot_rows": pilots, "share": share,
+            "lo": np.clip(share - Z95 * se, 0, 1), "hi": np.clip(share + Z95 * se, 0, 1),
+            "mix": mix, "paths": paths / max(paths.sum(), 1e-12), "deals": deals,
+            "games": games.games, "elite_rows": None if elite_index is None else
+            [int(elite_index[k]) for k in top]}

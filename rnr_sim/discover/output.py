@@ -1,0 +1,162 @@
+"""The discovery dir (docs/design.md, "Discovery dir"): what ``rnr-sim discover`` writes.
+
+- ``manifest.json``: the inputs (seed, catalog sources and hashes, field, budget, rules,
+  pilots), the games of each phase, the racing saving, the seconds;
+- ``archive.parquet``: one row per elite (``ARCHIVE_SCHEMA``);
+- ``deck_cards.parquet``: ``elite_id``, ``card`` (its name), ``copies``;
+- ``field.parquet``: the field's decks on the held-out deals, beside the elites;
+- ``matchups.parquet``: the metagame matrix (best elites and field decks), with its mix;
+- ``elites/NN.txt``: each elite as a deck list with ``Name:`` and ``Policy:`` headers, which
+  ``validate``, ``run``, ``compare`` and ``tune`` take as they are.
+
+Every file is written whole or not at all, the manifest last: a dir with a manifest is a
+complete discovery.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from rnr_sim import __version__, enums
+from rnr_sim.discover.search import CELL_PATHS, PILOTS, SPEED_MIN, SPEED_STEP, speed_edges
+from rnr_sim.execution import write_json, write_parquet
+
+ARCHIVE_SCHEMA = {
+    "elite_id": pl.Int32, "cell_path": pl.String, "cell_speed": pl.Int32,
+    "speed_lo": pl.Float64, "speed_hi": pl.Float64, "measures": pl.List(pl.Float64),
+    "pilot": pl.String, "share_search": pl.Float64, "share_heldout": pl.Float64,
+    "share_heldout_lo": pl.Float64, "share_heldout_hi": pl.Float64,
+    "edge": pl.Float64, "edge_lo": pl.Float64, "edge_hi": pl.Float64,
+    "games": pl.Int64, "main_path": pl.String, "win_turn": pl.Float64,
+    **{f"wins_{p}": pl.Float64 for p in CELL_PATHS},
+    "pillars": pl.Int32, "rights": pl.Int32, "most_copies": pl.Int32,
+    "beyond_four": pl.Boolean, "deck_file": pl.String,
+}
+
+
+def fingerprint(plan, budget: int, batch: int, meta: bool) -> dict[str, Any]:
+    """Everything that shapes a discovery's games, in the order a resume compares them."""
+    from rnr_sim.runner import catalog_sources
+
+    return {
+        "tool_version": __version__,
+        "seed": plan.seed, "budget": budget, "batch": batch, "meta": meta,
+        "catalog": {"name": plan.catalog.name, "sha256": plan.catalog.sha256,
+                    "sources": catalog_sources(plan.catalog)},
+        "field": [{"name": d.name, "path": str(Path(d.path).resolve()), "sha256": d.sha256,
+                   "policy": p} for d, p in zip(plan.decks, plan.policies, strict=True)],
+        "rules": plan.profile.to_dict(),
+        "pilots": list(PILOTS),
+    }
+
+
+def elite_name(k: int, path: str, speed_bin: int) -> str:
+    lo = SPEED_MIN + SPEED_STEP * speed_bin
+    return f"Discovered {k + 1:02d} ({path.replace('_', '-')}, wins at turn {lo:.0f}-{lo + SPEED_STEP:.0f})"
+
+
+def deck_text(laws, counts: np.ndarray, name: str, policy: str, comment: list[str]) -> str:
+    """A deck list: headers, then its cards by Order (``COUNT Card Name``)."""
+    cards = laws.catalog.cards
+    lines = [f"# {c}" for c in comment] + [f"Name: {name}", f"Policy: {policy}", ""]
+    for card_type in enums.CARD_TYPES:
+        rows = [i for i in np.flatnonzero(counts) if cards[i].type == card_type]
+        if not rows:
+            continue
+        lines.append(f"# {card_type} ({int(counts[rows].sum())})")
+        lines += [f"{int(counts[i])} {cards[i].name}" for i in rows]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write(out: Path, plan, laws, found, held, matrix, fp: dict[str, Any], games: int,
+          seconds: float, command: str | None):
+    """Write the discovery dir (module docstring); returns a ``Discovery``."""
+    from rnr_sim.discover import Discovery
+
+    edges = speed_edges()
+    pillar, rights = laws.of_type("pillar"), laws.of_type("rights")
+    rows, deck_rows = [], []
+    (out / "elites").mkdir(exist_ok=True)
+    order = np.argsort(-held.share, kind="stable")  # elite ids: best held-out first
+    for rank, k in enumerate(order):
+        counts = found.counts[k]
+        path, speed = CELL_PATHS[int(found.cell[k][0])], int(found.cell[k][1])
+        name = elite_name(rank, path, speed)
+        pilot = PILOTS[int(found.pilot[k])]
+        file = f"elites/{rank + 1:02d}.txt"
+        unlimited = counts[pillar | rights]
+        comment = [
+            f"Found by rnr-sim discover (seed {plan.seed}); cell: most wins by {path}, "
+            f"mean winning turn {found.win_turn[k]:.1f}.",
+            f"Held-out share {100 * held.share[k]:.1f}% [{100 * held.lo[k]:.1f}, "
+            f"{100 * held.hi[k]:.1f}] against the field over {held.deals} deals a deck "
+            f"(search: {100 * found.share[k]:.1f}%).",
+        ]
+        (out / file).write_text(deck_text(laws, counts, name, pilot, comment) + "\n",
+                                encoding="utf-8")
+        rows.append({
+            "elite_id": rank + 1, "cell_path": path, "cell_speed": speed,
+            "speed_lo": float(edges[speed]), "speed_hi": float(edges[speed + 1]),
+            "measures": [float(x) for x in found.measures[k]], "pilot": pilot,
+            "share_search": float(found.share[k]), "share_heldout": float(held.share[k]),
+            "share_heldout_lo": float(held.lo[k]), "share_heldout_hi": float(held.hi[k]),
+            "edge": float(held.edge[k]), "edge_lo": float(held.edge_lo[k]),
+            "edge_hi": float(held.edge_hi[k]), "games": int(found.games[k]),
+            "main_path": CELL_PATHS[int(np.argmax(found.path_share[k]))]
+            if found.path_share[k].sum() > 0 else None,
+            "win_turn": float(found.win_turn[k]),
+            **{f"wins_{p}": float(found.path_share[k][i]) for i, p in enumerate(CELL_PATHS)},
+            "pillars": int(counts[pillar].sum()), "rights": int(counts[rights].sum()),
+            "most_copies": int(unlimited.max()) if len(unlimited) else 0,
+            "beyond_four": bool((unlimited > 4).any()), "deck_file": file,
+        })
+        deck_rows += [{"elite_id": rank + 1, "card": laws.catalog.cards[i].name,
+                       "copies": int(counts[i])} for i in np.flatnonzero(counts)]
+    archive = pl.DataFrame(rows, schema=ARCHIVE_SCHEMA)
+    write_parquet(out / "archive.parquet", archive)
+    write_parquet(out / "deck_cards.parquet", pl.DataFrame(
+        deck_rows, schema={"elite_id": pl.Int32, "card": pl.String, "copies": pl.Int32}))
+    field_rank = np.argsort(-held.field_share, kind="stable")
+    field = pl.DataFrame({
+        "deck": list(plan.deck_names), "policy": list(plan.policies),
+        "share_heldout": held.field_share, "share_heldout_lo": held.field_lo,
+        "share_heldout_hi": held.field_hi,
+        "rank_among_field": np.argsort(field_rank).astype(np.int32) + 1,
+        "elites_above": [int((held.lo > s).sum()) for s in held.field_hi],
+    })
+    write_parquet(out / "field.parquet", field)
+    elite_of = {}
+    if matrix.get("elite_rows") is not None:
+        elite_of = {int(k): int(np.flatnonzero(order == k)[0]) + 1 for k in matrix["elite_rows"]}
+    labels = [f"elite {elite_of[k]:02d}" for k in matrix["elite_rows"]] + \
+        matrix["names"][len(matrix["elite_rows"]):]
+    n = len(labels)
+    write_parquet(out / "matchups.parquet", pl.DataFrame({
+        "deck": np.repeat(labels, n), "opponent": np.tile(labels, n),
+        "share": matrix["share"].ravel(), "share_lo": matrix["lo"].ravel(),
+        "share_hi": matrix["hi"].ravel(), "deals": np.full(n * n, matrix["deals"]),
+        "mix": np.repeat(matrix["mix"], n)}))
+    r = found.racing
+    manifest = {
+        "kind": "discovery", "status": "complete", "command": command, **fp,
+        "games": {"total": games, "search": found.search_games, "heldout": held.games,
+                  "matrix": matrix["games"]},
+        "search": {"generations": found.generations, "children": found.children,
+                   "elites": len(found.share), "cells": len(CELL_PATHS) * len(edges[:-1]),
+                   "racing": {"played": r.played, "flat": r.flat, "saved": r.saved,
+                              "stopped_after_stage": r.stopped[:2]},
+                   "history": found.history, "rounds": found.rounds},
+        "heldout": {"seed_offset": "seed + 1000003", "deals_per_field_deck": held.deals,
+                    "best_field_deck": plan.deck_names[held.best_field]},
+        "metagame": {"paths": dict(zip(CELL_PATHS, map(float, matrix["paths"]), strict=True)),
+                     "mix": dict(zip(labels, map(float, matrix["mix"]), strict=True))},
+        "seconds": round(seconds, 1),
+        "games_per_s": round(games / seconds, 1) if seconds > 0 else None,
+    }
+    write_json(out / "manifest.json", manifest)
+    return Discovery(out=out, manifest=manifest, archive=archive, field=field)

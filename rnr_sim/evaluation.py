@@ -1,0 +1,343 @@
+"""The evaluation service: the one seam through which a command plays games for scores.
+
+A caller says *play these subjects against this field on these deals*, and gets each
+game's outcome for the subject back::
+
+    pool = Pool.of_plan(plan)                      # the engine's arrays: cards, decks, pilots
+    games = Matchups(subject_deck, subject_policy, field_deck, field_policy, field_table,
+                     first_deal=0, deals=200)
+    with Evaluator(driver, backend=where, progress=bar) as ev:
+        outcome = ev.play(pool, games, seed, key="gen-0007")   # None once Ctrl-C stopped it
+        outcome.per_deal()                          # float64[subjects, field, deals]
+
+- A *subject* is a deck row with a pilot row (``tune``: candidate pilots of one deck;
+  ``discover``: candidate decks, each with its pilot; ``skill``: one deck's pilots).
+- The *field* is a list of (deck row, pilot row, engine table): every subject meets every
+  field entry on the same ``deals`` (the table id and the deal fix a game's shuffles, so
+  all subjects share them: common random numbers), in both seat orders, the subject in
+  seat 0 (``first_seat`` 0 and 1).
+- The games are cut into chunks and played by ``execution.execute`` (the loop every command
+  shares): the local engine or Ray (``backend``), the compile clock on the first call, a
+  tqdm bar counting games (``progress``), Ctrl-C between chunks (``stop``).
+- Checkpoints: with a ``BatchStore``, every call given a ``key`` is written as one part of
+  the store once played, and a later call with the same key (a resumed command replaying
+  its deterministic sequence of calls) reads it back instead of playing it. A command built
+  on the service resumes by running again from the start: it replays its calls, the stored
+  ones at once, and carries on where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from rnr_sim import enums
+from rnr_sim.errors import InputError
+from rnr_sim.execution import (
+    Chunk,
+    Progress,
+    StopOnInterrupt,
+    execute,
+    local,
+    write_json,
+    write_parquet,
+)
+
+#: Games per chunk when played here: small enough that Ctrl-C and the bar answer within a
+#: second or two, large enough that the engine's threads stay busy.
+LOCAL_CHUNK = 200_000
+#: Games per chunk at least when a remote backend (Ray) plays them.
+MIN_REMOTE_CHUNK = 2_000
+SEAT_ORDERS = 2  # two players: the subject moves first, then second
+
+
+@dataclass
+class Pool:
+    """The engine's arrays for one catalog and rules profile: the catalog (``cards``), the
+    rules, every deck a call may name (``deck_cards``/``deck_size`` rows) and every pilot
+    (``policies`` rows; ``search`` budgets per row, or None: no search pilot)."""
+
+    cards: np.ndarray
+    rules: np.ndarray
+    deck_cards: np.ndarray
+    deck_size: np.ndarray
+    policies: np.ndarray
+    search: np.ndarray | None = None
+
+    @classmethod
+    def of_plan(cls, plan, policies: np.ndarray | None = None,
+                search: np.ndarray | None = None) -> Pool:
+        """The arrays of a compiled ``runner.RunPlan`` (its decks; its policy table unless
+        ``policies`` is given)."""
+        table = plan.policy_table if policies is None else policies
+        return cls(plan.cards, plan.rules, plan.deck_cards, plan.deck_size,
+                   np.ascontiguousarray(table, dtype=np.float64), search)
+
+    def with_decks(self, card_ids: Sequence[np.ndarray]) -> Pool:
+        """This pool with ``card_ids`` (one int array of catalog ids per deck) as its decks."""
+        deck_cards = np.full((len(card_ids), enums.MAX_SLOTS), -1, dtype=np.int32)
+        deck_size = np.zeros(len(card_ids), dtype=np.int32)
+        for i, ids in enumerate(card_ids):
+            deck_cards[i, : len(ids)] = ids
+            deck_size[i] = len(ids)
+        return Pool(self.cards, self.rules, deck_cards, deck_size, self.policies, self.search)
+
+    def with_policies(self, policies: np.ndarray, search: np.ndarray | None = None) -> Pool:
+        return Pool(self.cards, self.rules, self.deck_cards, self.deck_size,
+                    np.ascontiguousarray(policies, dtype=np.float64), search)
+
+
+@dataclass
+class Matchups:
+    """Which games a call plays: every subject (deck row, pilot row) against every field
+    entry (deck row, pilot row, engine table id), deals ``first_deal .. first_deal + deals
+    - 1``, both seat orders. Game order: subject, then field entry, deal, seat order."""
+
+    subject_deck: np.ndarray
+    subject_policy: np.ndarray
+    field_deck: np.ndarray
+    field_policy: np.ndarray
+    field_table: np.ndarray
+    first_deal: int
+    deals: int
+
+    def __post_init__(self) -> None:
+        self.subject_deck = np.asarray(self.subject_deck, dtype=np.int32)
+        self.subject_policy = np.asarray(self.subject_policy, dtype=np.int32)
+        self.field_deck = np.asarray(self.field_deck, dtype=np.int32)
+        self.field_policy = np.asarray(self.field_policy, dtype=np.int32)
+        self.field_table = np.asarray(self.field_table, dtype=np.int64)
+        if len(self.subject_deck) != len(self.subject_policy):
+            raise ValueError("one pilot row per subject deck")
+        if not len(self.field_deck) == len(self.field_policy) == len(self.field_table):
+            raise ValueError("one pilot row and one table per field deck")
+
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        return (len(self.subject_deck), len(self.field_deck), self.deals, SEAT_ORDERS)
+
+    @property
+    def games(self) -> int:
+        return int(np.prod(self.shape))
+
+    def inputs(self) -> dict[str, np.ndarray]:
+        """The engine's per-game inputs of every game, in the class docstring's order."""
+        s, f, d, r = self.shape
+        grid = np.meshgrid(np.arange(s), np.arange(f),
+                           np.arange(self.first_deal, self.first_deal + d), np.arange(r),
+                           indexing="ij")
+        subj, pos, deal, order = (a.ravel() for a in grid)
+        seat_deck = np.stack([self.subject_deck[subj], self.field_deck[pos]], axis=1)
+        seat_policy = np.stack([self.subject_policy[subj], self.field_policy[pos]], axis=1)
+        return {"game_id": np.arange(len(subj), dtype=np.int64),
+                "seat_deck": np.ascontiguousarray(seat_deck, dtype=np.int32),
+                "seat_policy": np.ascontiguousarray(seat_policy, dtype=np.int32),
+                "table_id": np.ascontiguousarray(self.field_table[pos]),
+                "deal": deal.astype(np.int64),
+                "first_seat": order.astype(np.int32)}
+
+
+@dataclass
+class Outcome:
+    """Each game of a ``Matchups`` from the subject's side, shaped ``Matchups.shape``
+    (subject, field entry, deal, seat order): ``score`` 1 a win, 0.5 a draw, 0 a loss;
+    ``path`` the game's ``enums.PATHS`` index; ``turns`` its length in turns (all seats)."""
+
+    score: np.ndarray
+    path: np.ndarray
+    turns: np.ndarray
+
+    def per_deal(self) -> np.ndarray:
+        """float64[subject, field, deal]: the subject's share of each deal (both seat
+        orders averaged): the unit of every interval."""
+        return self.score.mean(axis=3)
+
+    def share(self, weights: np.ndarray | None = None) -> np.ndarray:
+        """float64[subject]: the win share against the field, each field entry weighted by
+        ``weights`` (default equal; a metagame mix)."""
+        by_field = self.score.mean(axis=(2, 3))
+        if weights is None:
+            return by_field.mean(axis=1)
+        w = np.asarray(weights, dtype=np.float64)
+        return by_field @ (w / w.sum())
+
+    def to_frame(self) -> pl.DataFrame:
+        return pl.DataFrame({"score2": (2 * self.score).astype(np.int8).ravel(),
+                             "path": self.path.astype(np.int8).ravel(),
+                             "turns": self.turns.astype(np.int16).ravel()})
+
+    @classmethod
+    def from_frame(cls, frame: pl.DataFrame, shape: tuple[int, ...]) -> Outcome:
+        return cls(frame["score2"].to_numpy().astype(np.float64).reshape(shape) / 2.0,
+                   frame["path"].to_numpy().reshape(shape),
+                   frame["turns"].to_numpy().reshape(shape))
+
+
+class BatchStore:
+    """Checkpoints of an evaluation: ``root/part-KEY.parquet`` per call played, beside
+    ``root/plan.json``, the fingerprint of everything that shapes the calls. ``open``
+    refuses a fingerprint that differs from the stored one, naming the first difference."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def open(self, fingerprint: dict[str, Any], resume: bool) -> None:
+        plan = self.root / "plan.json"
+        if resume and plan.exists():
+            try:
+                then = json.loads(plan.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise InputError(f"{plan}: unreadable checkpoint ({e}); start again without "
+                                 "--resume") from None
+            differs = first_difference(then, fingerprint)
+            if differs is not None:
+                raise InputError(f"{plan}: the stopped run had {differs}; resume it with the "
+                                 "same inputs, or start again without --resume")
+            return
+        if self.root.exists():
+            for part in self.root.glob("part-*.parquet"):
+                part.unlink()
+        self.root.mkdir(parents=True, exist_ok=True)
+        write_json(plan, fingerprint)
+
+    def path(self, key: str) -> Path:
+        return self.root / f"part-{key}.parquet"
+
+    def get(self, key: str, shape: tuple[int, ...]) -> Outcome | None:
+        path = self.path(key)
+        if not path.exists():
+            return None
+        frame = pl.read_parquet(path)
+        if frame.height != int(np.prod(shape)):
+            raise InputError(f"{path}: {frame.height} games where the call plays "
+                             f"{int(np.prod(shape))}; delete it and resume")
+        return Outcome.from_frame(frame, shape)
+
+    def put(self, key: str, outcome: Outcome) -> None:
+        write_parquet(self.path(key), outcome.to_frame())
+
+
+def first_difference(then: Any, now: Any, where: str = "") -> str | None:
+    """The first place two fingerprints differ, in words (``seed 7, now 8``), or None."""
+    if isinstance(then, dict) and isinstance(now, dict):
+        for k in list(then) + [k for k in now if k not in then]:
+            d = first_difference(then.get(k), now.get(k), f"{where}.{k}" if where else str(k))
+            if d is not None:
+                return d
+        return None
+    if isinstance(then, list) and isinstance(now, list) and len(then) == len(now):
+        for i, (a, b) in enumerate(zip(then, now, strict=True)):
+            d = first_difference(a, b, f"{where}[{i}]")
+            if d is not None:
+                return d
+        return None
+    return None if then == now else f"{where} {then!r}, now {now!r}"
+
+
+class _Collect:
+    """The sink of an evaluation: each chunk's record fields the outcome needs, by index."""
+
+    def __init__(self):
+        self.parts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def write(self, chunk: Chunk, records) -> None:
+        self.parts[chunk.index] = (np.asarray(records.winner_seat, dtype=np.int8),
+                                   np.asarray(records.path, dtype=np.int8),
+                                   np.asarray(records.turns, dtype=np.int32))
+
+
+class Evaluator:
+    """Plays ``Matchups`` for ``Outcome`` s (module docstring). ``backend``: an
+    ``execution`` backend (default: this process, ``threads`` engine threads); ``progress``
+    counts the games played (opened on the first call); ``stop``: a Ctrl-C guard shared
+    with the caller (default: one of its own while the evaluator is open); ``store``: the
+    checkpoints, opened by the caller."""
+
+    def __init__(self, driver, *, backend=None, threads: int | None = None,
+                 progress: Progress | None = None, stop: StopOnInterrupt | None = None,
+                 store: BatchStore | None = None, log: Callable[[str], None] | None = None):
+        self.driver = driver
+        self.backend = backend
+        self.threads = threads if backend is None else getattr(backend, "threads", threads)
+        self.progress = progress if progress is not None else Progress(show=False)
+        self._own_stop = stop is None
+        note = log if log is not None else self.progress.note
+        self.stop = stop if stop is not None else StopOnInterrupt(
+            note, "Stopping after the games under way")
+        self.store = store
+        self.games_played = 0  # played here, not read from the store
+        self.games_stored = 0  # read back from the store
+        self._warm = False
+
+    def __enter__(self) -> Evaluator:
+        if self._own_stop:
+            self.stop.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._own_stop:
+            self.stop.__exit__(*exc)
+
+    @property
+    def stopped(self) -> bool:
+        return self.stop.requested
+
+    def play(self, pool: Pool, games: Matchups, seed: int, key: str | None = None
+             ) -> Outcome | None:
+        """Every game of ``games`` on ``pool`` under ``seed``; None when Ctrl-C stopped the
+        call before its last chunk (nothing of it is stored: a resume plays it again)."""
+        shape = games.shape
+        if self.store is not None and key is not None:
+            kept = self.store.get(key, shape)
+            if kept is not None:
+                self.games_stored += games.games
+                self.progress.open()
+                self.progress.update(games.games)
+                return kept
+        if self.stop.requested:
+            return None
+        inputs = games.inputs()
+        n = games.games
+        remote = getattr(self.backend, "remote", False)
+        piece = (max(MIN_REMOTE_CHUNK, -(-n // (2 * self.backend.workers))) if remote
+                 else LOCAL_CHUNK)
+        chunks = [Chunk(i, {k: v[a:a + piece] for k, v in inputs.items()})
+                  for i, a in enumerate(range(0, n, piece))]
+        play = _engine_call(self.driver, pool, seed, None if remote else self.threads)
+        sink = _Collect()
+        warm_up = None if self._warm else self.driver.needs_compile
+        tally = execute(chunks, lambda c: play(c.inputs), sink,
+                        backend=self.backend if self.backend is not None else local,
+                        stop=self.stop, progress=self.progress, warm_up=warm_up)
+        self._warm = True
+        self.games_played += tally.games
+        if len(sink.parts) < len(chunks):
+            return None
+        winner, path, turns = (np.concatenate([sink.parts[i][f] for i in range(len(chunks))])
+                               for f in range(3))
+        score = np.where(winner == 0, 1.0, np.where(winner < 0, 0.5, 0.0))
+        out = Outcome(score.reshape(shape), path.reshape(shape), turns.reshape(shape))
+        if self.store is not None and key is not None:
+            self.store.put(key, out)
+        return out
+
+
+def _engine_call(driver, pool: Pool, seed: int, threads: int | None):
+    """The engine call of one chunk (only arrays captured: a remote backend ships it)."""
+    cards, deck_cards, deck_size = pool.cards, pool.deck_cards, pool.deck_size
+    rules, policies, search = pool.rules, pool.policies, pool.search
+
+    def play(inputs: dict[str, np.ndarray]):
+        kw = {} if search is None else {"search": search}
+        return driver.play_games(cards, deck_cards, deck_size, inputs["seat_deck"],
+                                 inputs["seat_policy"], inputs["table_id"], inputs["deal"],
+                                 inputs["first_seat"], rules, seed, threads=threads,
+                                 policies=policies, **kw)
+
+    return play
