@@ -41,8 +41,12 @@ def report_command(
 ) -> None:
     # imported here so that other subcommands start without matplotlib
     from rnr_sim.report import build_report
+    from rnr_sim.report.balance import build_balance_report, is_balance_dir
 
     t0 = time.perf_counter()
     target = out if out is not None else Path("reports") / Path(run_dir).resolve().name
-    index = build_report(run_dir, target, svg=svg)
+    if is_balance_dir(run_dir):  # a balance dir (rnr-sim balance): its own page
+        index = build_balance_report(run_dir, target)
+    else:
+        index = build_report(run_dir, target, svg=svg)
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
