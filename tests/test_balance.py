@@ -151,3 +151,38 @@ def test_a_stopped_search_resumes_to_the_same_suggestions(tmp_path, monkeypatch)
     fresh = _run(tmp_path, "f", targets, budget=60_000, rediscover=False)
     assert np.array_equal(pl.read_parquet(resumed.out / "candidates.parquet")["distance"],
                           pl.read_parquet(fresh.out / "candidates.parquet")["distance"])
+
+
+def test_a_discovery_dir_is_a_metagame_weighted_by_its_mix(tmp_path):
+    """--discovery: its elites and field, weighted by the stored mix; a deck meets itself
+    (mirror matches), so a mix that plays one deck alone still has figures."""
+    d = tmp_path / "disc"
+    (d / "elites").mkdir(parents=True)
+    text = (ROOT / "decks" / "bison_stampede.txt").read_text(encoding="utf-8")
+    (d / "elites" / "01.txt").write_text(
+        text.replace("Name: Bison Stampede", "Name: Discovered 01").replace(
+            "Policy: ../policies/bison_stampede.toml", "Policy: aggro"), encoding="utf-8")
+    field = {"Eagle Blockade": FIELD[2], "Scroll Assembly": FIELD[3]}
+    (d / "manifest.json").write_text(json.dumps({
+        "kind": "discovery", "field": [{"name": k, "path": str(v)} for k, v in field.items()],
+        "catalog": {"sources": [{"path": str(FOUNDATION)}]}}), encoding="utf-8")
+    labels = ["elite 01", *field]
+    mix = {"elite 01": 1.0, "Eagle Blockade": 0.0, "Scroll Assembly": 0.0}
+    pl.DataFrame({"deck": [a for a in labels for _ in labels],
+                  "opponent": [b for _ in labels for b in labels],
+                  "mix": [mix[a] for a in labels for _ in labels]}).write_parquet(
+        d / "matchups.parquet")
+    t = tmp_path / "t.toml"
+    t.write_text('[targets]\npath_share = { life = [0.0, 0.05] }\n\n[scope]\n'
+                 'cards = ["Minuteman Volley"]\nmax_changes = 1\n', encoding="utf-8")
+    result = balance(BalanceOptions(targets=t, discovery=d, budget=30_000, seed=3,
+                                    out=tmp_path / "b", rediscover=False),
+                     progress=False, log=lambda m: None)
+    m = result.manifest
+    assert m["metagame"]["decks"] == ["Discovered 01", *field]
+    assert m["metagame"]["weights"] == [1.0, 0.0, 0.0]
+    # The mix plays Discovered 01 alone: its mirror matches are the metagame's games.
+    life = result.figures.filter((pl.col("target") == "path_share") & (pl.col("rank") == 0))
+    assert life.height == 1 and 0.05 < life["before"][0] <= 1.0
+    assert result.status == "infeasible within scope"
+    assert result.figures.filter(pl.col("rank") == 1)["after"].is_not_null().all()

@@ -67,7 +67,7 @@ class Balance:
     """What a balance run found and where it wrote it."""
 
     out: Path
-    status: str  # "suggestions", "no change needed", "infeasible within scope"
+    status: str  # "suggestions", "no change needed", "infeasible within scope", ...
     manifest: dict[str, Any]
     suggestions: Any = None  # polars DataFrame, suggestions.parquet
     figures: Any = None  # polars DataFrame, figures.parquet
@@ -209,9 +209,11 @@ def balance(options: BalanceOptions, progress: bool = True,
     support_matters = tf.targets.min_support is not None
     fld = np.arange(n) if support_matters else np.flatnonzero(weights > 0)
     meta = search.Metagame(plan.deck_names, paths, weights, Pool.of_plan(plan),
-                           plan.deck_policy.astype(np.int32), np.arange(n), fld, source)
+                           plan.deck_policy.astype(np.int32), np.arange(n), fld, source,
+                           mirrors=options.discovery is not None)
     share_re = REDISCOVER_SHARE if options.rediscover else 0.0
-    search_budget = int(budget * SEARCH_SHARE)
+    budget_left = budget - int(scope_how.get("games", 0))  # the flagged run's games
+    search_budget = int(budget_left * SEARCH_SHARE)
     fingerprint = output.fingerprint(plan, tf, knobs, budget, options, weights)
     store = BatchStore(out / CHECKPOINT)
     store.open(fingerprint, options.resume)
@@ -232,7 +234,7 @@ def balance(options: BalanceOptions, progress: bool = True,
     # Verification: every suggestion through compare on fresh deals.
     (out / "suggestions").mkdir(exist_ok=True)
     files = output.write_patches(out, plan.catalog, knobs, found, tf)
-    verify_games = budget - found.games - int(budget * share_re)
+    verify_games = budget_left - found.games - int(budget_left * share_re)
     per_deal = 2 * len(plan.tables) * 2
     deals = max(MIN_VERIFY_DEALS, verify_games // max(1, len(files) * per_deal))
     t0 = time.perf_counter()
@@ -249,7 +251,7 @@ def balance(options: BalanceOptions, progress: bool = True,
 
     t0 = time.perf_counter()
     after: dict[int, dict[str, Any]] = {}
-    left = int(budget * share_re)
+    left = int(budget_left * share_re)
     per = max(DISCOVER_MIN, left // max(1, len(files)))
     for v in checked:
         if left < DISCOVER_MIN:

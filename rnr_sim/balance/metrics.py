@@ -2,7 +2,9 @@
 
 The games are pairs of the metagame's decks (``Games``: deck ``a`` in seat 0, ``b`` in
 seat 1), each on the same deals in every seat order. The figures, each deck weighted by
-the metagame's mix ``w`` (equal for a field of decks, the equilibrium mix of a discovery):
+the metagame's mix ``w`` (equal for a field of decks, without mirror matches, as
+``compare`` plays them; the equilibrium mix of a discovery, with mirror matches: a
+metagame of mixes meets itself, and its equilibrium may play one deck alone):
 
 - **deck win rate** of deck i: its wins over its games against the other decks, each
   opponent j weighted by ``w_j`` (equal weights: ``compare``'s and the report's deck win
@@ -52,12 +54,13 @@ class Games:
         return int(self.winner.shape[1])
 
     @classmethod
-    def of_outcome(cls, outcome, subjects: np.ndarray, field: np.ndarray) -> Games:
+    def of_outcome(cls, outcome, subjects: np.ndarray, field: np.ndarray,
+                   mirrors: bool = False) -> Games:
         """An ``evaluation.Outcome`` of subjects x field (the subject in seat 0): every
-        pair but a deck against itself."""
+        pair, a deck against itself only with ``mirrors``."""
         s_idx, f_idx = np.meshgrid(np.arange(len(subjects)), np.arange(len(field)),
                                    indexing="ij")
-        keep = subjects[s_idx.ravel()] != field[f_idx.ravel()]
+        keep = mirrors | (subjects[s_idx.ravel()] != field[f_idx.ravel()])
         si, fi = s_idx.ravel()[keep], f_idx.ravel()[keep]
         score = outcome.score[si, fi]
         winner = np.where(score == 1.0, 0, np.where(score == 0.0, 1, -1)).astype(np.int8)
@@ -77,6 +80,13 @@ class Games:
 
     def head(self, deals: int) -> Games:
         return Games(self.pairs, self.winner[:, :deals], self.path[:, :deals])
+
+    @staticmethod
+    def union(parts: list[Games]) -> Games:
+        """The pairs of several sets of games on the same deals, one after the other."""
+        return Games(np.concatenate([p.pairs for p in parts]),
+                     np.concatenate([p.winner for p in parts]),
+                     np.concatenate([p.path for p in parts]))
 
     @staticmethod
     def join(parts: list[Games]) -> Games:
@@ -144,7 +154,8 @@ class Figures:
         for i in range(n_decks):
             in_a, in_b = a == i, b == i
             num = wins_a * in_a[:, None] + wins_b * in_b[:, None]
-            den = n_games * (in_a | in_b)[:, None]
+            # a mirror: the deck holds both seats, so its games count twice
+            den = n_games * (in_a.astype(np.float64) + in_b)[:, None]
             c = np.where(in_a, w[b], np.where(in_b, w[a], 0.0))
             decks.append(Figure(*ratio(num, den, c)))
         c_pair = w[a] * w[b]
@@ -163,8 +174,8 @@ class Figures:
         np.add.at(cnt, (a, b), float(r * games.deals))
         np.add.at(cnt, (b, a), float(r * games.deals))
         share = np.where(cnt > 0, tot / np.maximum(cnt, 1.0), 0.5)
+        played = (cnt - np.diag(np.diag(cnt))).sum(axis=1) > 0
         np.fill_diagonal(share, 0.5)
-        played = cnt.sum(axis=1) > 0
         mix = np.zeros(n_decks)
         if played.sum() >= 1:
             sub = share[np.ix_(played, played)]

@@ -10,7 +10,8 @@
   catalog on the search's deals, the figures of a "no change needed");
 - ``verify/NN/``: ``compare``'s run dirs and ``compare.json`` for suggestion NN, and
   ``discovery/``, the discovery dir of the metagame after it;
-- ``manifest.json``: the inputs, the answer (``status``, ``message``), the games and
+- ``manifest.json``: the inputs, the answer (``status``: ``suggestions``, ``no change
+  needed``, ``infeasible within scope`` or ``no suggestion``; ``message``), the games and
   seconds of each phase, the search's history. Written last: a dir with a manifest is a
   complete balance run.
 """
@@ -224,8 +225,8 @@ def answer(found, checked, t) -> tuple[str, str]:
                 f"{len(good)} of {len(checked)} suggestions meet every target on fresh deals "
                 f"(best: suggestion {good[0].rank:02d}).")
     if not checked:
-        return ("infeasible within scope",
-                "No candidate was measured in full: raise --budget.")
+        return ("no suggestion",
+                "No candidate was measured in full within the budget: raise --budget.")
     best = min(checked, key=lambda v: v.distance)
     worst = [r for r in best.rows if not r.met_after]
     shown = "; ".join(f"{r.target} {r.subject} {100 * r.after:.1f}% (band "

@@ -67,6 +67,23 @@ class Metagame:
     subjects: np.ndarray
     field: np.ndarray
     source: str
+    mirrors: bool = False  # a discovery's mix: a deck meets itself too
+
+    def mirror_games(self, ev: Evaluator, cards: np.ndarray, seed: int, deals: int,
+                     table0: int) -> Games | None:
+        """Each weighted deck against itself on deals ``0..deals-1``, deck i's on table
+        ``table0 + i`` (the games ``compare``'s round robin does not play)."""
+        pool = Pool(cards, self.pool.rules, self.pool.deck_cards, self.pool.deck_size,
+                    self.pool.policies, self.pool.search)
+        parts = []
+        for i in self.field:
+            m = Matchups([i], self.pilots[[i]], [i], self.pilots[[i]], [table0 + int(i)], 0,
+                         deals)
+            out = ev.play(pool, m, seed)
+            if out is None:
+                return None
+            parts.append(Games.of_outcome(out, np.array([i]), np.array([i]), mirrors=True))
+        return Games.union(parts)
 
     @property
     def n(self) -> int:
@@ -146,7 +163,7 @@ class _Player:
         if out is None:
             return None
         self.games += games.games
-        return Games.of_outcome(out, self.meta.subjects, self.meta.field)
+        return Games.of_outcome(out, self.meta.subjects, self.meta.field, self.meta.mirrors)
 
     def judge(self, games: Games) -> tuple[Figures, Judged]:
         fig = Figures.of(games, self.meta.weights, self.meta.n)

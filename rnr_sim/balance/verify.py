@@ -6,7 +6,8 @@ deals, and the metagame searched again after it.
   a seed the search never used; its run dirs and ``compare.json`` stay in
   ``verify/NN/``. The targets' figures before and after, with their intervals and the
   paired change, are read from those run dirs' games (``metrics``: the metagame's mix
-  weights the decks; with equal weights they are ``compare``'s own figures). ``iwd_max``
+  weights the decks; with equal weights they are ``compare``'s own figures; with a
+  discovery's mix, each deck's mirror matches are played beside them, on the same seed). ``iwd_max``
   is judged on the report's adjusted IWD of the variant run (``analytics``).
 - **The metagame after**: ``rnr-sim discover`` with the patched catalog (the variant
   catalog ``compare`` wrote) and the metagame's decks as its field, which also seed its
@@ -152,6 +153,23 @@ def check(rank: int, patch: Path, meta, targets: Targets, cards, rules, deals: i
     tables = _tables(meta.n)
     gb = read_games(result.baseline_dir, tables)
     gv = read_games(result.variant_dir, tables)
+    games = result.games * 2
+    if meta.mirrors:  # a mix meets itself: the mirror matches compare does not play
+        from rnr_sim import runner
+        from rnr_sim.cards import load_catalog
+        from rnr_sim.evaluation import Evaluator
+
+        variant = np.ascontiguousarray(load_catalog(out / "variant-catalog.toml").compile(),
+                                       dtype=np.int32)
+        with Evaluator(runner.engine_driver(), threads=threads) as ev:
+            mb = meta.mirror_games(ev, meta.pool.cards, seed + VERIFY_SEED_OFFSET, deals,
+                                   len(tables))
+            mv = meta.mirror_games(ev, variant, seed + VERIFY_SEED_OFFSET, deals,
+                                   len(tables))
+            if mb is None or mv is None:
+                raise KeyboardInterrupt
+            games += ev.games_played
+        gb, gv = Games.union([gb, mb]), Games.union([gv, mv])
     fb = Figures.of(gb, meta.weights, meta.n)
     fv = Figures.of(gv, meta.weights, meta.n)
     rows = figure_rows(fb, fv, meta.names, targets)
@@ -166,7 +184,7 @@ def check(rank: int, patch: Path, meta, targets: Targets, cards, rules, deals: i
             if top_v[0] > targets.iwd_max:
                 missed.append("iwd_max")
     met = [n for n in targets.names() if n not in missed]
-    return Verified(rank, deals, result.games * 2, rows, met, missed, jv.distance,
+    return Verified(rank, deals, games, rows, met, missed, jv.distance,
                     jb.distance, (fb.support, fv.support), out, command, excluded=excluded)
 
 

@@ -50,6 +50,20 @@ def _band(lo: float | None, hi: float | None) -> str:
     return f"{_pct(lo, 0)}-{_pct(hi, 0)}"
 
 
+def targets_text(t: dict[str, Any]) -> str:
+    """The targets as the file writes them: ``deck_share_max = 0.55, path_share = [0.2,
+    0.3]`` (one band for every path when they are all the same)."""
+    parts = []
+    for k, v in t.items():
+        if v in (None, {}):
+            continue
+        if k == "path_share":
+            bands = {tuple(b) for b in v.values()}
+            v = list(bands.pop()) if len(bands) == 1 and len(v) == 4 else v
+        parts.append(f"{k} = {v}")
+    return ", ".join(parts)
+
+
 def _figure_rows(figures: pl.DataFrame, rank: int) -> list[list[str]]:
     rows = []
     for r in figures.filter(pl.col("rank") == rank).iter_rows(named=True):
@@ -99,9 +113,8 @@ def balance_markdown(balance_dir: str | Path) -> str:
     """The section as Markdown."""
     m, sug, fig = _load(balance_dir)
     out = [f"## {SECTION}", "", m["message"], "",
-           f"Metagame: {m['metagame']['source']}. Targets: "
-           + ", ".join(f"{k} = {v}" for k, v in m["targets"].items() if v not in (None, {}))
-           + f". Scope: {m['search']['knobs']} numbers ({m['scope_cards']['how']}), at most "
+           f"Metagame: {m['metagame']['source']}. Targets: {targets_text(m['targets'])}"
+           f". Scope: {m['search']['knobs']} numbers ({m['scope_cards']['how']}), at most "
            f"{m['scope']['max_changes']} changes.", ""]
     if m["status"] == "no change needed" or sug.height == 0:
         out += ["Unchanged catalog:", "", *_md_table(HEAD[:4] + ["met"], [
@@ -137,7 +150,8 @@ def balance_html(balance_dir: str | Path) -> str:
 
     parts = [f"<section id=\"suggested-changes\"><h2>{SECTION}</h2>",
              f"<p class=\"answer\">{e(m['message'])}</p>",
-             f"<p>Metagame: {e(m['metagame']['source'])}; scope: {m['search']['knobs']} "
+             f"<p>Metagame: {e(m['metagame']['source'])}; targets: "
+             f"{e(targets_text(m['targets']))}; scope: {m['search']['knobs']} "
              f"numbers ({e(m['scope_cards']['how'])}), at most {m['scope']['max_changes']} "
              "changes.</p>"]
     if m["status"] == "no change needed" or sug.height == 0:
