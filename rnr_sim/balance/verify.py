@@ -221,7 +221,7 @@ def rediscover(catalog_file: Path, meta, targets: Targets, rules, budget: int, s
     share = float(top["share_heldout"])
     limit = targets.deck_share_max
     return {"dir": str(out), "budget": budget, "games": found.manifest["games"]["total"],
-            "deck": top["deck_file"], "cell": f"{top['cell_path']}, wins at turn "
+            "deck": str(out / top["deck_file"]), "cell": f"{top['cell_path']}, wins at turn "
             f"{top['speed_lo']:.0f}-{top['speed_hi']:.0f}", "pilot": top["pilot"],
             "share": share, "share_lo": float(top["share_heldout_lo"]),
             "share_hi": float(top["share_heldout_hi"]),
