@@ -13,10 +13,12 @@ the targets, the number of cards changed, and the size of the changes.
   parent's changes dealt between two children) and mutation (a value nudged by one or by
   a step, a knob swapped, a change added or dropped), ranked by non-domination and
   crowding over the three objectives. Until the next generation could overrun the budget.
-- **Racing.** A candidate plays ``stages`` deals a pair, in three calls; after the first
-  two it stops if it is clearly worse (its distance minus the baseline's, paired on the
-  same deals, 1.96 standard errors above) than no change or than the best fully measured
-  candidate with no more cards changed.
+- **Racing.** A batch of candidates plays ``stages`` deals a pair, stage by stage (one
+  evaluator call a candidate a stage); after each of the first two, a candidate stops if
+  it is clearly worse (its distance minus the baseline's, paired on the same deals, 1.96
+  standard errors above) than no change or than the best fully measured candidate with no
+  more cards changed, and of the rest only the nearest ``KEEP`` (``SCREEN_KEEP`` in the
+  screen) go on: successive halving on common deals.
 - **The suggestions**: for each number of cards changed, the fully measured candidate
   nearest the targets, kept when it comes nearer than every one with fewer cards; its
   changes ordered by what each adds (the distance without it, on the same deals).
