@@ -58,6 +58,10 @@ def discover_command(
         "before, until the mix settles (at most 3 rounds).")] = False,
     batch: Annotated[int, typer.Option("--batch", metavar="N",
                                        help="Children a generation.")] = 64,
+    cells: Annotated[str, typer.Option(
+        "--cells", metavar="KIND", help="The archive's cells: path-speed (the path of most "
+        "wins x the mean turn of the wins) or branch (main Branch x its share of the "
+        "cards).")] = "path-speed",
     cards: CardsOption = None,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
@@ -69,7 +73,7 @@ def discover_command(
 
     options = DiscoverOptions(field=field or (), cards=cards, budget=budget, seed=seed,
                               rules=rules, threads=threads, backend=backend, address=address,
-                              out=out, resume=resume, meta=meta, batch=batch,
+                              out=out, resume=resume, meta=meta, batch=batch, cells=cells,
                               command=shlex.join(["rnr-sim", *sys.argv[1:]]))
     result = discover(options, progress=not as_json)
     if result.stopped:
@@ -103,8 +107,7 @@ def summary_lines(result) -> list[str]:
     a = result.archive.head(10)
     for row in a.iter_rows(named=True):
         lines.append(
-            f"  {row['elite_id']:>2}  {row['cell_path']:<9} turn {row['speed_lo']:.0f}-"
-            f"{row['speed_hi']:.0f}  {100 * row['share_heldout']:5.1f}% "
+            f"  {row['elite_id']:>2}  {row['cell']:<34} {100 * row['share_heldout']:5.1f}% "
             f"[{100 * row['share_heldout_lo']:.1f}, {100 * row['share_heldout_hi']:.1f}]"
             f"  search {100 * row['share_search']:5.1f}%  {row['pilot']:<8} {row['deck_file']}")
     best = m["heldout"]["best_field_deck"]

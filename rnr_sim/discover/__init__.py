@@ -54,6 +54,7 @@ class DiscoverOptions:
     resume: bool = False
     meta: bool = False
     batch: int = BATCH
+    cells: str = "path-speed"  # the archive's measures: search.CELLS
     command: str | None = None
 
 
@@ -83,6 +84,11 @@ def discover(options: DiscoverOptions, progress: bool = True,
     log = log or log_to_stderr
     budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
     batch = runner.check_count(options.batch, "--batch", 4, 4096)
+    from rnr_sim.discover.search import CELLS
+
+    if options.cells not in CELLS:
+        raise InputError(f"--cells {options.cells}: unknown; choose one of {', '.join(CELLS)}")
+    cells = CELLS[options.cells]
     out = Path(options.out) if options.out is not None else runner.default_out("discover-")
     if options.resume:
         if not (out / CHECKPOINT / "plan.json").exists():
@@ -101,7 +107,7 @@ def discover(options: DiscoverOptions, progress: bool = True,
     where = open_backend(options.backend, options.address, options.threads)
     driver = runner.engine_driver()
     plan.compile(driver)
-    fingerprint = output.fingerprint(plan, budget, batch, options.meta)
+    fingerprint = output.fingerprint(plan, budget, batch, options.meta, cells.name)
     store = BatchStore(out / CHECKPOINT)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -114,7 +120,7 @@ def discover(options: DiscoverOptions, progress: bool = True,
     with where, bar, Evaluator(driver, backend=None if options.backend == "local" else where,
                                threads=options.threads, progress=bar, store=store) as ev:
         pool = Pool.of_plan(plan)
-        found = meta.rounds(ev, pool, plan, laws, budget, batch, options.seed, options.meta,
+        found = meta.rounds(ev, pool, plan, laws, cells, budget, batch, options.seed, options.meta,
                             bar)
         if found is None:
             return _stopped(out, ev, budget, log)
@@ -125,7 +131,7 @@ def discover(options: DiscoverOptions, progress: bool = True,
         if matrix is None:
             return _stopped(out, ev, budget, log)
     seconds = time.perf_counter() - t0
-    result = output.write(out, plan, laws, found, heldout, matrix, fingerprint,
+    result = output.write(out, plan, laws, cells, found, heldout, matrix, fingerprint,
                           games=ev.games_played + ev.games_stored, seconds=seconds,
                           command=options.command)
     shutil.rmtree(out / CHECKPOINT, ignore_errors=True)

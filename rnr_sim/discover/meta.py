@@ -23,9 +23,7 @@ from rnr_sim.discover.search import (
     MATRIX_SEED_OFFSET,
     PILOTS,
     SEARCH_SEED_OFFSET,
-    SPEED_BINS,
-    SPEED_MIN,
-    SPEED_STEP,
+    Cells,
     Field,
     Racing,
     _score,
@@ -63,19 +61,17 @@ class Found:
     field_names: list[str] = field(default_factory=list)
 
 
-def _archive(n_cards: int, seed: int):
+def _archive(n_cards: int, cells: Cells, seed: int):
     from ribs.archives import GridArchive
 
     return GridArchive(
-        solution_dim=n_cards, dims=[len(CELL_PATHS), SPEED_BINS],
-        ranges=[(-0.5, len(CELL_PATHS) - 0.5), (SPEED_MIN, SPEED_MIN + SPEED_STEP * SPEED_BINS)],
-        seed=seed, extra_fields={
+        solution_dim=n_cards, dims=cells.dims, ranges=cells.ranges, seed=seed, extra_fields={
             "pilot": ((), np.int32), "games": ((), np.int64),
             "path_share": ((len(CELL_PATHS),), np.float64), "win_turn": ((), np.float64)})
 
 
-def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed: int,
-           meta: bool, bar) -> Found | None:
+def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, batch: int,
+           seed: int, meta: bool, bar) -> Found | None:
     """The search (one round, or ``--meta`` rounds); None once Ctrl-C stopped it."""
     from ribs.schedulers import Scheduler
 
@@ -90,7 +86,7 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
     field_pilots = plan.deck_policy.astype(np.int32)
     names = list(plan.deck_names)
     fld = Field([d.card_ids for d in plan.decks], field_pilots)
-    archive = _archive(laws.n_cards, seed)
+    archive = _archive(laws.n_cards, cells, seed)
     emitter = DeckEmitter(archive, laws, field_counts, batch, seed + 1)
     scheduler = Scheduler(archive, [emitter])
     stages = stage_deals(search_budget)
@@ -113,7 +109,8 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
             sols = scheduler.ask()
             kids = [np.rint(s).astype(np.int64) for s in sols]
 
-            def threshold(measures: np.ndarray) -> np.ndarray:
+            def threshold(which: np.ndarray, scored: list, kids=kids) -> np.ndarray:
+                measures = cells.measures([kids[k] for k in which], scored, laws)
                 occupied, data = archive.retrieve(measures)
                 return np.where(occupied, data["objective"], -np.inf)
 
@@ -122,7 +119,7 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
             if scored is None:
                 return None
             scheduler.tell(np.array([s.share for s in scored]),
-                           np.stack([s.measures for s in scored]),
+                           cells.measures(kids, scored, laws),
                            pilot=np.array([s.pilot for s in scored], dtype=np.int32),
                            games=np.array([s.games for s in scored], dtype=np.int64),
                            path_share=np.stack([s.path_share for s in scored]),

@@ -22,12 +22,13 @@ import numpy as np
 import polars as pl
 
 from rnr_sim import __version__, enums
-from rnr_sim.discover.search import CELL_PATHS, PILOTS, SPEED_MIN, SPEED_STEP, speed_edges
-from rnr_sim.execution import write_json, write_parquet
+from rnr_sim.discover.search import CELL_PATHS, PILOTS
+from rnr_sim.execution import atomic_write, write_json, write_parquet
 
 ARCHIVE_SCHEMA = {
-    "elite_id": pl.Int32, "cell_path": pl.String, "cell_speed": pl.Int32,
-    "speed_lo": pl.Float64, "speed_hi": pl.Float64, "measures": pl.List(pl.Float64),
+    "elite_id": pl.Int32, "cell": pl.String, "cell_row": pl.Int32, "cell_col": pl.Int32,
+    "row": pl.String, "col_lo": pl.Float64, "col_hi": pl.Float64,
+    "measures": pl.List(pl.Float64),
     "pilot": pl.String, "share_search": pl.Float64, "share_heldout": pl.Float64,
     "share_heldout_lo": pl.Float64, "share_heldout_hi": pl.Float64,
     "edge": pl.Float64, "edge_lo": pl.Float64, "edge_hi": pl.Float64,
@@ -38,13 +39,14 @@ ARCHIVE_SCHEMA = {
 }
 
 
-def fingerprint(plan, budget: int, batch: int, meta: bool) -> dict[str, Any]:
+def fingerprint(plan, budget: int, batch: int, meta: bool, cells: str) -> dict[str, Any]:
     """Everything that shapes a discovery's games, in the order a resume compares them."""
     from rnr_sim.runner import catalog_sources
 
     return {
         "tool_version": __version__,
         "seed": plan.seed, "budget": budget, "batch": batch, "meta": meta,
+        "cells": cells,
         "catalog": {"name": plan.catalog.name, "sha256": plan.catalog.sha256,
                     "sources": catalog_sources(plan.catalog)},
         "field": [{"name": d.name, "path": str(Path(d.path).resolve()), "sha256": d.sha256,
@@ -54,9 +56,6 @@ def fingerprint(plan, budget: int, batch: int, meta: bool) -> dict[str, Any]:
     }
 
 
-def elite_name(k: int, path: str, speed_bin: int) -> str:
-    lo = SPEED_MIN + SPEED_STEP * speed_bin
-    return f"Discovered {k + 1:02d} ({path.replace('_', '-')}, wins at turn {lo:.0f}-{lo + SPEED_STEP:.0f})"
 
 
 def deck_text(laws, counts: np.ndarray, name: str, policy: str, comment: list[str]) -> str:
@@ -73,35 +72,36 @@ def deck_text(laws, counts: np.ndarray, name: str, policy: str, comment: list[st
     return "\n".join(lines)
 
 
-def write(out: Path, plan, laws, found, held, matrix, fp: dict[str, Any], games: int,
+def write(out: Path, plan, laws, cells, found, held, matrix, fp: dict[str, Any], games: int,
           seconds: float, command: str | None):
     """Write the discovery dir (module docstring); returns a ``Discovery``."""
     from rnr_sim.discover import Discovery
 
-    edges = speed_edges()
+    edges = cells.col_edges()
     pillar, rights = laws.of_type("pillar"), laws.of_type("rights")
     rows, deck_rows = [], []
     (out / "elites").mkdir(exist_ok=True)
     order = np.argsort(-held.share, kind="stable")  # elite ids: best held-out first
     for rank, k in enumerate(order):
         counts = found.counts[k]
-        path, speed = CELL_PATHS[int(found.cell[k][0])], int(found.cell[k][1])
-        name = elite_name(rank, path, speed)
+        row, col = int(found.cell[k][0]), int(found.cell[k][1])
+        label = cells.label(row, col)
+        name = f"Discovered {rank + 1:02d} ({label})"
         pilot = PILOTS[int(found.pilot[k])]
         file = f"elites/{rank + 1:02d}.txt"
         unlimited = counts[pillar | rights]
         comment = [
-            f"Found by rnr-sim discover (seed {plan.seed}); cell: most wins by {path}, "
-            f"mean winning turn {found.win_turn[k]:.1f}.",
+            f"Found by rnr-sim discover (seed {plan.seed}); cell: {label}; mean winning "
+            f"turn {found.win_turn[k]:.1f}.",
             f"Held-out share {100 * held.share[k]:.1f}% [{100 * held.lo[k]:.1f}, "
             f"{100 * held.hi[k]:.1f}] against the field over {held.deals} deals a deck "
             f"(search: {100 * found.share[k]:.1f}%).",
         ]
-        (out / file).write_text(deck_text(laws, counts, name, pilot, comment) + "\n",
-                                encoding="utf-8")
+        text = deck_text(laws, counts, name, pilot, comment) + "\n"
+        atomic_write(out / file, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
         rows.append({
-            "elite_id": rank + 1, "cell_path": path, "cell_speed": speed,
-            "speed_lo": float(edges[speed]), "speed_hi": float(edges[speed + 1]),
+            "elite_id": rank + 1, "cell": label, "cell_row": row, "cell_col": col,
+            "row": cells.rows[row], "col_lo": float(edges[col]), "col_hi": float(edges[col + 1]),
             "measures": [float(x) for x in found.measures[k]], "pilot": pilot,
             "share_search": float(found.share[k]), "share_heldout": float(held.share[k]),
             "share_heldout_lo": float(held.lo[k]), "share_heldout_hi": float(held.hi[k]),
@@ -147,7 +147,7 @@ def write(out: Path, plan, laws, found, held, matrix, fp: dict[str, Any], games:
         "games": {"total": games, "search": found.search_games, "heldout": held.games,
                   "matrix": matrix["games"]},
         "search": {"generations": found.generations, "children": found.children,
-                   "elites": len(found.share), "cells": len(CELL_PATHS) * len(edges[:-1]),
+                   "elites": len(found.share), "cells": int(np.prod(cells.dims)),
                    "racing": {"played": r.played, "flat": r.flat, "saved": r.saved,
                               "stopped_after_stage": r.stopped[:2]},
                    "history": found.history, "rounds": found.rounds},
