@@ -146,3 +146,11 @@ def test_discover_bad_input_is_one_line(args, message, capsys, tmp_path):
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
     assert not (tmp_path / "d").exists()
+
+
+def test_report_draws_a_discovery_dir(toy_discovery, tmp_path):
+    assert main(["report", str(toy_discovery), "--out", str(tmp_path / "r")]) == 0
+    page = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
+    assert "The best deck of each cell" in page and "data:image/png;base64" in page
+    assert "Paper Act*" in page  # in no elite, and in no field deck either
+    assert "Dominant Volley" in page

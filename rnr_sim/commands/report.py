@@ -27,7 +27,8 @@ def report_command(
     run_dir: Annotated[
         Path,
         typer.Argument(metavar="RUN_DIR", show_default=False,
-                       help="A run dir written by `rnr-sim run`."),
+                       help="A run dir written by `rnr-sim run`, or a discovery dir "
+                       "written by `rnr-sim discover`."),
     ],
     out: Annotated[
         Path | None,
@@ -41,8 +42,12 @@ def report_command(
 ) -> None:
     # imported here so that other subcommands start without matplotlib
     from rnr_sim.report import build_report
+    from rnr_sim.report.discovery import build_discovery_report, is_discovery_dir
 
     t0 = time.perf_counter()
     target = out if out is not None else Path("reports") / Path(run_dir).resolve().name
-    index = build_report(run_dir, target, svg=svg)
+    if is_discovery_dir(run_dir):  # a discovery dir (rnr-sim discover): its own page
+        index = build_discovery_report(run_dir, target)
+    else:
+        index = build_report(run_dir, target, svg=svg)
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")

@@ -34,6 +34,7 @@ from rnr_sim.engine.policies import POLICY_NAMES
 from rnr_sim.evaluation import Evaluator, Matchups, Pool
 
 MAX_ROUNDS = 3
+MIN_GENERATIONS = 8
 MIX_STILL = 0.1  # total variation distance under which the metagame mix has settled
 
 
@@ -96,9 +97,10 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
     gen = children = 0
     spent = 0
     per_child = len(plan.decks) * 2 * (len(PILOTS) * stages[0] + stages[1] + stages[2])
-    # A generation never overruns the budget, even if every child runs every stage: with a
-    # small budget, smaller generations.
-    batch = max(1, min(batch, per_round // per_child))
+    # A generation never overruns the budget, even if every child runs every stage; with a
+    # small budget, smaller generations: at least MIN_GENERATIONS a round, each still large
+    # enough to hold the field's decks (the first generation's seeds).
+    batch = max(len(field_counts), 4, min(batch, per_round // (per_child * MIN_GENERATIONS)))
     emitter.batch_size = batch
     worst = batch * per_child
     mix_before = None

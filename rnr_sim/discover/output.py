@@ -5,6 +5,8 @@
 - ``archive.parquet``: one row per elite (``ARCHIVE_SCHEMA``);
 - ``deck_cards.parquet``: ``elite_id``, ``card`` (its name), ``copies``;
 - ``field.parquet``: the field's decks on the held-out deals, beside the elites;
+- ``field_cards.parquet`` (``deck``, ``card``, ``copies``) and ``cards.parquet`` (the
+  catalog as a table, as in a run dir): what the report compares the elites with;
 - ``matchups.parquet``: the metagame matrix (best elites and field decks), with its mix;
 - ``elites/NN.txt``: each elite as a deck list with ``Name:`` and ``Policy:`` headers, which
   ``validate``, ``run``, ``compare`` and ``tune`` take as they are.
@@ -130,6 +132,11 @@ def write(out: Path, plan, laws, cells, found, held, matrix, fp: dict[str, Any],
         "elites_above": [int((held.lo > s).sum()) for s in held.field_hi],
     })
     write_parquet(out / "field.parquet", field)
+    write_parquet(out / "field_cards.parquet", pl.DataFrame(
+        [{"deck": d.name, "card": name, "copies": n} for d in plan.decks
+         for name, n in d.counts.items()],
+        schema={"deck": pl.String, "card": pl.String, "copies": pl.Int32}))
+    write_parquet(out / "cards.parquet", laws.catalog.to_polars(with_set=True))
     elite_of = {}
     if matrix.get("elite_rows") is not None:
         elite_of = {int(k): int(np.flatnonzero(order == k)[0]) + 1 for k in matrix["elite_rows"]}
