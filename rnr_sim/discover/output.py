@@ -125,7 +125,8 @@ def write(out: Path, plan, laws, cells, found, held, matrix, fp: dict[str, Any],
         deck_rows, schema={"elite_id": pl.Int32, "card": pl.String, "copies": pl.Int32}))
     field_rank = np.argsort(-held.field_share, kind="stable")
     field = pl.DataFrame({
-        "deck": list(plan.deck_names), "policy": list(plan.policies),
+        "deck": list(plan.deck_names),
+        "policy": [Path(p).name if p.endswith(".toml") else p for p in plan.policies],
         "share_heldout": held.field_share, "share_heldout_lo": held.field_lo,
         "share_heldout_hi": held.field_hi,
         "rank_among_field": np.argsort(field_rank).astype(np.int32) + 1,
