@@ -7,9 +7,11 @@ The budget (every game the command plays) is spent in three phases, in this orde
 1. **search** (``search.py``): MAP-Elites generations until the next could overrun
    ``SEARCH_SHARE`` of the budget; with ``--meta``, the search runs in rounds, each against
    the equilibrium mix of the round before (``meta.py``);
-2. **held-out**: every elite and every field deck against the field on deals of a seed the
+2. **tuning**: the pilots of the best elites fitted by ``tune`` (``meta.TUNE_SHARE``), a
+   tuned pilot kept only when it wins more on tune's own held-out deals;
+3. **held-out**: every elite and every field deck against the field on deals of a seed the
    search never used (what is left of the budget but the matrix's share);
-3. **metagame**: the best elites and the field's decks against each other (``MATRIX_SHARE``),
+4. **metagame**: the best elites and the field's decks against each other (``MATRIX_SHARE``),
    the matchup matrix, its Nash equilibrium and the paths of the metagame.
 """
 
@@ -124,14 +126,17 @@ def discover(options: DiscoverOptions, progress: bool = True,
                             bar)
         if found is None:
             return _stopped(out, ev, budget, log)
-        heldout = meta.heldout(ev, pool, plan, laws, found, budget, options.seed)
+        tuned = meta.tune_elites(ev, plan, laws, found, budget, options.seed, driver)
+        if tuned is None:
+            return _stopped(out, ev, budget, log)
+        heldout = meta.heldout(ev, pool, plan, laws, found, tuned, budget, options.seed)
         if heldout is None:
             return _stopped(out, ev, budget, log)
-        matrix = meta.metagame(ev, pool, plan, found, heldout, budget, options.seed)
+        matrix = meta.metagame(ev, pool, plan, found, tuned, heldout, budget, options.seed)
         if matrix is None:
             return _stopped(out, ev, budget, log)
     seconds = time.perf_counter() - t0
-    result = output.write(out, plan, laws, cells, found, heldout, matrix, fingerprint,
+    result = output.write(out, plan, laws, cells, found, tuned, heldout, matrix, fingerprint,
                           games=ev.games_played + ev.games_stored, seconds=seconds,
                           command=options.command)
     shutil.rmtree(out / CHECKPOINT, ignore_errors=True)

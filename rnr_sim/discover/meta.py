@@ -142,7 +142,7 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
             break
         # The metagame of this round: its mix is the next round's field.
         found = _found(archive, gen, children, racing, history, spent)
-        mat = _matrix(ev, pool, fld, found, None, names, field_counts, field_pilots,
+        mat = _matrix(ev, pool, fld, found, None, None, names, field_counts, field_pilots,
                       deals=max(8, per_round // 20 // max(1, _n_matrix(found, fld) ** 2 * 2)),
                       seed=seed + MATRIX_SEED_OFFSET + r, key=f"r{r}-matrix")
         if mat is None:
@@ -216,8 +216,8 @@ class Heldout:
     games: int
 
 
-def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, budget: int, seed: int
-            ) -> Heldout | None:
+def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, tuned: Tuned | None,
+            budget: int, seed: int) -> Heldout | None:
     """Every elite and the field's decks on fresh deals (``HOLDOUT_SEED_OFFSET``)."""
     from rnr_sim.discover import MATRIX_SHARE
 
@@ -225,12 +225,13 @@ def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, budget: int, se
     fld = Field(field_ids, found.field_pilots, found.field_weights)
     sample_ids = [d.card_ids for d in plan.decks]
     elite_ids = [np.repeat(np.arange(laws.n_cards, dtype=np.int32), c) for c in found.counts]
-    left = budget - found.search_games - int(budget * MATRIX_SHARE)
+    left = budget - found.search_games - (tuned.games if tuned else 0) \
+        - int(budget * MATRIX_SHARE)
     n_subj = len(elite_ids) + len(sample_ids)
     deals = max(2, left // (n_subj * len(fld) * 2))
-    pool = pool.with_decks(field_ids + elite_ids + sample_ids)
+    pool, pilot_rows = elite_pilots(pool.with_decks(field_ids + elite_ids + sample_ids), found,
+                                    tuned)
     n_f, n_e = len(field_ids), len(elite_ids)
-    pilot_rows = np.array([POLICY_NAMES.index(PILOTS[p]) for p in found.pilot], dtype=np.int32)
     subj_deck = np.arange(n_f, n_f + n_subj)
     subj_pol = np.concatenate([pilot_rows, plan.deck_policy.astype(np.int32)])
     games = fld.matchups(subj_deck, subj_pol, 0, deals)
@@ -255,34 +256,48 @@ def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, budget: int, se
                    games.games)
 
 
+def elite_pilots(pool: Pool, found: Found, tuned: Tuned | None) -> tuple[Pool, np.ndarray]:
+    """(pool with the tuned pilots' rows added, each elite's pilot row): its built-in, or
+    its tuned weights where ``tune`` kept them."""
+    rows = np.array([POLICY_NAMES.index(PILOTS[p]) for p in found.pilot], dtype=np.int32)
+    kept = [(k, r) for k, r in (tuned.results.items() if tuned else ()) if r.kept]
+    if not kept:
+        return pool, rows
+    table = np.vstack([pool.policies] + [r.weights[None, :] for _, r in kept])
+    for i, (k, _) in enumerate(kept):
+        rows[k] = len(pool.policies) + i
+    return pool.with_policies(table, pool.search), rows
+
+
 def _sub(out, k):
     from rnr_sim.evaluation import Outcome
 
     return Outcome(out.score[k], out.path[k], out.turns[k])
 
 
-def metagame(ev: Evaluator, pool: Pool, plan, found: Found, held: Heldout, budget: int,
-             seed: int) -> dict | None:
+def metagame(ev: Evaluator, pool: Pool, plan, found: Found, tuned: Tuned | None,
+             held: Heldout, budget: int, seed: int) -> dict | None:
     """The best elites (by held-out share, at most ``TOP``) and the sample decks against
     each other: the matchup matrix, its equilibrium and the metagame's paths."""
 
     top = np.argsort(-held.share, kind="stable")[:TOP]
     n = len(top) + len(plan.decks)
-    left = budget - found.search_games - held.games
+    left = budget - found.search_games - held.games - (tuned.games if tuned else 0)
     deals = max(2, left // (n * n * 2))
     fld = Field([d.card_ids for d in plan.decks], plan.deck_policy.astype(np.int32))
     sub = Found(found.counts[top], found.cell[top], found.measures[top], held.share[top],
                 found.pilot[top], found.games[top], found.path_share[top],
                 found.win_turn[top], 0, 0, found.racing, 0)
-    mat = _matrix(ev, pool, fld, sub, top, list(plan.deck_names),
+    pool, rows = elite_pilots(pool, found, tuned)
+    mat = _matrix(ev, pool, fld, sub, top, rows[top], list(plan.deck_names),
                   [np.bincount(d.card_ids, minlength=found.counts.shape[1]) for d in plan.decks],
                   plan.deck_policy.astype(np.int32), deals, seed + MATRIX_SEED_OFFSET + 99,
                   "matrix")
     return mat
 
 
-def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, names,
-            field_counts, field_pilots, deals: int, seed: int, key: str) -> dict | None:
+def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, elite_rows,
+            names, field_counts, field_pilots, deals: int, seed: int, key: str) -> dict | None:
     """Round robin of the best elites (``found``'s order; their held-out or search share
     ranks them) and the field's decks, mirrors included, both seat orders: ``share[i, j]``
     deck i's share against deck j with its interval, the equilibrium ``mix`` of the
@@ -291,8 +306,10 @@ def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, na
     ids = ([np.repeat(np.arange(found.counts.shape[1], dtype=np.int32), found.counts[k])
             for k in top] + [np.repeat(np.arange(len(c), dtype=np.int32), c)
                              for c in field_counts])
-    pilots = np.concatenate([np.array([POLICY_NAMES.index(PILOTS[found.pilot[k]]) for k in top],
-                                      dtype=np.int32), np.asarray(field_pilots, dtype=np.int32)])
+    if elite_rows is None:
+        elite_rows = [POLICY_NAMES.index(PILOTS[p]) for p in found.pilot]
+    pilots = np.concatenate([np.asarray(elite_rows, dtype=np.int32)[top],
+                             np.asarray(field_pilots, dtype=np.int32)])
     labels = [f"elite {int(k if elite_index is None else elite_index[k]) + 1:02d}"
               for k in top] + list(names)
     n = len(ids)
@@ -315,3 +332,54 @@ def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, na
             "mix": mix, "paths": paths / max(paths.sum(), 1e-12), "deals": deals,
             "games": games.games, "elite_rows": None if elite_index is None else
             [int(elite_index[k]) for k in top]}
+
+
+TUNE_TOP = 4  # the best elites (by search share) whose pilots are tuned
+TUNE_SHARE = 0.1  # of the budget
+MIN_TUNE = 20_000  # games an elite's tuning needs at least (else none is tuned)
+
+
+@dataclass
+class Tuned:
+    """The tuned pilots of the best elites: ``results[k]`` (``tune.TuneResult``) for elite
+    index ``k``; its weights are the elite's pilot where ``kept``."""
+
+    results: dict[int, object]
+    games: int
+
+
+def tune_elites(ev: Evaluator, plan, laws, found: Found, budget: int, seed: int,
+                driver) -> Tuned | None:
+    """``tune`` (CMA-ES, kept only on a held-out gain) for the pilots of the ``TUNE_TOP``
+    best elites against the search's field, through ``ev``; none when the budget's
+    ``TUNE_SHARE`` gives an elite fewer than ``MIN_TUNE`` games."""
+    import copy
+
+    from rnr_sim import tune
+    from rnr_sim.pilots import builtin
+
+    top = np.argsort(-found.share, kind="stable")[:TUNE_TOP]
+    each = int(budget * TUNE_SHARE) // max(1, len(top))
+    if each < MIN_TUNE or not len(top):
+        return Tuned({}, 0)
+    n = len(plan.decks)
+    holdout = max(20, each // 4 // (3 * n * 2))  # tune's check: 3 pilots, both seat orders
+    results: dict[int, object] = {}
+    games = 0
+    before = ev.games_played
+    for k in top:
+        pilot = builtin(PILOTS[int(found.pilot[k])])
+        sub = copy.copy(plan)
+        sub.decks = [laws.deck(found.counts[k], name=f"elite {int(k)}")] + list(plan.decks)
+        sub.policies = [pilot.name] + list(plan.policies)
+        sub.compile(driver)
+        fld = tune.Field(plan=sub, n_field=n, rows_fixed=np.ascontiguousarray(sub.policy_table))
+        try:
+            res = tune.fit(fld, sub, pilot.weights.copy(), pilot, driver, n,
+                           max(1000, each - 3 * n * holdout * 2), seed + 7 * int(k),
+                           ev.threads, holdout, lambda m: None, None, None, evaluator=ev)
+        except KeyboardInterrupt:
+            return None
+        results[int(k)] = res
+    games = ev.games_played - before
+    return Tuned(results, games)

@@ -31,7 +31,9 @@ ARCHIVE_SCHEMA = {
     "elite_id": pl.Int32, "cell": pl.String, "cell_row": pl.Int32, "cell_col": pl.Int32,
     "row": pl.String, "col_lo": pl.Float64, "col_hi": pl.Float64,
     "measures": pl.List(pl.Float64),
-    "pilot": pl.String, "share_search": pl.Float64, "share_heldout": pl.Float64,
+    "pilot": pl.String, "pilot_base": pl.String, "tuned": pl.Boolean,
+    "tune_gain": pl.Float64, "tune_gain_lo": pl.Float64, "tune_gain_hi": pl.Float64,
+    "share_search": pl.Float64, "share_heldout": pl.Float64,
     "share_heldout_lo": pl.Float64, "share_heldout_hi": pl.Float64,
     "edge": pl.Float64, "edge_lo": pl.Float64, "edge_hi": pl.Float64,
     "games": pl.Int64, "main_path": pl.String, "win_turn": pl.Float64,
@@ -74,7 +76,8 @@ def deck_text(laws, counts: np.ndarray, name: str, policy: str, comment: list[st
     return "\n".join(lines)
 
 
-def write(out: Path, plan, laws, cells, found, held, matrix, fp: dict[str, Any], games: int,
+def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str, Any],
+          games: int,
           seconds: float, command: str | None):
     """Write the discovery dir (module docstring); returns a ``Discovery``."""
     from rnr_sim.discover import Discovery
@@ -89,8 +92,18 @@ def write(out: Path, plan, laws, cells, found, held, matrix, fp: dict[str, Any],
         row, col = int(found.cell[k][0]), int(found.cell[k][1])
         label = cells.label(row, col)
         name = f"Discovered {rank + 1:02d} ({label})"
-        pilot = PILOTS[int(found.pilot[k])]
+        base = PILOTS[int(found.pilot[k])]
+        fit = tuned.results.get(int(k)) if tuned is not None else None
+        pilot = base
         file = f"elites/{rank + 1:02d}.txt"
+        if fit is not None and fit.kept:  # its tuned pilot, beside it (Policy: NN.toml)
+            from rnr_sim.tune import policy_toml
+
+            fit.deck = name
+            pilot = f"{rank + 1:02d}.toml"
+            toml = policy_toml(fit, base)
+            atomic_write(out / "elites" / pilot,
+                         lambda tmp, toml=toml: tmp.write_text(toml, encoding="utf-8"))
         unlimited = counts[pillar | rights]
         comment = [
             f"Found by rnr-sim discover (seed {plan.seed}); cell: {label}; mean winning "
@@ -105,6 +118,10 @@ def write(out: Path, plan, laws, cells, found, held, matrix, fp: dict[str, Any],
             "elite_id": rank + 1, "cell": label, "cell_row": row, "cell_col": col,
             "row": cells.rows[row], "col_lo": float(edges[col]), "col_hi": float(edges[col + 1]),
             "measures": [float(x) for x in found.measures[k]], "pilot": pilot,
+            "pilot_base": base, "tuned": bool(fit is not None and fit.kept),
+            "tune_gain": None if fit is None else fit.gain,
+            "tune_gain_lo": None if fit is None else fit.gain_lo,
+            "tune_gain_hi": None if fit is None else fit.gain_hi,
             "share_search": float(found.share[k]), "share_heldout": float(held.share[k]),
             "share_heldout_lo": float(held.lo[k]), "share_heldout_hi": float(held.hi[k]),
             "edge": float(held.edge[k]), "edge_lo": float(held.edge_lo[k]),
@@ -152,7 +169,8 @@ def write(out: Path, plan, laws, cells, found, held, matrix, fp: dict[str, Any],
     r = found.racing
     manifest = {
         "kind": "discovery", "status": "complete", "command": command, **fp,
-        "games": {"total": games, "search": found.search_games, "heldout": held.games,
+        "games": {"total": games, "search": found.search_games,
+                  "tuning": 0 if tuned is None else tuned.games, "heldout": held.games,
                   "matrix": matrix["games"]},
         "search": {"generations": found.generations, "children": found.children,
                    "elites": len(found.share), "cells": int(np.prod(cells.dims)),

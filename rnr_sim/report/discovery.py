@@ -130,7 +130,9 @@ def render(d: dict[str, Any], root: Path) -> tuple[str, str]:
     never_out = never.filter(~pl.col("in_field"))
     out_of_field = use.filter(~pl.col("in_field"))
     chosen_out = out_of_field.filter(pl.col("elites") > 0)
-    curse = float((a["share_search"] - a["share_heldout"]).mean()) if a.height else 0.0
+    same_pilot = a.filter(~pl.col("tuned"))  # a tuned pilot's held-out share is another pilot's
+    curse = (float((same_pilot["share_search"] - same_pilot["share_heldout"]).mean())
+             if same_pilot.height else 0.0)
     beyond = a.filter(pl.col("beyond_four"))
     f = d["field"].sort("share_heldout", descending=True)
     best_field = f.row(0, named=True)
@@ -142,8 +144,10 @@ def render(d: dict[str, Any], root: Path) -> tuple[str, str]:
         f"metagame {g['matrix']:,}). Racing played {r['played']:,} search games where running "
         f"every deck to the end would have played {r['flat']:,} ({100 * r['saved']:.0f}% "
         "saved). The shares below are re-measured on deals of a seed the search never used: "
-        f"the search's own scores were {100 * curse:+.1f} pp above them on average (the "
-        "winner's curse of picking the best of many noisy scores)."
+        f"the search's own scores were {100 * curse:+.1f} pp above them on average, over the "
+        "elites that kept their pilot (the winner's curse of picking the best of many noisy "
+        f"scores). {int(a['tuned'].sum())} elites play a pilot `tune` fitted to them "
+        "(kept only on a held-out gain)."
     )
     verdict = [
         f"{above.height} of {a.height} elites beat the best field deck "
@@ -165,7 +169,9 @@ def render(d: dict[str, Any], root: Path) -> tuple[str, str]:
     for row in a.iter_rows(named=True):
         listed = copies.filter(pl.col("elite_id") == row["elite_id"]).sort(["type", "card"])
         deck = "<br>".join(esc(f"{c['copies']} {c['card']}") for c in listed.iter_rows(named=True))
-        cells.append([f"#{row['elite_id']:02d}", row["cell"], row["pilot"],
+        pilot = (f"{row['pilot']} (tuned from {row['pilot_base']}, "
+                 f"{100 * row['tune_gain']:+.1f} pp)" if row["tuned"] else row["pilot"])
+        cells.append([f"#{row['elite_id']:02d}", row["cell"], pilot,
                       _pct(row["share_heldout"], row["share_heldout_lo"], row["share_heldout_hi"]),
                       _pct(row["share_search"]),
                       f"{100 * row['edge']:+.1f} pp [{100 * row['edge_lo']:+.1f}, "
