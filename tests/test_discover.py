@@ -154,3 +154,24 @@ def test_report_draws_a_discovery_dir(toy_discovery, tmp_path):
     assert "The best deck of each cell" in page and "data:image/png;base64" in page
     assert "Paper Act*" in page  # in no elite, and in no field deck either
     assert "Dominant Volley" in page
+
+
+def test_check_coverage_re_measures_elites_as_discover_does(toy_discovery):
+    """On the discovery's own held-out seed and deals, the coverage check's estimator gives
+    the archive's held-out shares and intervals exactly: it measures the intervals the
+    discovery reports, not others."""
+    import json
+
+    from rnr_sim.discover.coverage import heldout_intervals
+
+    m = json.loads((toy_discovery / "manifest.json").read_text())
+    frame, _ = heldout_intervals(toy_discovery, [m["seed"] + 1_000_003],
+                                 m["heldout"]["deals_per_field_deck"])
+    archive = pl.read_parquet(toy_discovery / "archive.parquet")
+    names = [load_deck(toy_discovery / f, load_catalog(TOY)).name for f in archive["deck_file"]]
+    share = frame.filter(pl.col("family") == "discover held-out share")
+    got = dict(zip(share["subject"], zip(share["value"], share["lo"], share["hi"],
+                                          strict=True), strict=True))
+    for name, row in zip(names, archive.iter_rows(named=True), strict=True):
+        assert got[name] == pytest.approx((row["share_heldout"], row["share_heldout_lo"],
+                                           row["share_heldout_hi"]), abs=1e-12)

@@ -74,6 +74,13 @@ def coverage_command(
         typer.Option("--rules-b", metavar="RULES.toml", show_default=False,
                      help="The variant's rules profile for --compare."),
     ] = None,
+    discovery: Annotated[
+        Path | None,
+        typer.Option("--discovery", metavar="DIR", show_default=False,
+                     help="Measure instead the held-out intervals of a discovery dir (`rnr-sim "
+                     "discover`): its elites and field decks re-measured against its field "
+                     "on --seeds seeds of --games deals a field deck."),
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the coverage table as one JSON object."),
     ] = False,
@@ -99,9 +106,14 @@ def coverage_command(
     first = runner.DEFAULT_SEED if seed is None else seed
     log = (lambda msg: None) if as_json else (
         lambda msg: typer.echo(f"check coverage: {msg}", err=True))
-    cov = measure_coverage(deck_paths, [first + i for i in range(seeds)], games,
-                           players=players or 2, threads=threads, mirrors=mirrors,
-                           progress=log, compare=compare, patch=patch, rules_b=rules_b)
+    if discovery is not None:
+        cov = _discovery_coverage(discovery, [first + i for i in range(seeds)], games,
+                                  threads, log)
+    else:
+        cov = measure_coverage(deck_paths, [first + i for i in range(seeds)], games,
+                               players=players or 2, threads=threads, mirrors=mirrors,
+                               progress=log, compare=compare, patch=patch,
+                               rules_b=rules_b)
     if as_json:
         typer.echo(json.dumps({
             "seeds": cov.seeds, "games": cov.games, "players": cov.players,
@@ -111,3 +123,16 @@ def coverage_command(
         }, indent=2))
     else:
         typer.echo(format_coverage(cov))
+
+
+def _discovery_coverage(discovery: Path, seeds: list[int], games: int, threads, log):
+    """The coverage of a discovery dir's held-out intervals (``discover.coverage``)."""
+    import time
+
+    from rnr_sim.analytics.coverage import CoverageRun, coverage_table
+    from rnr_sim.discover.coverage import heldout_intervals
+
+    t0 = time.perf_counter()
+    intervals, total = heldout_intervals(discovery, seeds, games, threads, log)
+    return CoverageRun(seeds, games, 2, sorted(set(intervals["subject"])), total, intervals,
+                       coverage_table(intervals), [], round(time.perf_counter() - t0, 1))

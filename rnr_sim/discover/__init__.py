@@ -102,6 +102,7 @@ def discover(options: DiscoverOptions, progress: bool = True,
         runner.check_out(out)
     field_paths = [Path(p) for p in options.field] or runner.sample_decks()
     cards = options.cards if options.cards else [ORIGINAL_SET]
+    cards = [cards] if isinstance(cards, str | Path) else list(cards)
     plan = runner.plan_run(runner.RunOptions(
         decks=field_paths, games=1, seed=options.seed, cards=cards, rules=options.rules,
         threads=options.threads, mirrors=True))
@@ -109,7 +110,8 @@ def discover(options: DiscoverOptions, progress: bool = True,
     where = open_backend(options.backend, options.address, options.threads)
     driver = runner.engine_driver()
     plan.compile(driver)
-    fingerprint = output.fingerprint(plan, budget, batch, options.meta, cells.name)
+    fingerprint = output.fingerprint(plan, budget, batch, options.meta, cells.name,
+                                     list(cards))
     store = BatchStore(out / CHECKPOINT)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -31,7 +31,7 @@ from rnr_sim.discover.search import (
     stage_deals,
 )
 from rnr_sim.engine.policies import POLICY_NAMES
-from rnr_sim.evaluation import Evaluator, Matchups, Pool
+from rnr_sim.evaluation import Evaluator, Matchups, Outcome, Pool
 
 MAX_ROUNDS = 3
 MIN_GENERATIONS = 8
@@ -238,22 +238,34 @@ def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, tuned: Tuned | 
     out = ev.play(pool, games, seed + HOLDOUT_SEED_OFFSET, key="heldout")
     if out is None:
         return None
-    scores = [_score(_sub(out, k), fld.weights, 0, 3) for k in range(n_subj)]
+    share, lo, hi, per_deal = shares_of(out, fld.weights)
+    best = n_e + int(np.argmax(share[n_e:]))
+    edge, edge_lo, edge_hi = edges_of(per_deal[:n_e], per_deal[best], fld.weights)
+    return Heldout(share[:n_e], lo[:n_e], hi[:n_e], share[n_e:], lo[n_e:], hi[n_e:],
+                   edge, edge_lo, edge_hi, best - n_e, deals, games.games)
+
+
+def shares_of(out: Outcome, weights: np.ndarray):
+    """(share, lo, hi, per_deal) of each subject of ``out`` against its field weighted by
+    ``weights``: the 95% normal interval over deals (a deal: one field deck, both seat
+    orders), the field decks as strata (``search._score``). Its coverage is measured by
+    ``rnr-sim check coverage --discovery DIR``."""
+    scores = [_score(_sub(out, k), weights, 0, 3) for k in range(out.score.shape[0])]
     share = np.array([s.share for s in scores])
     se = np.array([s.se for s in scores])
-    lo, hi = np.clip(share - Z95 * se, 0, 1), np.clip(share + Z95 * se, 0, 1)
-    best = n_e + int(np.argmax(share[n_e:]))
-    # Paired: each elite minus the best field deck, deal by deal (one field deck, both seat
-    # orders, the unit), the field decks as strata.
-    per_deal = out.per_deal()  # [subject, field, deal]
-    diff = per_deal[:n_e] - per_deal[best][None]
-    w = fld.weights
-    edge = diff.mean(axis=2) @ w
+    return share, np.clip(share - Z95 * se, 0, 1), np.clip(share + Z95 * se, 0, 1), \
+        out.per_deal()
+
+
+def edges_of(per_deal: np.ndarray, ref: np.ndarray, weights: np.ndarray):
+    """(edge, lo, hi): each subject's paired difference from ``ref`` (per-deal shares of
+    one deck on the same deals), deal by deal, the field decks as strata."""
+    diff = per_deal - ref[None]
+    deals = diff.shape[2]
+    edge = diff.mean(axis=2) @ weights
     var = diff.var(axis=2, ddof=1) / deals
-    edge_se = np.sqrt(np.maximum(var @ (w * w), 1e-12))
-    return Heldout(share[:n_e], lo[:n_e], hi[:n_e], share[n_e:], lo[n_e:], hi[n_e:],
-                   edge, edge - Z95 * edge_se, edge + Z95 * edge_se, best - n_e, deals,
-                   games.games)
+    se = np.sqrt(np.maximum(var @ (weights * weights), 1e-12))
+    return edge, edge - Z95 * se, edge + Z95 * se
 
 
 def elite_pilots(pool: Pool, found: Found, tuned: Tuned | None) -> tuple[Pool, np.ndarray]:

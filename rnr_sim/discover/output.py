@@ -43,7 +43,8 @@ ARCHIVE_SCHEMA = {
 }
 
 
-def fingerprint(plan, budget: int, batch: int, meta: bool, cells: str) -> dict[str, Any]:
+def fingerprint(plan, budget: int, batch: int, meta: bool, cells: str,
+                cards: list) -> dict[str, Any]:
     """Everything that shapes a discovery's games, in the order a resume compares them."""
     from rnr_sim.runner import catalog_sources
 
@@ -51,6 +52,7 @@ def fingerprint(plan, budget: int, batch: int, meta: bool, cells: str) -> dict[s
         "tool_version": __version__,
         "seed": plan.seed, "budget": budget, "batch": batch, "meta": meta,
         "cells": cells,
+        "cards": [str(Path(c).resolve()) for c in cards],  # --cards as given, in order
         "catalog": {"name": plan.catalog.name, "sha256": plan.catalog.sha256,
                     "sources": catalog_sources(plan.catalog)},
         "field": [{"name": d.name, "path": str(Path(d.path).resolve()), "sha256": d.sha256,
