@@ -3,7 +3,8 @@ re-measure and the metagame matrix (``rnr_sim.discover``'s docstring gives the o
 
 ``--meta`` (``rounds``): round 1 searches against the field; each later round against the
 equilibrium mix of the matchup matrix of the round before (its best elites and the field's
-decks), the archive carried over. The rounds stop when the mix moves less than
+decks), its archive seeded with the elites of the round before. The rounds stop when the
+mix, taken by kind of deck (an elite's cell, a field deck's name), moves less than
 ``MIX_STILL`` in total variation distance from one round to the next, or after
 ``MAX_ROUNDS``.
 """
@@ -16,7 +17,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rnr_sim.analytics.stats import Z95, nash_equilibrium
-from rnr_sim.discover.genome import deck_sha256
 from rnr_sim.discover.search import (
     CELL_PATHS,
     HOLDOUT_SEED_OFFSET,
@@ -111,7 +111,8 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
             sols = scheduler.ask()
             kids = [np.rint(s).astype(np.int64) for s in sols]
 
-            def threshold(which: np.ndarray, scored: list, kids=kids) -> np.ndarray:
+            def threshold(which: np.ndarray, scored: list, kids=kids,
+                          archive=archive) -> np.ndarray:
                 measures = cells.measures([kids[k] for k in which], scored, laws)
                 occupied, data = archive.retrieve(measures)
                 return np.where(occupied, data["objective"], -np.inf)
@@ -143,6 +144,7 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
         # The metagame of this round: its mix is the next round's field.
         found = _found(archive, gen, children, racing, history, spent)
         mat = _matrix(ev, pool, fld, found, None, None, names, field_counts, field_pilots,
+                      cells=cells,
                       deals=max(8, per_round // 20 // max(1, _n_matrix(found, fld) ** 2 * 2)),
                       seed=seed + MATRIX_SEED_OFFSET + r, key=f"r{r}-matrix")
         if mat is None:
@@ -155,9 +157,10 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
         new_pilots = mat["pilot_rows"][keep]
         info.append({"round": r + 1, "field": [mat["names"][i] for i in np.flatnonzero(keep)],
                      "mix": [float(x) for x in mix]})
-        # The mix by deck (its cards and pilot), so that rounds with other elites compare.
-        mix_now = {(deck_sha256(np.bincount(i, minlength=laws.n_cards)), int(p)): float(x)
-                   for i, p, x in zip(new_ids, new_pilots, mix, strict=True)}
+        # The mix by kind of deck (an elite's cell, a field deck's name): the rounds find
+        # other lists, so the mix settles when the same kinds keep the same weights.
+        mix_now = {mat["names"][i]: float(x) for i, x in zip(np.flatnonzero(keep), mix,
+                                                             strict=True)}
         if mix_before is not None:
             keys = set(mix_now) | set(mix_before)
             moved = 0.5 * sum(abs(mix_now.get(k, 0.0) - mix_before.get(k, 0.0)) for k in keys)
@@ -167,6 +170,12 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
                 break
         mix_before = mix_now
         fld = Field(new_ids, new_pilots, mix)
+        # The next round's archive starts again against the new field, seeded with this
+        # round's elites (best first): their shares against the old field no longer hold.
+        best_first = found.counts[np.argsort(-found.share, kind="stable")]
+        archive = _archive(laws.n_cards, cells, seed + r + 1)
+        emitter = DeckEmitter(archive, laws, list(best_first[:batch]), batch, seed + r + 2)
+        scheduler = Scheduler(archive, [emitter])
     found = _found(archive, gen, children, racing, history, spent)
     found.rounds = info
     found.field_weights = None if not info else fld.weights
@@ -309,7 +318,8 @@ def metagame(ev: Evaluator, pool: Pool, plan, found: Found, tuned: Tuned | None,
 
 
 def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, elite_rows,
-            names, field_counts, field_pilots, deals: int, seed: int, key: str) -> dict | None:
+            names, field_counts, field_pilots, deals: int, seed: int, key: str,
+            cells: Cells | None = None) -> dict | None:
     """Round robin of the best elites (``found``'s order; their held-out or search share
     ranks them) and the field's decks, mirrors included, both seat orders: ``share[i, j]``
     deck i's share against deck j with its interval, the equilibrium ``mix`` of the
@@ -322,8 +332,10 @@ def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, el
         elite_rows = [POLICY_NAMES.index(PILOTS[p]) for p in found.pilot]
     pilots = np.concatenate([np.asarray(elite_rows, dtype=np.int32)[top],
                              np.asarray(field_pilots, dtype=np.int32)])
-    labels = [f"elite {int(k if elite_index is None else elite_index[k]) + 1:02d}"
-              for k in top] + list(names)
+    if elite_index is None:  # a --meta round's elites, by their cells
+        labels = [cells.label(*map(int, found.cell[k])) for k in top] + list(names)
+    else:
+        labels = [f"elite {int(elite_index[k]) + 1:02d}" for k in top] + list(names)
     n = len(ids)
     pool = pool.with_decks(ids)
     games = Matchups(np.arange(n), pilots, np.arange(n), pilots,
