@@ -163,6 +163,22 @@ def test_tune_plays_the_same_games_on_ray(ray_cluster):
     assert (ray.weights == local.weights).all()
 
 
+@needs_ray
+def test_discover_finds_the_same_archive_on_ray(ray_cluster, tmp_path):
+    import polars as pl
+
+    from rnr_sim.discover import DiscoverOptions, discover
+
+    toy = Path(__file__).parent / "fixtures" / "discover"
+    for backend in ("local", "ray"):
+        discover(DiscoverOptions(field=[toy / "field.txt"], cards=[toy / "toy.toml"],
+                                 budget=60_000, seed=3, backend=backend,
+                                 out=tmp_path / backend), progress=False)
+    for name in ("archive.parquet", "deck_cards.parquet", "matchups.parquet"):
+        assert pl.read_parquet(tmp_path / "local" / name).equals(
+            pl.read_parquet(tmp_path / "ray" / name)), name
+
+
 # ---------------------------------------------------------------------------- without Ray
 
 

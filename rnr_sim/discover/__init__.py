@@ -134,6 +134,9 @@ def discover(options: DiscoverOptions, progress: bool = True,
         heldout = meta.heldout(ev, pool, plan, laws, found, tuned, budget, options.seed)
         if heldout is None:
             return _stopped(out, ev, budget, log)
+        if bar.bar is not None:
+            bar.bar.set_postfix_str(f"{len(found.share)} elites, best held-out "
+                                    f"{100 * heldout.share.max():.1f}%")
         matrix = meta.metagame(ev, pool, plan, found, tuned, heldout, budget, options.seed)
         if matrix is None:
             return _stopped(out, ev, budget, log)
