@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import AddressOption
+from rnr_sim.commands.options import AddressOption, BackendOption, JsonOption, games_option
 from rnr_sim.errors import InputError
+
+GamesOption = games_option("Engine games per timed call. Default: 200,000 (--quick: 2,000).")
 
 
 def register(app: typer.Typer) -> None:
@@ -19,7 +21,8 @@ def register(app: typer.Typer) -> None:
         help="Measure games per second on two-player games of the sample decks: the warm "
         "engine on 1 thread and on all threads (wall and CPU time), its speed-up over the "
         "same engine as plain Python (NUMBA_DISABLE_JIT=1, in a subprocess), and `rnr-sim "
-        "run` end to end. Prints a table, or JSON with --json.",
+        "run` end to end (with --backend ray, on Ray too, beside the local one). Prints a "
+        "table, or JSON with --json.",
         epilog="Example: rnr-sim bench --quick",
     )(bench_command)
 
@@ -44,11 +47,7 @@ def _parse_threads(values: list[str] | None) -> list[int] | None:
 
 
 def bench_command(
-    games: Annotated[
-        int | None,
-        typer.Option("--games", "-n", metavar="N", show_default=False,
-                     help="Engine games per timed call. Default: 200,000 (--quick: 2,000)."),
-    ] = None,
+    games: GamesOption = None,
     threads: Annotated[
         list[str] | None,
         typer.Option("--threads", "-t", metavar="N[,N...]", show_default=False,
@@ -73,19 +72,12 @@ def bench_command(
                      help="Timed runs per measurement; the fastest counts. Default: 3 "
                      "(--quick: 1)."),
     ] = None,
-    backend: Annotated[
-        str,
-        typer.Option("--backend", metavar="local|ray",
-                     help="ray: also time the end-to-end run on Ray (a local Ray, or "
-                     "--address), beside the local one."),
-    ] = "local",
+    backend: BackendOption = "local",
     address: AddressOption = None,
     quick: Annotated[
         bool, typer.Option("--quick", help="Tiny sizes: checks the bench runs, in seconds."),
     ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the results as one JSON object."),
-    ] = False,
+    as_json: JsonOption = False,
     profile: Annotated[
         bool, typer.Option("--profile", help="Instead of timing: play --games games "
                            "(default 100,000) on 1 thread under Linux perf and print where "

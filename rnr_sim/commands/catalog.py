@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -9,7 +10,8 @@ import typer
 
 from rnr_sim import enums
 from rnr_sim.cards import load_catalog
-from rnr_sim.commands.options import CardsOption, RulesOption
+from rnr_sim.cards.schema import TYPE_STATS
+from rnr_sim.commands.options import CardsOption, JsonOption, RulesOption
 from rnr_sim.decks import is_legal, load_deck, validate_deck
 from rnr_sim.display import format_table
 from rnr_sim.errors import InputError
@@ -74,6 +76,7 @@ def cards_command(
         typer.Option("--set", metavar="NAME", show_default=False,
                      help="Only the cards this set defines (errata'd or not), any case."),
     ] = None,
+    as_json: JsonOption = False,
 ) -> None:
     type_filter = pick(card_type, enums.CARD_TYPES, "--type", "card type")
     branch_filter = pick(branch, enums.BRANCHES, "--branch", "branch")
@@ -84,6 +87,9 @@ def cards_command(
         if type_filter in (None, c.type) and branch_filter in (None, c.branch)
         and set_filter in (None, catalog.set_of(i))
     ]
+    if as_json:
+        typer.echo(json.dumps(cards_json(catalog, shown), indent=2, ensure_ascii=False))
+        return
     typer.echo(f"{catalog_title(catalog)}: {len(shown)} of {len(catalog)} cards")
     if not shown:
         return
@@ -103,6 +109,27 @@ def cards_command(
               + (["errata"] if with_errata else []))
     for line in format_table(header, rows, right={0, header.index("cost")}):
         typer.echo(line)
+
+
+def cards_json(catalog, shown) -> dict[str, Any]:
+    """The catalog as ``cards --json`` prints it: its sets and files, then each card shown
+    with the fields the table shows, stats by name and effects one string each."""
+    return {
+        "sets": [{"name": name, "version": version,
+                  "path": None if source.path is None else _shown_path(source.path)}
+                 for source, (name, version) in zip(catalog.sources, catalog.source_sets,
+                                                    strict=True)],
+        "cards_total": len(catalog),
+        "cards": [{
+            "id": i, "name": c.name, "set": catalog.set_of(i), "type": c.type,
+            "branch": c.branch, "rarity": c.rarity,
+            "cost": None if c.type == "ua" else c.cost,
+            "stats": {s: getattr(c, s) for s in TYPE_STATS[c.type] if s != "cost"},
+            "keywords": list(c.keywords),
+            "effects": [e.describe() for e in c.all_effects()],
+            "errata": [_shown_place(at) for at in c.errata],
+        } for i, c in shown],
+    }
 
 
 def catalog_title(catalog) -> str:
@@ -194,9 +221,19 @@ def validate_command(
 # ---------------------------------------------------------------------------- rules
 
 
-def rules_command(rules: RulesOption = None) -> None:
+def rules_command(rules: RulesOption = None, as_json: JsonOption = False) -> None:
     profile = load_profile(rules)
     changed = profile.changed()
+    if as_json:
+        typer.echo(json.dumps({
+            "profile": profile.name, "source": None if not profile.source else str(profile.source),
+            "changed": sorted(changed),
+            "switches": [{"name": s.name, "value": profile[s.name], "default": s.default,
+                          "choices": list(s.choices) if s.choices else None,
+                          "ruling": s.ruling, "source": s.cite, "summary": s.summary}
+                         for s in SWITCHES],
+        }, indent=2, ensure_ascii=False))
+        return
     source = f" ({profile.source})" if profile.source else " (the defaults)"
     typer.echo(f"rules profile '{profile.name}'{source}: "
                f"{len(changed)} of {len(SWITCHES)} switches changed")

@@ -9,7 +9,16 @@ from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import PlayersOption, ThreadsOption
+from rnr_sim.commands.options import (
+    JsonOption,
+    MirrorsOption,
+    PlayersOption,
+    SeedOption,
+    ThreadsOption,
+    games_option,
+)
+
+GamesOption = games_option("Deals per table in each run.", default=200)
 
 
 def register(check_app: typer.Typer) -> None:
@@ -27,7 +36,8 @@ def register(check_app: typer.Typer) -> None:
         "baseline and a variant on the same deals; the variant: --patch, --rules-b, or a "
         "built-in patch, Minuteman Volley damage 3 -> 6) and compare's deltas (decks, "
         "matchups, first seat, paths, patched and moved cards) are checked the same way; "
-        "the report's families then come from the baseline run.",
+        "the report's families then come from the baseline run. The runs use the seeds "
+        "--seed, --seed + 1, ...",
         epilog="Example: rnr-sim check coverage --seeds 40 --games 300",
     )(coverage_command)
 
@@ -42,19 +52,10 @@ def coverage_command(
         int,
         typer.Option("--seeds", "-k", metavar="K", help="Independent seeds (runs), at least 3."),
     ] = 20,
-    games: Annotated[
-        int,
-        typer.Option("--games", "-n", metavar="N", help="Deals per table in each run."),
-    ] = 200,
+    games: GamesOption = 200,
     players: PlayersOption = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", metavar="S", show_default=False,
-                     help="First seed; the runs use S, S+1, ... Default: the run default."),
-    ] = None,
-    mirrors: Annotated[
-        bool, typer.Option("--mirrors", help="Also play each deck against itself."),
-    ] = False,
+    seed: SeedOption = None,
+    mirrors: MirrorsOption = False,
     threads: ThreadsOption = None,
     compare: Annotated[
         bool | None,
@@ -74,9 +75,7 @@ def coverage_command(
         typer.Option("--rules-b", metavar="RULES.toml", show_default=False,
                      help="The variant's rules profile for --compare."),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the coverage table as one JSON object."),
-    ] = False,
+    as_json: JsonOption = False,
 ) -> None:
     from rnr_sim import runner
     from rnr_sim.analytics.coverage import format_coverage, measure_coverage

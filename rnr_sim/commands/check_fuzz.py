@@ -10,10 +10,14 @@ from typing import Annotated
 
 import typer
 
+from rnr_sim.commands.options import JsonOption, ThreadsOption, games_option
 from rnr_sim.errors import InputError
 
 DEFAULT_GAMES = 100_000
 DEFAULT_SEED = 1
+
+GamesOption = games_option("Games to play at least (whole cases: rounded up).",
+                           default=DEFAULT_GAMES)
 
 
 def register(check_app: typer.Typer) -> None:
@@ -51,11 +55,7 @@ def parse_players(text: str) -> list[int]:
 
 
 def fuzz_command(
-    games: Annotated[
-        int,
-        typer.Option("--games", "-n", metavar="N",
-                     help="Games to play at least (whole cases: rounded up)."),
-    ] = DEFAULT_GAMES,
+    games: GamesOption = DEFAULT_GAMES,
     seed: Annotated[
         int,
         typer.Option("--seed", metavar="S", help="First case's seed (0 to 2**63-1)."),
@@ -70,20 +70,14 @@ def fuzz_command(
         typer.Option("--case-games", metavar="G",
                      help="Games per case and player count."),
     ] = 512,
-    threads: Annotated[
-        int | None,
-        typer.Option("--threads", "-t", metavar="N", show_default=False,
-                     help="Engine threads. Default: all cores. Results do not depend on it."),
-    ] = None,
+    threads: ThreadsOption = None,
     dump: Annotated[
         Path | None,
         typer.Option("--dump", metavar="DIR", show_default=False,
                      help="Write each failing case's catalog, rules and deck files to "
                      "DIR/case-<seed>/, with the `rnr-sim replay` line of each failing game."),
     ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the results as one JSON object."),
-    ] = False,
+    as_json: JsonOption = False,
     progress: Annotated[
         bool, typer.Option("--progress/--no-progress", help="Show a progress bar."),
     ] = True,

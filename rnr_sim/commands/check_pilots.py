@@ -9,11 +9,19 @@ from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import CardsOption, RulesOption
+from rnr_sim.commands.options import (
+    CardsOption,
+    JsonOption,
+    PolicyOption,
+    RulesOption,
+    SeedOption,
+    games_option,
+)
 from rnr_sim.display import format_table
 from rnr_sim.errors import InputError
 
 DEFAULT_GAMES = 20
+GamesOption = games_option("Games per ordered pairing.", default=DEFAULT_GAMES)
 
 
 def register(check_app: typer.Typer) -> None:
@@ -35,17 +43,12 @@ def register(check_app: typer.Typer) -> None:
 
 def pilots_command(
     decks: Annotated[list[Path], typer.Argument(metavar="DECK...", help="2 or more deck lists.")],
-    games: Annotated[int, typer.Option("--games", "-n", metavar="N",
-                                       help="Games per ordered pairing.")] = DEFAULT_GAMES,
-    seed: Annotated[int | None, typer.Option("--seed", metavar="S",
-                                             help="Master seed (default: the run default).")] = None,
+    games: GamesOption = DEFAULT_GAMES,
+    seed: SeedOption = None,
     cards: CardsOption = None,
     rules: RulesOption = None,
-    policy: Annotated[str | None, typer.Option(
-        "--policy", metavar="P", show_default=False,
-        help="Pilot for every seat (a built-in or a policy file), overriding each deck's "
-        "'Policy:' header.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    policy: PolicyOption = None,
+    as_json: JsonOption = False,
 ) -> None:
     from rnr_sim.audit import COUNTS, FAULTS, audit_games
 

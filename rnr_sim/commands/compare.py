@@ -18,12 +18,24 @@ from rnr_sim.commands.options import (
     AddressOption,
     BackendOption,
     CardsOption,
+    JsonOption,
     NoReportOption,
     PlayersOption,
+    PolicyOption,
+    QuietOption,
     ReportDirOption,
     RulesOption,
+    SeedOption,
     ThreadsOption,
+    games_option,
+    out_option,
 )
+
+GamesOption = games_option("Deals per table, each in every seat order, in each run; with "
+                           "--precision the most to play. Default: "
+                           f"{runner.DEFAULT_GAMES:,} (with --precision: 50,000).")
+OutOption = out_option("DIR", "New or empty folder for baseline/ and variant/. "
+                       "Default: runs/compare-<YYYYmmdd-HHMMSS>.")
 
 
 def register(app: typer.Typer) -> None:
@@ -57,19 +69,9 @@ def compare_command(
         typer.Option("--rules-b", metavar="PATH", show_default=False,
                      help="The variant's rules profile (a full profile, as for --rules)."),
     ] = None,
-    games: Annotated[
-        int | None,
-        typer.Option("--games", "-n", metavar="N", show_default=False,
-                     help="Deals per table, each in every seat order, in each run; with "
-                     "--precision the most to play. Default: "
-                     f"{runner.DEFAULT_GAMES:,} (with --precision: 50,000)."),
-    ] = None,
+    games: GamesOption = None,
     players: PlayersOption = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", metavar="S", show_default=False,
-                     help=f"Master seed, the same for both runs. Default: {runner.DEFAULT_SEED}."),
-    ] = None,
+    seed: SeedOption = None,
     precision: Annotated[
         float | None,
         typer.Option("--precision", metavar="X", show_default=False,
@@ -78,29 +80,15 @@ def compare_command(
     ] = None,
     rules: RulesOption = None,
     cards: CardsOption = None,
-    policy: Annotated[
-        str | None,
-        typer.Option("--policy", metavar="P", show_default=False,
-                     help="Heuristic player for every deck (default: each deck's header)."),
-    ] = None,
+    policy: PolicyOption = None,
     threads: ThreadsOption = None,
     backend: BackendOption = "local",
     address: AddressOption = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", metavar="DIR", show_default=False,
-                     help="New or empty folder for baseline/ and variant/. "
-                     "Default: runs/compare-<YYYYmmdd-HHMMSS>."),
-    ] = None,
+    out: OutOption = None,
     report: ReportDirOption = None,
     no_report: NoReportOption = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress, no table: only where the "
-                           "results are."),
-    ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print a machine-readable summary on stdout only."),
-    ] = False,
+    quiet: QuietOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     from rnr_sim.compare import (
         CompareOptions,

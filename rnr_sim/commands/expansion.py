@@ -16,11 +16,24 @@ from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
     CardsOption,
+    JsonOption,
     NoReportOption,
     PlayersOption,
+    PolicyOption,
+    QuietOption,
     ReportDirOption,
+    SeedOption,
     ThreadsOption,
+    deck_list_option,
+    games_option,
+    out_option,
 )
+
+NewDecksOption = deck_list_option("--decks", "The expansion's decks.")
+GamesOption = games_option(f"Deals per table, each in every seat order. "
+                           f"Default: {runner.DEFAULT_GAMES:,}.")
+OutOption = out_option("DIR", "New or empty folder for after/ (and before/). "
+                       "Default: runs/expansion-<YYYYmmdd-HHMMSS>.")
 
 
 def register(app: typer.Typer) -> None:
@@ -52,44 +65,18 @@ def expansion_command(
         typer.Option("--with", metavar="EXPANSION.toml", show_default=False,
                      help="The expansion's catalog file (new cards and errata over the base)."),
     ],
-    new_decks: Annotated[
-        list[Path] | None,
-        typer.Option("--decks", metavar="DECK", show_default=False,
-                     help="A deck of the expansion (repeat the option for each)."),
-    ] = None,
+    new_decks: NewDecksOption = None,
     cards: CardsOption = None,
-    games: Annotated[
-        int | None,
-        typer.Option("--games", "-n", metavar="N", show_default=False,
-                     help=f"Deals per table, each in every seat order. "
-                     f"Default: {runner.DEFAULT_GAMES:,}."),
-    ] = None,
+    games: GamesOption = None,
     players: PlayersOption = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", metavar="S", show_default=False,
-                     help=f"Master seed. Default: {runner.DEFAULT_SEED}."),
-    ] = None,
-    policy: Annotated[
-        str | None,
-        typer.Option("--policy", metavar="P", show_default=False,
-                     help="Heuristic player for every deck (default: each deck's header)."),
-    ] = None,
+    seed: SeedOption = None,
+    policy: PolicyOption = None,
     threads: ThreadsOption = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", metavar="DIR", show_default=False,
-                     help="New or empty folder for after/ (and before/). "
-                     "Default: runs/expansion-<YYYYmmdd-HHMMSS>."),
-    ] = None,
+    out: OutOption = None,
     report: ReportDirOption = None,
     no_report: NoReportOption = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress, no table."),
-    ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the summary as JSON on stdout only."),
-    ] = False,
+    quiet: QuietOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     from rnr_sim.expansion import (
         ExpansionOptions,

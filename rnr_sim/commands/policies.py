@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from rnr_sim.commands.options import JsonOption
+
 
 def _weights_help() -> str:
     from rnr_sim.pilots import describe_weights
@@ -37,7 +39,7 @@ def policies_command(
     show: Annotated[Path | None, typer.Option(
         "--show", metavar="POLICY.toml", show_default=False,
         help="Check a policy file and show its weights beside its base's.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     from rnr_sim.engine.policies import POLICY_NAMES, WEIGHT_SPECS
     from rnr_sim.pilots import builtin, load_policy

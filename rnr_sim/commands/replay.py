@@ -7,7 +7,13 @@ from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import CardsOption, RulesOption
+from rnr_sim.commands.options import (
+    AllowIllegalOption,
+    CardsOption,
+    PolicyOption,
+    RulesOption,
+    SeedOption,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -31,11 +37,7 @@ def replay_command(
         typer.Argument(metavar="DECK", show_default=False,
                        help="2 to 4 deck list files, one per seat."),
     ],
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", metavar="S", show_default=False,
-                     help="Master seed (0 to 2**64-1). Default: the run default, 20251129."),
-    ] = None,
+    seed: SeedOption = None,
     game: Annotated[
         int,
         typer.Option("--game", "-g", metavar="K",
@@ -43,16 +45,8 @@ def replay_command(
     ] = 0,
     cards: CardsOption = None,
     rules: RulesOption = None,
-    policy: Annotated[
-        str | None,
-        typer.Option("--policy", metavar="P", show_default=False,
-                     help="Heuristic player for every seat, overriding each deck's 'Policy:' "
-                     "header (default: that header, else balanced)."),
-    ] = None,
-    allow_illegal: Annotated[
-        bool,
-        typer.Option("--allow-illegal", help="Play decks that break Article V."),
-    ] = False,
+    policy: PolicyOption = None,
+    allow_illegal: AllowIllegalOption = False,
     search_seat: Annotated[
         int | None,
         typer.Option("--search-seat", metavar="Q", show_default=False,

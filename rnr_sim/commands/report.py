@@ -8,6 +8,11 @@ from typing import Annotated
 
 import typer
 
+from rnr_sim.commands.options import out_option
+
+OutOption = out_option("DIR", "Report folder: new, empty, or an earlier report of the same "
+                       "run (its files are replaced). Default: reports/<run dir name>.")
+
 
 def register(app: typer.Typer) -> None:
     """Add ``report`` to the app."""
@@ -29,12 +34,7 @@ def report_command(
         typer.Argument(metavar="RUN_DIR", show_default=False,
                        help="A run dir written by `rnr-sim run`."),
     ],
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", metavar="DIR", show_default=False,
-                     help="Report folder: new, empty, or an earlier report of the same run "
-                     "(its files are replaced). Default: reports/<run dir name>."),
-    ] = None,
+    out: OutOption = None,
     svg: Annotated[
         bool, typer.Option("--svg", help="Draw the figures as SVG instead of PNG."),
     ] = False,

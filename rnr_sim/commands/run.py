@@ -14,17 +14,30 @@ from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
     AddressOption,
+    AllowIllegalOption,
     BackendOption,
     CardsOption,
+    JsonOption,
+    MirrorsOption,
     PlayersOption,
+    PolicyOption,
+    QuietOption,
     RulesOption,
+    SeedOption,
     ThreadsOption,
+    games_option,
+    out_option,
 )
 from rnr_sim.errors import InputError
 
 #: Options that shape a run's results: a resumed run takes them from its manifest.
 _SHAPE_OPTIONS = ("--games", "--players", "--seed", "--rules", "--cards", "--policy",
                   "--out", "--chunk-size", "--mirrors", "--vs", "--allow-illegal")
+
+
+GamesOption = games_option(f"Deals per table, each played in every seat order. "
+                           f"Default: {runner.DEFAULT_GAMES:,}.")
+OutOption = out_option("DIR", "New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>.")
 
 
 def register(app: typer.Typer) -> None:
@@ -46,65 +59,37 @@ def run_command(
         typer.Argument(metavar="DECK", show_default=False,
                        help="Deck list files (none with --resume)."),
     ] = None,
-    games: Annotated[
-        int | None,
-        typer.Option("--games", "-n", metavar="N", show_default=False,
-                     help=f"Deals per table, each played in every seat order. "
-                     f"Default: {runner.DEFAULT_GAMES}."),
-    ] = None,
+    games: GamesOption = None,
     players: PlayersOption = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", metavar="S", show_default=False,
-                     help=f"Master seed (0 to 2**64-1). Default: {runner.DEFAULT_SEED}."),
-    ] = None,
+    seed: SeedOption = None,
     rules: RulesOption = None,
     cards: CardsOption = None,
-    policy: Annotated[
-        str | None,
-        typer.Option("--policy", metavar="P", show_default=False,
-                     help="Heuristic player for every deck, overriding each deck's "
-                     f"'Policy:' header (default: that header, else {runner.DEFAULT_POLICY})."),
-    ] = None,
+    policy: PolicyOption = None,
     threads: ThreadsOption = None,
     backend: BackendOption = "local",
     address: AddressOption = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", metavar="DIR", show_default=False,
-                     help="New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>."),
-    ] = None,
+    out: OutOption = None,
     chunk_size: Annotated[
         int | None,
         typer.Option("--chunk-size", metavar="N", show_default=False,
                      help=f"Games per chunk (one parquet part each). "
                      f"Default: {runner.DEFAULT_CHUNK_SIZE:,}."),
     ] = None,
-    mirrors: Annotated[
-        bool,
-        typer.Option("--mirrors", help="Also play each deck against itself."),
-    ] = False,
+    mirrors: MirrorsOption = False,
     vs: Annotated[
         Path | None,
         typer.Option("--vs", metavar="DECK", show_default=False,
                      help="Play only the tables holding this deck (one deck vs the field)."),
     ] = None,
-    allow_illegal: Annotated[
-        bool,
-        typer.Option("--allow-illegal", help="Play decks that break Article V."),
-    ] = False,
+    allow_illegal: AllowIllegalOption = False,
     resume: Annotated[
         Path | None,
         typer.Option("--resume", metavar="DIR", show_default=False,
                      help="Finish a stopped run in DIR (its decks and options come from "
                      "its manifest)."),
     ] = None,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress bar, no table."),
-    ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print a machine-readable summary on stdout only."),
-    ] = False,
+    quiet: QuietOption = False,
+    as_json: JsonOption = False,
 ) -> None:
     progress = not quiet
     if resume is not None:

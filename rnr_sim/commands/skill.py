@@ -12,13 +12,23 @@ from typing import Annotated
 import typer
 
 from rnr_sim.commands.options import (
+    DEFAULT_SEED,
     EXIT_INTERRUPTED,
     AddressOption,
     BackendOption,
     CardsOption,
+    JsonOption,
     RulesOption,
+    SeedOption,
     ThreadsOption,
+    games_option,
+    out_option,
 )
+
+GamesOption = games_option("Deals per opponent (each in both seat orders, for every pilot).",
+                           default=200)
+OutOption = out_option("RUN_DIR", "Write skill.parquet into this folder (a run dir or a new "
+                       "folder).")
 
 
 def register(app: typer.Typer) -> None:
@@ -49,17 +59,13 @@ def register(app: typer.Typer) -> None:
 def skill_command(
     decks: Annotated[list[Path], typer.Argument(metavar="DECK", show_default=False,
                                                 help="Deck lists (at least 2).")],
-    games: Annotated[int, typer.Option("--games", "-n", metavar="G",
-                                       help="Deals per opponent (each in both seat "
-                                       "orders, for every pilot).")] = 200,
-    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of the deals.")] = 1,
+    games: GamesOption = 200,
+    seed: SeedOption = None,
     tuned: Annotated[list[str] | None, typer.Option(
         "--tuned", metavar="DECK=FILE", show_default=False,
         help="The tuned pilot of a deck (its list's path or its name) as a policy file; "
         "repeat for more decks. Default: the deck's Policy: file, if any.")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="RUN_DIR", show_default=False,
-        help="Write skill.parquet into this folder (a run dir or a new folder).")] = None,
+    out: OutOption = None,
     cards: CardsOption = None,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
@@ -68,10 +74,7 @@ def skill_command(
     rollouts: Annotated[int, typer.Option(
         "--rollouts", "-k", metavar="K",
         help="Add the search pilot: K rollouts per legal action and determinization at "
-        "each Play Phase decision (0: no search pilot). Budget, measured on 2 busy cores "
-        "with N=2, sample decks: K=8 about 4,500 search games/minute, K=32 about 1,200 "
-        "(about 20 decisions a game, 4-5 options each, K x N playouts per option; "
-        "36,000-58,000 playouts/s a core).")] = 0,
+        "each Play Phase decision (0: no search pilot). Its cost: docs/benchmarks.md.")] = 0,
     determinizations: Annotated[int, typer.Option(
         "--determinizations", metavar="N",
         help="With --rollouts: deals of the hidden cards (opponents' hands and Draw "
@@ -80,12 +83,14 @@ def skill_command(
         "--resume", help="Continue the run stopped (Ctrl-C) with this --out RUN_DIR: give "
         "the same decks and options; the games kept in RUN_DIR/.skill/ are not played "
         "again.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     from tqdm import tqdm
 
     from rnr_sim import skill
     from rnr_sim.errors import InputError
+
+    seed = DEFAULT_SEED if seed is None else seed
 
     if resume and out is None:
         raise InputError("--resume continues a skill run stopped with --out RUN_DIR: give "

@@ -10,12 +10,21 @@ from typing import Annotated
 import typer
 
 from rnr_sim.commands.options import (
+    DEFAULT_SEED,
     AddressOption,
     BackendOption,
     CardsOption,
+    JsonOption,
     RulesOption,
+    SeedOption,
     ThreadsOption,
+    deck_list_option,
+    out_option,
 )
+
+FieldOption = deck_list_option("--vs", "The decks of the field.", required=True)
+OutOption = out_option("POLICY.toml", "Write the resulting policy file here (refuses to "
+                       "overwrite).")
 
 
 def register(app: typer.Typer) -> None:
@@ -33,34 +42,31 @@ def register(app: typer.Typer) -> None:
         "result on any thread count. Cost: about --budget games plus the check (a 2-core "
         "machine plays some 50,000 sample games a second).",
         epilog="Example: rnr-sim tune decks/scroll_assembly.txt --vs decks/bison_stampede.txt "
-        "--vs decks/eagle_blockade.txt --budget 200000 --out policies/scroll.toml",
+        "decks/eagle_blockade.txt --budget 200000 --out policies/scroll.toml",
     )(tune_command)
 
 
 def tune_command(
     deck: Annotated[Path, typer.Argument(metavar="DECK", show_default=False,
                                          help="The deck whose pilot is tuned.")],
-    vs: Annotated[list[Path], typer.Option("--vs", metavar="DECK", show_default=False,
-                                           help="A deck of the field (repeat).")],
+    vs: FieldOption,
     budget: Annotated[int, typer.Option("--budget", metavar="GAMES",
                                         help="Games the search may play.")] = 400_000,
     holdout: Annotated[int | None, typer.Option(
         "--holdout", metavar="DEALS", show_default=False,
         help="Deals per field deck for the held-out check. Default: a quarter of the "
         "budget's games, at least 200 deals.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the search and check.")] = 1,
+    seed: SeedOption = None,
     policy: Annotated[str | None, typer.Option(
         "--policy", metavar="P", show_default=False,
         help="Start policy (built-in or file). Default: the deck's own.")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="POLICY.toml", show_default=False,
-        help="Write the resulting policy file here (refuses to overwrite).")] = None,
+    out: OutOption = None,
     cards: CardsOption = None,
     rules: RulesOption = None,
     threads: ThreadsOption = None,
     backend: BackendOption = "local",
     address: AddressOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    as_json: JsonOption = False,
 ) -> None:
     from tqdm import tqdm
 
@@ -74,9 +80,10 @@ def tune_command(
     bar = tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
                dynamic_ncols=True, desc="rnr-sim tune", disable=as_json)
     try:
-        result = tune(deck, vs, budget=budget, seed=seed, cards=cards, rules=rules,
-                      policy=policy, threads=threads, holdout_deals=holdout,
-                      progress=bar.update, backend=backend, address=address)
+        result = tune(deck, vs, budget=budget, seed=DEFAULT_SEED if seed is None else seed,
+                      cards=cards, rules=rules, policy=policy, threads=threads,
+                      holdout_deals=holdout, progress=bar.update, backend=backend,
+                      address=address)
     finally:
         bar.close()
     from rnr_sim.engine.policies import POLICIES
