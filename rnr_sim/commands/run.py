@@ -6,27 +6,17 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
-    AddressOption,
-    AllowIllegalOption,
-    BackendOption,
-    CardsOption,
-    JsonOption,
-    MirrorsOption,
-    PlayersOption,
-    PolicyOption,
-    QuietOption,
-    RulesOption,
-    SeedOption,
-    ThreadsOption,
+    argument,
     games_option,
+    option,
     out_option,
+    shared_options,
 )
 from rnr_sim.errors import InputError
 
@@ -42,55 +32,37 @@ OutOption = out_option("DIR", "New or empty run dir. Default: runs/<YYYYmmdd-HHM
 
 def register(app: typer.Typer) -> None:
     """Add ``run`` to the app."""
-    app.command(
-        "run",
-        short_help="Play every table of the decks into a run dir.",
-        help="Play every table of P distinct decks (round robin for 2 players), --games "
-        "deals per table, each deal in every seat order, and write the games to a run dir "
-        "(manifest.json + parquet) for `rnr-sim report`. Ctrl-C stops after the current "
-        "chunk; --resume DIR finishes it.",
-        epilog="Example: rnr-sim run decks/*.txt --games 10000 --threads 2",
-    )(run_command)
+    app.command("run", short_help="Play every table of the decks into a run dir.",
+                epilog="Example: rnr-sim run decks/*.txt --games 10000 --threads 2")(run_command)
 
 
+DecksArgument = argument(list[Path] | None, metavar="DECK",
+                         help="Deck list files (none with --resume).")
+ChunkSizeOption = option(int | None, "--chunk-size", metavar="N",
+                         help=f"Games per chunk (one parquet part each). "
+                              f"Default: {runner.DEFAULT_CHUNK_SIZE:,}.")
+VsOption = option(Path | None, "--vs", metavar="DECK",
+                  help="Play only the tables holding this deck (one deck vs the field).")
+ResumeOption = option(Path | None, "--resume", metavar="DIR",
+                      help="Finish a stopped run in DIR (its decks and options come from its "
+                           "manifest).")
+
+
+@shared_options
 def run_command(
-    decks: Annotated[
-        list[Path] | None,
-        typer.Argument(metavar="DECK", show_default=False,
-                       help="Deck list files (none with --resume)."),
-    ] = None,
+    decks: DecksArgument = None,
     games: GamesOption = None,
-    players: PlayersOption = None,
-    seed: SeedOption = None,
-    rules: RulesOption = None,
-    cards: CardsOption = None,
-    policy: PolicyOption = None,
-    threads: ThreadsOption = None,
-    backend: BackendOption = "local",
-    address: AddressOption = None,
     out: OutOption = None,
-    chunk_size: Annotated[
-        int | None,
-        typer.Option("--chunk-size", metavar="N", show_default=False,
-                     help=f"Games per chunk (one parquet part each). "
-                     f"Default: {runner.DEFAULT_CHUNK_SIZE:,}."),
-    ] = None,
-    mirrors: MirrorsOption = False,
-    vs: Annotated[
-        Path | None,
-        typer.Option("--vs", metavar="DECK", show_default=False,
-                     help="Play only the tables holding this deck (one deck vs the field)."),
-    ] = None,
-    allow_illegal: AllowIllegalOption = False,
-    resume: Annotated[
-        Path | None,
-        typer.Option("--resume", metavar="DIR", show_default=False,
-                     help="Finish a stopped run in DIR (its decks and options come from "
-                     "its manifest)."),
-    ] = None,
-    quiet: QuietOption = False,
-    as_json: JsonOption = False,
+    chunk_size: ChunkSizeOption = None,
+    vs: VsOption = None,
+    resume: ResumeOption = None,
+    *, players, seed, rules, cards, policy, threads, backend, address, mirrors, allow_illegal,
+    quiet, as_json,
 ) -> None:
+    """Play every table of P distinct decks (round robin for 2 players), --games deals per
+    table, each deal in every seat order, and write the games to a run dir
+    (manifest.json + parquet) for `rnr-sim report`. Ctrl-C stops after the current
+    chunk; --resume DIR finishes it."""
     progress = not quiet
     if resume is not None:
         given = [name for name, value in zip(_SHAPE_OPTIONS, (

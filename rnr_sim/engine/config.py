@@ -84,14 +84,8 @@ def _inlinable_with_line_tables(pre_lower):
 def _install_line_tables() -> bool:
     """Let the engine's kernels be inlined when compiled with line tables; True when it is
     (or already was) patched. Only ``rnr-sim bench --profile --lines`` compiles so."""
-    if not patching.applies("line-tables"):
-        return False
-    pre_lower = getattr(getattr(_lowering, "Lower", None), "pre_lower", None)
-    if pre_lower is None:
-        return patching.not_found("line-tables")
-    if not hasattr(pre_lower, "__wrapped__"):
-        _lowering.Lower.pre_lower = _inlinable_with_line_tables(pre_lower)
-    return True
+    return patching.wrap("line-tables", [(getattr(_lowering, "Lower", None), "pre_lower",
+                                          _inlinable_with_line_tables)])
 
 
 LINE_TABLES_INLINABLE = _install_line_tables()

@@ -83,14 +83,8 @@ def _engine_index(fix_integer_index):
 
 def install() -> bool:
     """Patch numba's index fix-up for engine kernels once; True when it is patched."""
-    if not patching.applies("indexing"):
-        return False
-    fix = getattr(arrayobj, "fix_integer_index", None)
-    if fix is None or not hasattr(cgutils, "if_unlikely"):
-        return patching.not_found("indexing")
-    if not hasattr(fix, "__wrapped__"):
-        arrayobj.fix_integer_index = _engine_index(fix)
-    return True
+    return patching.wrap("indexing", [(arrayobj, "fix_integer_index", _engine_index)],
+                         found=hasattr(cgutils, "if_unlikely"))
 
 
 INSTALLED = install()

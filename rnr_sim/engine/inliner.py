@@ -107,19 +107,11 @@ def _patched_inline_function(inline_function):
 
 def install() -> bool:
     """Patch numba's inliner once; True when it is (or already was) patched."""
-    if not patching.applies("inliner"):
-        return False
     worker = getattr(_inliner, "InlineWorker", None)
-    inline_ir = getattr(worker, "inline_ir", None)
-    inline_function = getattr(worker, "inline_function", None)
-    if inline_ir is None or inline_function is None or \
-            not hasattr(worker, "run_untyped_passes") or \
-            getattr(_inliner, "copy", None) is not copy:
-        return patching.not_found("inliner")
-    if not hasattr(inline_ir, "__wrapped__"):
-        worker.inline_ir = _patched_inline_ir(inline_ir)
-        worker.inline_function = _patched_inline_function(inline_function)
-    return True
+    return patching.wrap("inliner", [(worker, "inline_ir", _patched_inline_ir),
+                                     (worker, "inline_function", _patched_inline_function)],
+                         found=hasattr(worker, "run_untyped_passes")
+                         and getattr(_inliner, "copy", None) is copy)
 
 
 INSTALLED = install()

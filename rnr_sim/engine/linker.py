@@ -203,7 +203,7 @@ def _patched_unserialize(unserialize):
         return library
 
     unserialize_called.__wrapped__ = unserialize
-    return classmethod(unserialize_called)
+    return unserialize_called  # installed as a classmethod, as numba's is
 
 
 def _patched_load(load_overload):
@@ -219,24 +219,14 @@ def _patched_load(load_overload):
 
 def install() -> bool:
     """Patch numba's linking once; True when it is (or already was) patched."""
-    if not patching.applies("linker"):
-        return False
     library = getattr(_codegen, "CPUCodeLibrary", None)
-    get_module = getattr(library, "_get_module_for_linking", None)
-    unserialize = getattr(vars(library).get("_unserialize"), "__func__", None)
-    optimize = getattr(library, "_optimize_final_module", None)
-    cache = getattr(_caching, "Cache", None)
-    load = getattr(cache, "_load_overload", None)
-    if get_module is None or unserialize is None or load is None or optimize is None or \
-            not hasattr(library, "_ensure_finalized") or \
-            not hasattr(getattr(_codegen, "JitEngine", None), "is_symbol_defined"):
-        return patching.not_found("linker")
-    if not hasattr(get_module, "__wrapped__"):
-        library._get_module_for_linking = _patched_linking(get_module)
-        library._optimize_final_module = _patched_optimize(optimize)
-        library._unserialize = _patched_unserialize(unserialize)
-        cache._load_overload = _patched_load(load)
-    return True
+    return patching.wrap("linker", [
+        (library, "_get_module_for_linking", _patched_linking),
+        (library, "_optimize_final_module", _patched_optimize),
+        (library, "_unserialize", _patched_unserialize),
+        (getattr(_caching, "Cache", None), "_load_overload", _patched_load),
+    ], found=hasattr(library, "_ensure_finalized")
+        and hasattr(getattr(_codegen, "JitEngine", None), "is_symbol_defined"))
 
 
 INSTALLED = install()

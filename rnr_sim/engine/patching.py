@@ -18,9 +18,12 @@ compiled the other way.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import numba
 
@@ -100,6 +103,31 @@ def not_found(name: str) -> bool:
     _warn_once(name, f"numba {numba.__version__} lacks the functions the engine's {name} "
                f"patch wraps, so it is left out: {PATCHES[name][1]}.")
     return False
+
+
+_MARK = "_rnr_sim_patch"  # set on every wrapper this module installs
+
+
+def wrap(name: str, places: list[tuple[Any, str, Callable]], found: bool = True) -> bool:
+    """Apply the patch ``name``: for each ``(owner, attribute, make)``, replace numba's
+    ``owner.attribute`` with ``make(numba's)`` (a classmethod is handed its function), all
+    or none, once; ``found`` is False when numba lacks something else the patch needs. True
+    when the patch is (or already was) applied."""
+    if not applies(name):
+        return False
+    originals = [inspect.getattr_static(owner, attribute, None) if owner is not None else None
+                 for owner, attribute, _ in places]
+    if not found or any(original is None for original in originals):
+        return not_found(name)
+    for (owner, attribute, make), original in zip(places, originals, strict=True):
+        function = getattr(original, "__func__", original)
+        if getattr(function, _MARK, False):
+            continue  # applied already (the module imported twice)
+        wrapper = make(function)
+        setattr(getattr(wrapper, "__func__", wrapper), _MARK, True)
+        setattr(owner, attribute, classmethod(wrapper) if isinstance(original, classmethod)
+                and not isinstance(wrapper, classmethod) else wrapper)
+    return True
 
 
 def cache_folder() -> str | None:

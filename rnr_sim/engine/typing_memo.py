@@ -55,18 +55,10 @@ def _patched_eq(numba_eq):
 
 def install() -> bool:
     """Patch numba's flags once; True when they are (or already were) patched."""
-    if not patching.applies("flags"):
-        return False
     config = getattr(_targetconfig, "TargetConfig", None)
-    numba_hash = vars(config).get("__hash__") if config is not None else None
-    numba_eq = vars(config).get("__eq__") if config is not None else None
-    if numba_hash is None or numba_eq is None or \
-            "_values" not in getattr(config, "__slots__", ()):
-        return patching.not_found("flags")
-    if not hasattr(numba_hash, "__wrapped__"):
-        config.__hash__ = _patched_hash(numba_hash)
-        config.__eq__ = _patched_eq(numba_eq)
-    return True
+    return patching.wrap("flags", [(config, "__hash__", _patched_hash),
+                                   (config, "__eq__", _patched_eq)],
+                         found="_values" in getattr(config, "__slots__", ()))
 
 
 INSTALLED = install()
