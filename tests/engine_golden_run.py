@@ -19,14 +19,13 @@ import numba  # noqa: E402
 from test_engine_golden import GAMES, records_digest  # noqa: E402
 
 from rnr_sim import bench  # noqa: E402
-from rnr_sim.engine import config, indexing, inliner, linker, typing_memo  # noqa: E402
+from rnr_sim.engine import config, indexing, inliner, linker  # noqa: E402
 
 plan = bench.sample_plan(GAMES)
 inputs = bench.spread_inputs(plan, GAMES)
 print(json.dumps({
     "digests": {t: records_digest(bench.play(plan, inputs, t)) for t in (1, 2)},
     "patched": [name for name, on in (("inliner", inliner.INSTALLED),
-                                      ("flags", typing_memo.INSTALLED),
                                       ("linker", linker.INSTALLED),
                                       ("indexing", indexing.INSTALLED),
                                       ("line-tables", config.LINE_TABLES_INLINABLE)) if on],

@@ -23,7 +23,6 @@ from rnr_sim.engine import (
     rng,
     search,
     state,
-    typing_memo,
 )
 
 # Kernels called from Python only (the batch workers are in batch.py and search_batch.py,
@@ -82,23 +81,6 @@ def test_the_inliner_copies_a_kept_ir_once_and_a_fresh_ir_never():
     assert all(kept.deepcopy(c) is c for c in copies)  # the copy to return: not made
     fresh = inliner._Copier(fresh=True)
     assert all(fresh.deepcopy(b) is b for b in blocks)  # an IR made for this inline
-
-
-def test_numba_flags_hash_and_compare_as_numba_would():
-    from numba.core.compiler import Flags
-
-    assert typing_memo.INSTALLED, "numba's typing moved: typing_memo.py patches nothing now"
-    numba_hash = inspect.unwrap(Flags.__hash__)
-    numba_eq = inspect.unwrap(Flags.__eq__)
-    a, b, c = Flags(), Flags(), Flags()
-    a.nrt = True
-    b.nrt = True
-    c.nrt = False  # not a's options: unequal
-    d = Flags()
-    d.enable_ssa = d.enable_ssa  # its default, set: equal to a Flags with nothing set
-    for x, y in [(a, a), (a, b), (a, c), (d, Flags()), (Flags(), c)]:
-        assert hash(x) == numba_hash(x)
-        assert (x == y) is numba_eq(x, y)
 
 
 def called_kernels():

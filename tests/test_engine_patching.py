@@ -27,7 +27,7 @@ def test_on_another_release_nothing_applies_and_one_line_says_so(monkeypatch, ca
     assert not patching.applies("inliner")
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1, lines
-    assert lines[0].startswith("rnr-sim: numba ") and "left out (inliner, flags, linker" in lines[0]
+    assert lines[0].startswith("rnr-sim: numba ") and "left out (inliner, linker, indexing" in lines[0]
     assert lines[0].endswith("The games are the same.")
 
 

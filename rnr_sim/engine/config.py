@@ -38,7 +38,6 @@ from rnr_sim.engine import (
     indexing,
     inliner,  # noqa: F401  (numba's inliner, copying no IR it need not copy: numba #8989)
     patching,
-    typing_memo,  # noqa: F401  (numba's flags hashed once a class)
 )
 from rnr_sim.engine.linker import (  # noqa: F401  (linker.py)
     called,  # big kernels called, not copied

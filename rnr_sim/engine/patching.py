@@ -1,7 +1,7 @@
 """Which of the engine's changes to numba apply in this process.
 
-A few modules change how numba compiles the engine (``inliner``, ``typing_memo``,
-``linker``, ``indexing``, ``config``'s line tables) by wrapping numba functions that are not
+A few modules change how numba compiles the engine (``inliner``, ``linker``, ``indexing``,
+``config``'s line tables) by wrapping numba functions that are not
 part of its public API. Each was written against one numba release and is applied only on
 that release (``PATCHES``; pyproject.toml pins numba to it); on any other, it is
 left out and one plain sentence on stderr says so, and what that costs. None changes
@@ -32,8 +32,6 @@ import numba
 PATCHES: dict[str, tuple[tuple[int, int], str]] = {
     "inliner": ((0, 68), "the first compile takes longer (numba's inliner copies the IR it "
                          "inlines over and over, numba issue #8989)"),
-    "flags": ((0, 68), "the first compile takes a little longer (numba hashes its compile "
-                       "flags anew at every lookup)"),
     "linker": ((0, 68), "the first compile takes longer and the games play slower (numba "
                         "copies every kernel into each caller)"),
     "indexing": ((0, 68), "the games play slower (every array index is tested for a "
