@@ -57,8 +57,8 @@ def tune_command(
     zero; otherwise the start is returned and the tool says so. Prints the gain, the
     games spent and the weights that moved; --out writes the policy file (usable as a
     deck's Policy: header or --policy). The same --seed gives the same result on any
-    thread count. Cost: about --budget games plus the check (a 2-core machine plays some
-    50,000 sample games a second)."""
+    thread count. Cost: about --budget games plus the check (how many games a second:
+    docs/benchmarks.md)."""
     from tqdm import tqdm
 
     from rnr_sim.errors import InputError
