@@ -8,7 +8,6 @@ import json
 from importlib.metadata import version
 from pathlib import Path
 
-import click
 import pytest
 from typer.main import get_command
 
@@ -19,13 +18,13 @@ from rnr_sim.errors import InputError
 DECKS = Path(__file__).resolve().parent.parent / "decks"
 
 
-def commands() -> dict[str, click.Command]:
+def commands() -> dict:
     """Every command of the app by its full name (``check fuzz``)."""
     found = {}
 
-    def walk(group: click.Group, prefix: str) -> None:
+    def walk(group, prefix: str) -> None:
         for name, command in group.commands.items():
-            if isinstance(command, click.Group):
+            if hasattr(command, "commands"):  # a group (typer's own copy of click)
                 walk(command, f"{prefix}{name} ")
             else:
                 found[prefix + name] = command
@@ -49,6 +48,10 @@ def test_a_shared_option_reads_the_same_in_every_command(flag):
              if flag in getattr(p, "opts", ()) and (name, flag) not in OWN}
     assert len(helps) >= 2, helps
     assert len(set(helps.values())) == 1, helps
+
+
+def test_the_check_group_is_walked_too():
+    assert {"check fuzz", "check coverage", "check pilots", "tune", "cards"} <= set(commands())
 
 
 def test_every_out_option_is_out_or_o():

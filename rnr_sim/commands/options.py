@@ -22,7 +22,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -144,12 +143,11 @@ def deck_list_option(flag: str, help: str, *, required: bool = False) -> Any:
                   "(or --), and the flag again.")
 
 
-def several_values(command: click.Command, args: list[str]) -> list[str]:
+def several_values(command: Any, args: list[str]) -> list[str]:
     """``args`` with every value that follows a several-decks option's value spelt with the
     flag again (``--vs a b --budget 9`` -> ``--vs a --vs b --budget 9``), up to the next
     argument that starts with ``-``; what follows ``--`` is left as it is."""
-    flags = {opt for p in command.params  # (by its kind's name: under pytest, typer's
-             # option class need not be the click.Option this module sees)
+    flags = {opt for p in command.params  # a click command (typer's own copy of click)
              if p.param_type_name == "option" and getattr(p, "multiple", False)
              and p.metavar == DECKS for opt in p.opts}
     if not flags:
@@ -181,7 +179,7 @@ class Group(TyperGroup):
     """A command group whose commands' several-decks options take several values after one
     flag (``several_values``)."""
 
-    def resolve_command(self, ctx: click.Context, args: list[str]):
+    def resolve_command(self, ctx: typer.Context, args: list[str]):
         name, command, rest = super().resolve_command(ctx, args)
         if command is not None and not hasattr(command, "commands"):  # a group resolves its own
             rest = several_values(command, rest)
