@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import Annotated
 
 import typer
-from typer.core import TyperGroup
 
+from rnr_sim.commands.options import Group
 from rnr_sim.errors import InputError
 
 #: Modules that add subcommands; each exposes ``register(app: typer.Typer) -> None``.
@@ -32,7 +33,7 @@ def report_input_error(error: InputError) -> None:
     typer.echo(str(error), err=True)
 
 
-class _Group(TyperGroup):
+class _Group(Group):
     """Turns an ``InputError`` raised by any subcommand into its message and exit 2."""
 
     def invoke(self, ctx: typer.Context):
@@ -55,6 +56,22 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"rnr-sim {version('rnr-sim')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """Balance simulator for the card game Revolt N Reign."""
+
 
 for _module in COMMAND_MODULES:
     importlib.import_module(_module).register(app)

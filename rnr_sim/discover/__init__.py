@@ -29,7 +29,6 @@ from rnr_sim.errors import InputError
 
 ORIGINAL_SET = Path(__file__).resolve().parent.parent / "data" / "original.toml"
 DEFAULT_BUDGET = 1_000_000
-DEFAULT_SEED = 20261201
 MIN_BUDGET = 50_000
 MAX_BUDGET = 10**10
 SEARCH_SHARE = 0.75
@@ -47,7 +46,7 @@ class DiscoverOptions:
     field: Sequence[str | Path] = ()  # default: the sample decks
     cards: Any = None  # default: the Original Set
     budget: int = DEFAULT_BUDGET
-    seed: int = DEFAULT_SEED
+    seed: int = 20251129  # runner.DEFAULT_SEED: every command's default seed
     rules: str | Path | None = None
     threads: int | None = None
     backend: str = "local"
