@@ -284,3 +284,35 @@ def test_search_plays_the_third_petition(eng):
     pl[0, L.P_IP_OTHER] += 40
     pl[0, L.P_LP] = 60
     _assert_takes(eng, t, g, memo, acts, {int(sl[0, in_hand, L.S_CARD])})
+
+
+#: The search games below, pinned as ``test_engine_golden`` pins the heuristic games: a
+#: change to the engine's build must leave them as they are; a change to the rules or the
+#: search changes them on purpose (then put the new digest here and say so in the commit).
+SEARCH_GOLDEN = "ee0f131b203ad23e"
+
+
+def test_the_search_games_are_the_pinned_games(eng):
+    """18 games, each sample deck searching (K=2, N=1) against the next one, both seat
+    orders: their records hash to ``SEARCH_GOLDEN``."""
+    from test_engine_golden import records_digest
+
+    plan, driver = eng[0], eng[1]
+    k = len(plan.policy_table)
+    table = np.vstack([plan.policy_table, plan.policy_table])
+    budget = np.zeros((2 * k, 2), dtype=np.int64)
+    budget[k:] = (2, 1)
+    n_decks = len(DECKS)
+    seat_deck = np.array([[d, (d + 1) % n_decks] for d in range(n_decks) for _ in (0, 1)],
+                         dtype=np.int32)
+    seat_policy = np.array([[plan.deck_policy[a] + k, plan.deck_policy[b]]
+                            for a, b in seat_deck], dtype=np.int32)
+    n = len(seat_deck)
+    records = driver.play_games(plan.cards, plan.deck_cards, plan.deck_size, seat_deck,
+                                seat_policy, np.arange(n, dtype=np.int64),
+                                np.arange(n, dtype=np.int64),
+                                (np.arange(n) % 2).astype(np.int32), plan.rules, 7,
+                                threads=2, policies=table, search=budget)
+    assert records_digest(records) == SEARCH_GOLDEN, (
+        f"the search games changed: {records_digest(records)}; if on purpose, set "
+        "SEARCH_GOLDEN to the new digest")
