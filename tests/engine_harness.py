@@ -583,7 +583,8 @@ class Table:
         does (``do_action``), and return the list kept after it (``still_legal``)."""
         n = int(self._n_acts)
         row = [int(x) for x in self.acts[k]]
-        game.do_action(*self.bundles(), self.memo, p, row[0], row[1], row[2], row[3])
+        game.do_action(*self.bundles(), self.memo, p, row[L.A_KIND], row[L.A_SLOT],
+                       row[L.A_EFFECT], row[L.A_TARGET])
         m = game.still_legal(self.cards, self.rules, self.pl, self.sl, p, self.acts, n, k)
         self._n_acts = m
         return [tuple(int(x) for x in r) for r in self.acts[:m]]

@@ -194,7 +194,7 @@ def _assert_takes(eng, t, g, memo, acts, lethal):
     that wins as surely, e.g. an Attack when the opponent has no Defense), where stopping
     does not; the lethal card's own option wins every rollout too."""
     pick, n, vals, rows = _decide(eng, t, g, memo, acts, 0, k=8, n=2)
-    card = [int(g.slots[0, r[1], eng[4].S_CARD]) for r in rows]
+    card = [int(g.slots[0, r[eng[4].A_SLOT], eng[4].S_CARD]) for r in rows]
     assert pick >= 0
     assert vals[pick] == 1.0 and vals[n] < 1.0
     assert any(card[i] in lethal and vals[i] == 1.0 for i in range(n))

@@ -512,7 +512,7 @@ def hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s):
 def choose_action(t, g, memo, p, acts, n_acts):
     """The pilot's next Play Phase action (Art. VII §5 phase three): the index in
     ``acts[:n_acts]`` (the legal actions the rules listed, ``game.legal_actions``: rows
-    ``(kind, a, b, c, cost)``) of the best one, or -1 to stop. Stopping is scored first
+    columns ``layout.A_*``) of the best one, or -1 to stop. Stopping is scored first
     (``W_STOP``), then each legal action in order (``score``: its value, or noise for the
     random policy). An action that would do nothing (``does_nothing``, ``futile_play``) is
     never taken by a heuristic pilot, whatever its stop threshold. An Attack-on-Attack is
@@ -528,27 +528,27 @@ def choose_action(t, g, memo, p, acts, n_acts):
     v = 0.0  # the value of the last card's plain play (its kicked plays add to it)
     ip_now = IP_LOST if rules[E.R_IP_EFFECTS_IMMEDIATE] == 0 else 0  # R32
     for i in range(n_acts):
-        kind = acts[i, 0]
-        s = acts[i, 1]
+        kind = acts[i, L.A_KIND]
+        s = acts[i, L.A_SLOT]
         c = sl[p, s, L.S_CARD]
         if randomly:
             sc = score(w, rng, p, 0.0)
         elif kind == L.ACT_ACTIVATE:
-            e = acts[i, 2]
-            spent = acts[i, 4] if ip_now == 0 else IP_LOST
+            e = acts[i, L.A_EFFECT]
+            spent = acts[i, L.A_COST] if ip_now == 0 else IP_LOST
             sc = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
-                              eff(cards, c, e, E.E_AMOUNT), spent) - w[p, W.W_COST] * acts[i, 4]
+                              eff(cards, c, e, E.E_AMOUNT), spent) - w[p, W.W_COST] * acts[i, L.A_COST]
             if sc > best_score and does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p,
                                                 eff(cards, c, e, E.E_VERB), spent):
                 continue  # an activation that would do nothing is never paid for
         elif kind == L.ACT_PLAY:
             v = noted_card_value(cards, rules, w, memo, pl, sl, ls, gm, p, s, c) \
-                - w[p, W.W_COST] * acts[i, 4]
+                - w[p, W.W_COST] * acts[i, L.A_COST]
             sc = v
             if sc > best_score and futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, False):
                 continue  # checked only for a new best: skipping any other changes nothing
         elif kind == L.ACT_PLAY_KICKED:
-            e = acts[i, 2]
+            e = acts[i, L.A_EFFECT]
             k = eff(cards, c, e, E.E_COST)
             kv = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
                               eff(cards, c, e, E.E_AMOUNT), k if ip_now == 0 else IP_LOST)
@@ -559,13 +559,13 @@ def choose_action(t, g, memo, p, acts, n_acts):
                 continue  # a kicker that would do nothing is not paid for
         else:  # ACT_AOA: Amend. I §3-4: the lesser is destroyed, the greater loses the lesser
             dmg = cards[c, E.C_DAMAGE]
-            theirs = sl[acts[i, 2], acts[i, 3], L.S_DP]
+            theirs = sl[acts[i, L.A_SEAT], acts[i, L.A_TARGET], L.S_DP]
             removed = dmg if dmg < theirs else theirs
             left = dmg - theirs if dmg > theirs else 0
             ours_lasts = 0.0 if ((cards[c, E.C_KEYWORDS] & E.KW_ONE_SHOT) != 0
                                  or rules[E.R_ATTACK_LIFETIME] == E.LIFETIME_ONE_SHOT) else 2.0
             sc = w[p, W.W_AOA] * removed * 3.0 + w[p, W.W_ATTACK] * left * ours_lasts \
-                - w[p, W.W_COST] * acts[i, 4]
+                - w[p, W.W_COST] * acts[i, L.A_COST]
         if sc > best_score:
             best, best_score = i, sc
     if best >= 0 and not randomly:
@@ -578,15 +578,15 @@ def note_queued(cards, memo, sl, ls, pl, p, acts, i):
     """Action ``i`` was chosen: add what it queues of the capped verbs (``VERB_QUEUES``) for the
     Resolve Phase to the pilot's memory; if anything, the noted values of the cards that
     read it are forgotten (``forget_queue_values``)."""
-    kind = acts[i, 0]
-    c = sl[p, acts[i, 1], L.S_CARD]
+    kind = acts[i, L.A_KIND]
+    c = sl[p, acts[i, L.A_SLOT], L.S_CARD]
     added = False
     for e in range(E.MAX_EFFECTS):
         verb = eff(cards, c, e, E.E_VERB)
         if E.VERB_QUEUES[verb] == 0:
             continue
         if kind == L.ACT_ACTIVATE:
-            fires = e == acts[i, 2]
+            fires = e == acts[i, L.A_EFFECT]
         else:
             fires = eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE and \
                 (eff(cards, c, e, E.E_KICKER) == 0 or kind == L.ACT_PLAY_KICKED)

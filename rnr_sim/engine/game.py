@@ -611,11 +611,11 @@ def pay(pl, p, cost):
 def put_action(acts, n, kind, a, b, c, cost):
     """Append one legal action; the list holds every action a Play Phase can offer
     (``layout.MAX_ACTIONS``), so it never fills."""
-    acts[n, 0] = kind
-    acts[n, 1] = a
-    acts[n, 2] = b
-    acts[n, 3] = c
-    acts[n, 4] = cost  # the IP the action takes
+    acts[n, L.A_KIND] = kind
+    acts[n, L.A_SLOT] = a
+    acts[n, L.A_EFFECT] = b  # or A_SEAT
+    acts[n, L.A_TARGET] = c
+    acts[n, L.A_COST] = cost
     return n + 1
 
 
@@ -641,10 +641,10 @@ def activations(cards, sl, p, s, ip, acts, n):
 @njit(i8(CARDS, RULES, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8, ACTS), **KERNEL)
 def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts):
     """Every action ``p`` may take next in its Play Phase (Art. VII §5 phase three), listed
-    in ``acts`` as rows ``(kind, a, b, c, cost)`` (cost: the IP the action takes); returns
-    how many. In order: each card in hand
-    that ``p`` can pay for (Art. II §2; not a UA, Art. IV §3.2; a Bill once a turn, Art. IV
-    §7.1; Pillars per R10) as ``ACT_PLAY`` (slot), then its paid kickers as
+    in ``acts`` as rows of the columns ``layout.A_*`` (kind, slot, effect or seat, target,
+    the IP it takes); returns how many. In order: each card in hand that ``p`` can pay
+    for (Art. II §2; not a UA, Art. IV §3.2; a Bill once a turn, Art. IV §7.1; Pillars per
+    R10) as ``ACT_PLAY`` (slot), then its paid kickers as
     ``ACT_PLAY_KICKED`` (slot, kicker effect), then, for an Attack, each opposing Attack
     not already fought this turn as ``ACT_AOA`` (slot, seat, slot) at cost + 1 (Amend. I
     §1, R49); then each 'activate' effect ``p`` can pay for and has not used this turn
@@ -726,8 +726,9 @@ def play_phase_rest(t, g, memo, acts, p, n_targets):
         k = choose_action(t, g, memo, p, acts, n)
         if k < 0:
             return
-        ip_left = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] - acts[k, 4]
-        do_action(t, g, memo, p, acts[k, 0], acts[k, 1], acts[k, 2], acts[k, 3])
+        ip_left = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] - acts[k, L.A_COST]
+        do_action(t, g, memo, p, acts[k, L.A_KIND], acts[k, L.A_SLOT], acts[k, L.A_EFFECT],
+                  acts[k, L.A_TARGET])
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return
         if pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] == ip_left:  # it cost its row's IP
@@ -752,10 +753,10 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
     It reasons from the action, not by testing each row against the state as
     ``legal_actions`` does: that way (each row's card read again) played 1% slower and
     the search 4% slower; debug mode and a scenario test compare the two lists."""
-    kind = acts[k, 0]
-    a = acts[k, 1]
-    b = acts[k, 2]
-    c = acts[k, 3]
+    kind = acts[k, L.A_KIND]
+    a = acts[k, L.A_SLOT]
+    b = acts[k, L.A_EFFECT]  # or A_SEAT
+    c = acts[k, L.A_TARGET]
     ip = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER]
     played = kind != L.ACT_ACTIVATE
     card = sl[p, a, L.S_CARD]
@@ -766,12 +767,12 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
         pl[p, L.P_PILLARS_TURN] >= limit  # R10
     m = 0
     for i in range(n):
-        row_kind = acts[i, 0]
-        s = acts[i, 1]
-        if acts[i, 4] > ip:  # Art. II §2
+        row_kind = acts[i, L.A_KIND]
+        s = acts[i, L.A_SLOT]
+        if acts[i, L.A_COST] > ip:  # Art. II §2
             continue
         if row_kind == L.ACT_ACTIVATE:
-            if kind == L.ACT_ACTIVATE and s == a and acts[i, 2] == b:
+            if kind == L.ACT_ACTIVATE and s == a and acts[i, L.A_EFFECT] == b:
                 continue  # Amend. V §2: sideways now
         else:
             if played and s == a:
@@ -780,7 +781,8 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
                 continue  # Art. IV §7.1: its name is played this turn
             if pillars_done and cards[sl[p, s, L.S_CARD], E.C_TYPE] == E.PILLAR:
                 continue  # R10
-            if kind == L.ACT_AOA and row_kind == L.ACT_AOA and acts[i, 2] == b and acts[i, 3] == c:
+            if kind == L.ACT_AOA and row_kind == L.ACT_AOA and acts[i, L.A_SEAT] == b and \
+                    acts[i, L.A_TARGET] == c:
                 continue  # R49: that Attack is fought already
         if m != i:
             for f in range(L.ACT_WIDTH):

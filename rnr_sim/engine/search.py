@@ -180,8 +180,9 @@ def search_action(t, g, memo, acts, n, p, sg, smemo, sacts, vals, k_roll, n_det,
                 copy_game(g, sg, memo, smemo)
                 determinize(sg, smemo, p, dseed, rseed)
                 if i < n:
-                    vals[i] += rollout(t, sg, smemo, sacts, p, acts[i, 0], acts[i, 1],
-                                       acts[i, 2], acts[i, 3])
+                    vals[i] += rollout(t, sg, smemo, sacts, p, acts[i, L.A_KIND],
+                                       acts[i, L.A_SLOT], acts[i, L.A_EFFECT],
+                                       acts[i, L.A_TARGET])
                 else:
                     vals[i] += rollout(t, sg, smemo, sacts, p, 0, -1, -1, -1)
     best = n if pick < 0 else pick
@@ -220,14 +221,15 @@ def search_play_phase(t, g, memo, acts, p, sg, smemo, sacts, vals, k_roll, n_det
         k = search_action(t, g, memo, acts, n, p, sg, smemo, sacts, vals, k_roll, n_det, key)
         if tr.shape[0] > 0 and n > 0:  # a forced stop is no decision
             for i in range(n + 1):
-                card = sl[p, acts[i, 1], L.S_CARD] if i < n else -1
-                kind = acts[i, 0] if i < n else 0
+                card = sl[p, acts[i, L.A_SLOT], L.S_CARD] if i < n else -1
+                kind = acts[i, L.A_KIND] if i < n else 0
                 chosen = 1 if (i == k or (k < 0 and i == n)) else 0
                 emit(gm, tr, T.EV_SEARCH, p, card, kind, np.int64(vals[i] * 1000.0 + 0.5),
                      chosen, n_det * k_roll)
         if k < 0:
             break
-        do_action(t, g, memo, p, acts[k, 0], acts[k, 1], acts[k, 2], acts[k, 3])
+        do_action(t, g, memo, p, acts[k, L.A_KIND], acts[k, L.A_SLOT], acts[k, L.A_EFFECT],
+                  acts[k, L.A_TARGET])
     return dec
 
 

@@ -45,5 +45,5 @@ BUDGETS = nt.int64[::1]  # a search budget per seat (rollouts, or determinizatio
 
 # The pilots' scratch.
 MEMO = nt.float64[:, ::1]  # decisions.PM_*
-ACTS = nt.int64[:, ::1]  # the Play Phase's legal actions (kind, a, b, c, cost)
+ACTS = nt.int64[:, ::1]  # the Play Phase's legal actions (columns layout.A_*)
 VALUES = nt.float64[::1]  # the search's options' values
