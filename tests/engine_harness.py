@@ -618,7 +618,7 @@ class Table:
         game.lose(self.rules, self.pl, self.gm, self.tr, p, PATH[path], RULE[rule])
 
     def pick_opponent(self, p: int, verb: str) -> int:
-        return int(D.pick_opponent(self.pl, self.w, self.gm, p, VERB[verb]))
+        return int(D.pick_opponent(self.pl, self.w, self.gm, p, enums.VERB_AIM[VERB[verb]]))
 
     def setup(self, decks: list[list[str]], first: int = 0, seed: int = 1, table: int = 0,
               deal: int = 0) -> None:

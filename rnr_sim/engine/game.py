@@ -64,8 +64,8 @@ from rnr_sim.engine.state import (  # noqa: F401 (the game's numbers, re-exporte
     SCROLL_PILLARS_NEEDED,
     STARTING_LP,
     eff,
+    effect_amount,
     has_lasting_effect,
-    ip_amount,
     most_damaged,
     pillars_in_hand,
     play_cost,
@@ -458,7 +458,7 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
         return
     q = target
     if q < 0 or pl[q, L.P_ALIVE] == 0:
-        q = choose_opponent(pl, w, gm, rng, p, verb)
+        q = choose_opponent(pl, w, gm, rng, p, E.VERB_AIM[verb])
     if verb == E.V_LP:
         if q >= 0:
             change_lp(rules, pl, gm, tr, q, -amount, E.V_LP, src_card)  # Amend. II §3
@@ -466,10 +466,8 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
         strike(t, g, p, q, amount, False, src_card)
     elif verb == E.V_STRIKE_UA:
         strike(t, g, p, q, amount, True, src_card)
-    elif verb == E.V_HEAL:
-        change_lp(rules, pl, gm, tr, p, amount, E.V_HEAL, src_card)
-    elif verb == E.V_HEAL_PER_PILLAR:  # healing, N for each Pillar in play when it resolves
-        change_lp(rules, pl, gm, tr, p, amount * pl[p, L.P_N_PILLARS], E.V_HEAL, src_card)
+    elif E.VERB_HEALS[verb] != 0:  # healing (per Pillar: those in play as it resolves)
+        change_lp(rules, pl, gm, tr, p, effect_amount(pl, p, verb, amount), E.V_HEAL, src_card)
     elif verb == E.V_DRAW:
         for _ in range(amount):
             if not draw_one(rules, pl, sl, ls, gm, masks, tr, p, False):
@@ -485,7 +483,7 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
     elif verb == E.V_DISCARD:
         discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, p, src_card)
     elif E.VERB_GIVES_IP[verb] != E.IP_NONE:
-        gained = ip_amount(pl, p, verb, amount)
+        gained = effect_amount(pl, p, verb, amount)
         pl[p, L.P_IP_OTHER] += gained  # Amend. VI: non-Pillar IP, spent first
         emit(gm, tr, T.EV_IP, p, gained, src_card, 0, 0, 0)
     elif verb == E.V_REPAIR:
@@ -1048,7 +1046,7 @@ def declare_attack_targets(cards, w, pl, sl, ls, gm, rng, p):
         if sl[p, s, L.S_ZONE] != L.Z_PLAY or cards[sl[p, s, L.S_CARD], E.C_TYPE] != E.ATTACK \
                 or (sl[p, s, L.S_FLAGS] & L.F_AOA) != 0:
             continue
-        q = choose_opponent(pl, w, gm, rng, p, E.V_STRIKE)
+        q = choose_opponent(pl, w, gm, rng, p, E.ATTACK_AIM)
         sl[p, s, L.S_TARGET_SEAT] = q
         sl[p, s, L.S_TARGET_SLOT] = -1 if q < 0 else \
             choose_strike_target(cards, w, rng, sl, ls, pl, p, q, sl[p, s, L.S_DP], False)
@@ -1082,7 +1080,7 @@ def attack_damage_step(t, g, p):
             if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
                 return
         elif not fought:
-            q = choose_opponent(pl, w, gm, rng, p, E.V_STRIKE)
+            q = choose_opponent(pl, w, gm, rng, p, E.ATTACK_AIM)
             strike(t, g, p, q, sl[p, s, L.S_DP], False, c)
             if on_destroy_queued(pl, gm):
                 fire_on_destroy(t, g)
@@ -1263,7 +1261,7 @@ def independence_phase(t, g, p):
             verb = eff(cards, c, e, E.E_VERB)
             if E.VERB_GIVES_IP[verb] != E.IP_NONE and eff(cards, c, e, E.E_TRIGGER) == E.TRIG_EACH_TURN \
                     and (eff(cards, c, e, E.E_KICKER) == 0 or (sl[p, s, L.S_FLAGS] & L.F_KICKED) != 0):
-                gained = ip_amount(pl, p, verb, eff(cards, c, e, E.E_AMOUNT))
+                gained = effect_amount(pl, p, verb, eff(cards, c, e, E.E_AMOUNT))
                 if cards[c, E.C_TYPE] == E.PILLAR:
                     pillar_ip += gained
                 else:

@@ -32,9 +32,10 @@ def has_lasting_effect(cards, c, kicked):
 
 
 @njit(i8(PLAYERS, i8, i8, i8), **KERNEL)
-def ip_amount(pl, p, verb, amount):
-    """The IP an effect of ``verb`` (one that gives IP) gives ``p`` now (``VERB_GIVES_IP``)."""
-    if E.VERB_GIVES_IP[verb] == E.IP_PER_PILLAR:
+def effect_amount(pl, p, verb, amount):
+    """What an effect of ``verb`` with amount N gives ``p`` now (the IP or the LP): N, or N
+    for each Pillar ``p`` has in play for a per-Pillar verb (``VERB_PER_PILLAR``)."""
+    if E.VERB_PER_PILLAR[verb] != 0:
         return amount * pl[p, L.P_N_PILLARS]
     return amount
 
