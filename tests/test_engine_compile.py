@@ -23,6 +23,7 @@ from rnr_sim.engine import (
     rng,
     search,
     state,
+    state_api,
     typing_memo,
 )
 
@@ -32,7 +33,7 @@ LAZY = {"search.search_decision"}
 
 
 def kernels():
-    for module in (game, decisions, state, rng, search):
+    for module in (game, decisions, state, rng, search, state_api):
         for name, obj in vars(module).items():
             if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.__name__:
                 yield f"{module.__name__.rsplit('.', 1)[-1]}.{name}", obj

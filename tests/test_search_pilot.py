@@ -153,7 +153,9 @@ def test_resuming_from_a_copied_state_gives_the_same_game(eng):
     p = game.play_from(t, g, memo, acts, 0, 6)
     assert p >= 0 and g.game[L.G_OVER] == 0
     sg, smemo2, sacts, _vals = _scratch(eng)
-    search.copy_game(g, sg, memo, smemo2)
+    from rnr_sim.engine import state_api
+
+    state_api.clone(g, memo, sg, smemo2)
     g.players[:] = 0  # the original is gone: only the copy can finish the game
     game.play_from(t, sg, smemo2, sacts, p, 10_000)
     for a, b in zip((straight.players, straight.game, straight.masks),

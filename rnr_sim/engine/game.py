@@ -711,8 +711,8 @@ def play_phase(t, g, memo, acts, p):
 
 @njit(**INLINED)
 def play_phase_rest(t, g, memo, acts, p, n_targets):
-    """The Play Phase's actions from here on, chosen by ``p``'s heuristic pilot; a search
-    rollout resumes a copied Play Phase here (``search.py``). The list of legal actions is
+    """The Play Phase's actions from here on, chosen by ``p``'s heuristic pilot; a copied Play
+    Phase played out resumes here (``state_api.play_out``). The list of legal actions is
     made once (``legal_actions``), then kept up to date after each action
     (``still_legal``), or made again when the action gave IP (R32)."""
     cards, rules = t.cards, t.rules
@@ -793,8 +793,8 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
 
 @njit(**INLINED)
 def play_phase_start(t, g, memo, p):
-    """What a Play Phase notes before its first action (and a search rollout before it
-    goes on from a copied state): the Attack-on-Attack targets (``note_threats``, 0 when
+    """What a Play Phase notes before its first action (``state_api.start_play_phase``
+    too): the Attack-on-Attack targets (``note_threats``, 0 when
     R17 is off); returns how many. The cards in play with an 'activate' effect are
     counted as they enter and leave play (``layout.P_N_ACTIVATABLE``)."""
     cards, rules, w = t.cards, t.rules, t.weights
@@ -1602,7 +1602,7 @@ def check_invariants(cards, pl, sl, ls, gm):
 def play_from(t, g, memo, acts, p, stop_turn):
     """Play turns from seat ``p``'s until the game ends or ``stop_turn`` turns were taken
     (all seats counted); returns the seat whose turn is next (-1: none). A game resumes
-    from any turn's start with this (``search.py``)."""
+    from any turn's start with this (``state_api.py``)."""
     gm, tr = g.game, g.trace
     limit = turn_limit(t.rules, gm[L.G_N_PLAYERS])
     while gm[L.G_OVER] == 0:
