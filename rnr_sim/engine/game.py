@@ -1111,7 +1111,8 @@ def drain_step(t, g, p):
     """Step vii, Amend. IV: each UA drains once (R21: the active player's, or every
     player's), from its controller (R20 default) or the next opponent; a UA destroyed
     earlier in this phase is gone and drains nothing (R22). Drains land together and LP
-    is then checked, the active player winning ties (Amend. IX, R24)."""
+    is then checked, the active player winning ties (Amend. IX, R24); LP stops at
+    ``LP_MIN`` as ``change_lp``'s does (R46)."""
     cards, rules = t.cards, t.rules
     pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     n = gm[L.G_N_PLAYERS]
@@ -1131,7 +1132,8 @@ def drain_step(t, g, p):
             if sl[q, s, L.S_ZONE] == L.Z_UA:
                 left -= 1
                 amount = cards[sl[q, s, L.S_CARD], E.C_DRAIN]
-                pl[victim, L.P_LP] -= amount
+                lp = pl[victim, L.P_LP] - amount
+                pl[victim, L.P_LP] = lp if lp >= L.LP_MIN else L.LP_MIN  # R46: no wrap
                 emit(gm, tr, T.EV_DRAIN, q, sl[q, s, L.S_CARD], victim, amount, pl[victim, L.P_LP], 0)
     # LP checks after the simultaneous drain: opponents first, so the active player wins ties.
     for k in range(1, n + 1):
