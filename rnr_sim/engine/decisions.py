@@ -40,6 +40,7 @@ from rnr_sim.engine.state import (
     PETITIONS_NEEDED,
     SCROLL_PILLARS_NEEDED,
     STARTING_LP,
+    bears_each_turn,
     eff,
     effect_amount,
     has_lasting_effect,
@@ -445,8 +446,10 @@ def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
             v += ev
         elif trig == E.TRIG_EACH_TURN:
             v += ev * w[p, W.W_EACH_TURN] if ev > 0 else ev
-        elif trig == E.TRIG_ACTIVATE:
-            v += 0.5 * ev * w[p, W.W_EACH_TURN] if ev > 0 else 0.0
+        elif trig == E.TRIG_ACTIVATE:  # used again each turn, or once (R29 literal)
+            uses = w[p, W.W_EACH_TURN] if rules[E.R_SIDEWAYS_RESET] == E.UPRIGHT_EVERY_CARD \
+                or bears_each_turn(cards, c, False) else 1.0
+            v += 0.5 * ev * uses if ev > 0 else 0.0
         else:
             v += 0.3 * ev
     return v

@@ -63,6 +63,7 @@ from rnr_sim.engine.state import (  # noqa: F401 (the game's numbers, re-exporte
     PETITIONS_NEEDED,
     SCROLL_PILLARS_NEEDED,
     STARTING_LP,
+    bears_each_turn,
     eff,
     effect_amount,
     has_lasting_effect,
@@ -1289,17 +1290,22 @@ def end_phase(pl, sl, ls, p):
 def turn_start(t, g, p):
     """A turn up to its Play Phase: Draw and Independence Phases (Art. VII §5); False when
     the game or the player ended in the Draw Phase."""
-    rules = t.rules
+    cards, rules = t.cards, t.rules
     pl, sl, ls, gm, masks, tr = g.players, g.slots, g.lists, g.game, g.masks, g.trace
     gm[L.G_STEP] = 0  # outside the Resolve Phase (a phase cut short may have left a step)
     pl[p, L.P_TURNS] += 1
     emit(gm, tr, T.EV_TURN, p, pl[p, L.P_LP], pl[p, L.P_N_HAND], pl[p, L.P_N_DRAW], pl[p, L.P_N_BOARD], 0)
-    # Sideways cards return upright at the start of their controller's turn (Amend. V §3).
+    # Sideways cards return upright at the start of their controller's turn (Art. VII §6,
+    # Amend. V §3): every one (R29), or with its literal reading only those bearing an
+    # 'each turn' effect; the others stay sideways while they stay in play.
     if pl[p, L.P_SIDEWAYS] != 0:
         pl[p, L.P_SIDEWAYS] = 0
+        every = rules[E.R_SIDEWAYS_RESET] == E.UPRIGHT_EVERY_CARD
         for i in range(pl[p, L.P_N_BOARD]):
             s = ls[p, L.L_BOARD, i]
-            sl[p, s, L.S_FLAGS] &= ~(L.F_SIDEWAYS0 | L.F_SIDEWAYS1)
+            if every or bears_each_turn(cards, sl[p, s, L.S_CARD],
+                                        (sl[p, s, L.S_FLAGS] & L.F_KICKED) != 0):
+                sl[p, s, L.S_FLAGS] &= ~(L.F_SIDEWAYS0 | L.F_SIDEWAYS1)
     # I. Draw Phase.
     n_draw = pl[p, L.P_DRAWS_NEXT]
     pl[p, L.P_DRAWS_NEXT] = 1
