@@ -320,6 +320,13 @@ class Table:
         names = names or ("UA",)
         return [self.ua(p, names[k % len(names)], dp) for k in range(3)]
 
+    def set_uas_lost(self, p: int, n: int) -> Table:
+        """``p`` has lost ``n`` UAs before (destroyed, out of play) besides those in its UA
+        Area: the next one destroyed beyond them counts toward Art. III §2."""
+        self.pl[p, L.P_N_UAS] += n
+        self.pl[p, L.P_UAS_LOST] += n
+        return self
+
     def play_area(self, p: int, name: str, dp: int | None = None) -> int:
         """A card in the Play Area (already resolved): a Defense with ``dp`` DP left, an
         Attack dealing ``dp`` damage (default: printed), a lasting Rights card..."""

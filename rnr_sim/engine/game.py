@@ -519,16 +519,21 @@ def on_destroy_queued(pl, gm):
 def fire_on_destroy(t, g):
     """Fire the queued ``on destroy`` effects, each controlled by the destroyed card's owner
     and aimed at the active player when the owner is not active; effects that destroy more
-    cards queue them in turn, until the queues are empty. With R47 ``by_step``, an effect
+    cards queue them in turn, until the queues are empty. Effects released together fire
+    the active player's first, then the others' in turn order (Amend. IX: the active player
+    wins ties of timing), each player's in the order its cards were destroyed. With R47
+    ``by_step``, an effect
     whose verb belongs to a later Resolve step than the one in progress waits for it
     (``fire_waiting_on_destroy``)."""
     cards, rules = t.cards, t.rules
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     by_step = rules[E.R_ON_DESTROY_TIMING] == E.OD_BY_STEP and gm[L.G_STEP] > 0
+    n_players = gm[L.G_N_PLAYERS]
     busy = True
     while busy and gm[L.G_OVER] == 0:
         busy = False
-        for q in range(gm[L.G_N_PLAYERS]):
+        for k in range(n_players):
+            q = seat_after(gm[L.G_ACTIVE], k, n_players)  # Amend. IX: the active player first
             while pl[q, L.P_N_ON_DESTROY] > 0 and gm[L.G_OVER] == 0:
                 busy = True
                 n = pl[q, L.P_N_ON_DESTROY]
@@ -562,10 +567,13 @@ def any_on_destroy_waiting(pl, gm):
 def fire_waiting_on_destroy(t, g, step):
     """R47 ``by_step``: at Resolve step ``step``, fire the waiting ``on destroy`` effects
     whose verb belongs to it or an earlier step, in the order their cards were destroyed,
-    seat by seat (owner controls, aimed at the active player when the owner is not)."""
+    the active player's first, then the others' in turn order (Amend. IX; owner controls,
+    aimed at the active player when the owner is not)."""
     cards = t.cards
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
-    for q in range(gm[L.G_N_PLAYERS]):
+    n_players = gm[L.G_N_PLAYERS]
+    for k in range(n_players):
+        q = seat_after(gm[L.G_ACTIVE], k, n_players)  # Amend. IX: the active player first
         i = 0
         while i < pl[q, L.P_N_OD_WAIT] and gm[L.G_OVER] == 0:
             s = ls[q, L.L_OD_WAIT, i]
