@@ -134,7 +134,7 @@ SWITCHES: tuple[Switch, ...] = (
            choices=("at_damage", "play_phase")),
     Switch("destroyed_cards_resolve", True, "R50", "Art. VII §5 phase four",
            "a card played this turn and destroyed before the Resolve step of its effects "
-           "still resolves them"),
+           "still resolves them, and an activation paid for still resolves (R52)"),
     Switch("sideways_reset", "every_card", "R29", "Art. VII §5 phase five, §6; Amend. V §3",
            "sideways cards return upright at their controller's next turn: every card an "
            "activation turned, or only cards bearing an 'each turn' effect (the literal "

@@ -295,9 +295,11 @@ def destroy(t, g, q, s, by):
     c = sl[q, s, L.S_CARD]
     ctype = cards[c, E.C_TYPE]
     pending = sl[q, s, L.S_FLAGS] & L.F_PENDING
+    activated = sl[q, s, L.S_FLAGS] & (L.F_ACT0 | L.F_ACT1)
     leave_play(cards, pl, sl, ls, q, s, L.Z_DISCARD)
     if pending != 0:
         sl[q, s, L.S_FLAGS] |= L.F_DESTROYED  # its effects may still wait (R50)
+    sl[q, s, L.S_FLAGS] |= activated  # paid activations wait too (R52)
     emit(gm, tr, T.EV_DESTROY, q, c, by, 0, 0, 0)
     if (cards[c, E.C_FLAGS] & E.CF_ON_DESTROY) != 0:
         list_push(pl, ls, q, L.L_ON_DESTROY, L.P_N_ON_DESTROY, s)  # fired by fire_on_destroy
@@ -910,9 +912,10 @@ def verb_step(verb):
 
 @njit(**INLINED)
 def note_effects(cards, pl, sl, ls, p):
-    """Before step iii: list the cards in play that hold 'each turn' or 'activate' effects
+    """Before step ii: list the cards in play that hold 'each turn' or 'activate' effects
     (no card enters play during the Resolve Phase, so its steps walk this short list, not
-    the board) and return the steps at which ``p`` has anything to fire, as bits."""
+    the board; a card destroyed from step ii on stays listed, R52) and return the steps at
+    which ``p`` has anything to fire, as bits."""
     steps = 0
     for i in range(pl[p, L.P_N_PENDING]):
         steps |= cards[sl[p, ls[p, L.L_PENDING, i], L.S_CARD], E.C_RESOLVE_STEPS]
@@ -935,7 +938,10 @@ def note_effects(cards, pl, sl, ls, p):
 def fire_effects(t, g, p, step):
     """Fire the active player's outstanding effects that belong to Resolve step ``step``:
     on-resolve effects of the cards played this turn (in play order, kicker included if
-    paid), then 'each turn' effects of cards in play, then activated effects (R13).
+    paid), then 'each turn' effects of cards in play, then activated effects (R13). A card
+    destroyed earlier in the phase resolves what was paid for: its on-resolve effects if it
+    was played this turn (R50), its activated effects (R52); its 'each turn' effects are
+    gone with it. With R50's switch off both fizzle.
     """
     cards, rules = t.cards, t.rules
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
@@ -968,20 +974,21 @@ def fire_effects(t, g, p, step):
         if (cards[c, E.C_TURN_STEPS] & step_bit) == 0:
             continue
         z = sl[p, s, L.S_ZONE]
-        if z != L.Z_PLAY and z != L.Z_PILLAR and z != L.Z_PETITION and z != L.Z_UA:
-            continue  # left play earlier in this Resolve Phase
+        in_play = z == L.Z_PLAY or z == L.Z_PILLAR or z == L.Z_PETITION or z == L.Z_UA
+        if not in_play and (sl[p, s, L.S_FLAGS] & (L.F_ACT0 | L.F_ACT1)) == 0:
+            continue  # left play earlier in this Resolve Phase, with nothing paid waiting
         for e in range(E.MAX_EFFECTS):
             verb = eff(cards, c, e, E.E_VERB)
             if verb == E.V_NONE or verb_step(verb) != step:
                 continue
             trig = eff(cards, c, e, E.E_TRIGGER)
             fire = False
-            if trig == E.TRIG_EACH_TURN and E.VERB_GIVES_IP[verb] == E.IP_NONE and (
+            if trig == E.TRIG_EACH_TURN and in_play and E.VERB_GIVES_IP[verb] == E.IP_NONE and (
                     eff(cards, c, e, E.E_KICKER) == 0 or (sl[p, s, L.S_FLAGS] & L.F_KICKED) != 0):
                 fire = True
             elif trig == E.TRIG_ACTIVATE and (sl[p, s, L.S_FLAGS] & (L.F_ACT0 << e)) != 0:
                 sl[p, s, L.S_FLAGS] &= ~(L.F_ACT0 << e)
-                fire = True
+                fire = in_play or destroyed_resolve  # R52: paid for; R50 off: it fizzles
             if fire:
                 apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
                 if on_destroy_queued(pl, gm):
@@ -1218,13 +1225,15 @@ def resolve_phase(t, g, memo, p):
     if by_step and any_on_destroy_waiting(pl, gm):
         drop_waiting_on_destroy(pl, sl, ls, gm)  # left by a phase cut short (R47)
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
+    # The cards whose effects fire at steps iii-vi are noted first: one destroyed at step ii
+    # still resolves an activation paid for (R52).
+    steps = note_effects(cards, pl, sl, ls, p)
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 2, 0, 0, 0, 0)
     gm[L.G_STEP] = 2
     if pl[p, L.P_N_AOA] > 0:
         resolve_aoa(t, g, p)  # ii
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return
-    steps = note_effects(cards, pl, sl, ls, p)
     # Steps iii, iv and vi in one loop, so the effects' code is compiled once, not thrice.
     for step in (E.STEP_DAMAGE, E.STEP_HEAL, E.STEP_EFFECTS):
         if step == E.STEP_EFFECTS:
