@@ -380,20 +380,3 @@ def test_r52_a_paid_activation_resolves_when_its_card_is_destroyed(resolve, draw
     assert [e for e in t.events("draw") if e[1] == 0] == []
     assert t.invariant_violations() == 0
 
-
-@pytest.mark.parametrize("resolve,lp", [(True, 97), (False, 100)])
-def test_r52_an_activation_resolves_after_its_card_lost_attack_on_attack(resolve, lp):
-    """The Gambit, played this turn Attack-on-Attack against a Titan and activated
-    ('activate 1: lp 3', step iii), is destroyed at step ii: its activation still resolves
-    at step iii, or fizzles with R50's switch off."""
-    t = Table([card("Gambit", "attack", "liberty_bell", cost=0, damage=2,
-                    effects=["activate 1: lp 3"]),
-               card("Titan", "attack", "liberty_bell", cost=1, damage=9)],
-              rules={"destroyed_cards_resolve": resolve})
-    titan = t.play_area(1, "Titan")
-    (gambit,) = t.hand(0, "Gambit")
-    t.set_ip(0, pillar=1)
-    t.play_card(0, gambit, aoa=(1, titan))
-    t.activate(0, gambit)
-    t.resolve_phase()
-    assert t.zone(0, gambit) == "discard" and t.lp(1) == lp

@@ -191,17 +191,20 @@ def test_switch_attack_targets(targets, ua_dp):  # R48, Amend. II §4
     assert sorted(t.dp(1, s) for s in t.slots(1, "UA")) == ua_dp
 
 
-@pytest.mark.parametrize("resolve,lp", [(True, 97), (False, 100)])
-def test_switch_destroyed_cards_resolve(resolve, lp):  # R50
-    """An Attack played this turn loses its Attack-on-Attack at step ii: its 'lp 3' still
-    resolves at step iii, or fizzles with the switch off."""
-    t = Table([card("Gambit", "attack", "liberty_bell", cost=0, damage=2, effects=["lp 3"]),
+@pytest.mark.parametrize("resolve,lp", [(True, 95), (False, 100)])
+def test_switch_destroyed_cards_resolve(resolve, lp):  # R50, R52
+    """An Attack played this turn and activated loses its Attack-on-Attack at step ii: its
+    'lp 3' (R50) and its paid 'activate 1: lp 2' (R52) still resolve at step iii, or both
+    fizzle with the switch off."""
+    t = Table([card("Gambit", "attack", "liberty_bell", cost=0, damage=2,
+                    effects=["lp 3", "activate 1: lp 2"]),
                card("Titan", "attack", "liberty_bell", cost=1, damage=9)],
               rules={"destroyed_cards_resolve": resolve})
     titan = t.play_area(1, "Titan")
     (gambit,) = t.hand(0, "Gambit")
     t.set_ip(0, pillar=1)
     t.play_card(0, gambit, aoa=(1, titan))
+    t.activate(0, gambit, e=1)
     t.resolve_phase()
     assert t.zone(0, gambit) == "discard" and t.lp(1) == lp
 
