@@ -48,12 +48,15 @@ from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices an
     R_ON_DESTROY_TIMING,
     R_P2_FREE_PILLAR,
     R_PILLARS_PER_TURN,
+    R_SIDEWAYS_RESET,
     R_TURN_LIMIT,
     R_TURN_LIMIT_SCALES,
     R_UA_DRAIN_TARGET,
     R_UA_DRAIN_WHEN,
     TARGETS_AT_DAMAGE,
     TARGETS_PLAY_PHASE,
+    UPRIGHT_EACH_TURN_CARDS,
+    UPRIGHT_EVERY_CARD,
 )
 from rnr_sim.errors import InputError, decode_text, read_input
 
@@ -131,7 +134,11 @@ SWITCHES: tuple[Switch, ...] = (
            choices=("at_damage", "play_phase")),
     Switch("destroyed_cards_resolve", True, "R50", "Art. VII §5 phase four",
            "a card played this turn and destroyed before the Resolve step of its effects "
-           "still resolves them"),
+           "still resolves them, and an activation paid for still resolves (R52)"),
+    Switch("sideways_reset", "every_card", "R29", "Art. VII §5 phase five, §6; Amend. V §3",
+           "sideways cards return upright at their controller's next turn: every card an "
+           "activation turned, or only cards bearing an 'each turn' effect (the literal "
+           "reading: the others stay sideways)", choices=("every_card", "each_turn_cards")),
 )
 
 SWITCH_BY_NAME = {s.name: s for s in SWITCHES}

@@ -23,6 +23,7 @@ from rnr_sim.engine import (
     rng,
     search,
     state,
+    state_api,
 )
 
 # Kernels called from Python only (the batch workers are in batch.py and search_batch.py,
@@ -31,7 +32,7 @@ LAZY = {"search.search_decision"}
 
 
 def kernels():
-    for module in (game, decisions, state, rng, search):
+    for module in (game, decisions, state, rng, search, state_api):
         for name, obj in vars(module).items():
             if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.__name__:
                 yield f"{module.__name__.rsplit('.', 1)[-1]}.{name}", obj

@@ -153,7 +153,9 @@ def test_resuming_from_a_copied_state_gives_the_same_game(eng):
     p = game.play_from(t, g, memo, acts, 0, 6)
     assert p >= 0 and g.game[L.G_OVER] == 0
     sg, smemo2, sacts, _vals = _scratch(eng)
-    search.copy_game(g, sg, memo, smemo2)
+    from rnr_sim.engine import state_api
+
+    state_api.clone(g, memo, sg, smemo2)
     g.players[:] = 0  # the original is gone: only the copy can finish the game
     game.play_from(t, sg, smemo2, sacts, p, 10_000)
     for a, b in zip((straight.players, straight.game, straight.masks),
@@ -194,7 +196,7 @@ def _assert_takes(eng, t, g, memo, acts, lethal):
     that wins as surely, e.g. an Attack when the opponent has no Defense), where stopping
     does not; the lethal card's own option wins every rollout too."""
     pick, n, vals, rows = _decide(eng, t, g, memo, acts, 0, k=8, n=2)
-    card = [int(g.slots[0, r[1], eng[4].S_CARD]) for r in rows]
+    card = [int(g.slots[0, r[eng[4].A_SLOT], eng[4].S_CARD]) for r in rows]
     assert pick >= 0
     assert vals[pick] == 1.0 and vals[n] < 1.0
     assert any(card[i] in lethal and vals[i] == 1.0 for i in range(n))
@@ -284,3 +286,35 @@ def test_search_plays_the_third_petition(eng):
     pl[0, L.P_IP_OTHER] += 40
     pl[0, L.P_LP] = 60
     _assert_takes(eng, t, g, memo, acts, {int(sl[0, in_hand, L.S_CARD])})
+
+
+#: The search games below, pinned as ``test_engine_golden`` pins the heuristic games: a
+#: change to the engine's build must leave them as they are; a change to the rules or the
+#: search changes them on purpose (then put the new digest here and say so in the commit).
+SEARCH_GOLDEN = "ee0f131b203ad23e"
+
+
+def test_the_search_games_are_the_pinned_games(eng):
+    """18 games, each sample deck searching (K=2, N=1) against the next one, both seat
+    orders: their records hash to ``SEARCH_GOLDEN``."""
+    from test_engine_golden import records_digest
+
+    plan, driver = eng[0], eng[1]
+    k = len(plan.policy_table)
+    table = np.vstack([plan.policy_table, plan.policy_table])
+    budget = np.zeros((2 * k, 2), dtype=np.int64)
+    budget[k:] = (2, 1)
+    n_decks = len(DECKS)
+    seat_deck = np.array([[d, (d + 1) % n_decks] for d in range(n_decks) for _ in (0, 1)],
+                         dtype=np.int32)
+    seat_policy = np.array([[plan.deck_policy[a] + k, plan.deck_policy[b]]
+                            for a, b in seat_deck], dtype=np.int32)
+    n = len(seat_deck)
+    records = driver.play_games(plan.cards, plan.deck_cards, plan.deck_size, seat_deck,
+                                seat_policy, np.arange(n, dtype=np.int64),
+                                np.arange(n, dtype=np.int64),
+                                (np.arange(n) % 2).astype(np.int32), plan.rules, 7,
+                                threads=2, policies=table, search=budget)
+    assert records_digest(records) == SEARCH_GOLDEN, (
+        f"the search games changed: {records_digest(records)}; if on purpose, set "
+        "SEARCH_GOLDEN to the new digest")
