@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -40,9 +41,22 @@ def report_command(
     ] = False,
 ) -> None:
     # imported here so that other subcommands start without matplotlib
+    from tqdm import tqdm
+
     from rnr_sim.report import build_report
 
     t0 = time.perf_counter()
     target = out if out is not None else Path("reports") / Path(run_dir).resolve().name
-    index = build_report(run_dir, target, svg=svg)
+    bar = tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
+               dynamic_ncols=True, desc="Reading the run (2 passes)", leave=False)
+
+    def progress(games: int, total: int) -> None:
+        if total and bar.total != total:
+            bar.total = total
+        bar.update(games)
+
+    try:
+        index = build_report(run_dir, target, svg=svg, progress=progress)
+    finally:
+        bar.close()
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
