@@ -95,25 +95,14 @@ class Moments:
         self.ys = ys
         self.x = np.zeros((3 + 3 * ys, 0, 0))  # [stat, key, table]: d, Σn, Σn², Σy, Σy², Σyn
 
-    def add(self, part: Part, key: np.ndarray, unit: np.ndarray, ys: Sequence[np.ndarray],
-            n: np.ndarray | None, n_keys: int) -> None:
-        """Rows (seat or game rows) of ``part``: their ``key`` codes (< ``n_keys``), deal
-        ``unit``, numerators ``ys`` and denominator ``n`` (None: 1 per row)."""
-        size = part.U * n_keys
-        flat = unit * n_keys + key
-        count = np.bincount(flat, minlength=size)
-        cell = np.flatnonzero(count)  # the (deal, key) cells with a row
-        nn = (count[cell].astype(np.float64) if n is None
-              else np.bincount(flat, weights=n, minlength=size)[cell])
-        sums = [np.bincount(flat, weights=y, minlength=size)[cell] for y in ys]
-        stats = [np.ones(len(cell)), nn, nn * nn, *sums, *[s * s for s in sums],
-                 *[s * nn for s in sums]]
-        nt = part.n_tables
-        table_key = part.unit_tcode[cell // n_keys] * n_keys + cell % n_keys
-        self.x = grow(self.x, (self.x.shape[0], n_keys, nt))
+    def add(self, cells: Cells, ys: Sequence[np.ndarray], n: np.ndarray) -> None:
+        """The deals of ``cells``: per cell its numerators ``ys`` and denominator ``n``."""
+        stats = [np.ones(len(n)), n, n * n, *ys, *[y * y for y in ys], *[y * n for y in ys]]
+        nk, nt = cells.n_keys, cells.n_tables
+        self.x = grow(self.x, (self.x.shape[0], nk, nt))
         for i, s in enumerate(stats):  # each table's deals summed
-            self.x[i][:n_keys, :nt] += np.bincount(table_key, weights=s,
-                                                   minlength=nt * n_keys).reshape(nt, n_keys).T
+            self.x[i][:nk, :nt] += np.bincount(cells.table_key, weights=s,
+                                               minlength=nt * nk).reshape(nt, nk).T
 
     def frame(self, keys: dict[str, pl.Series], tables: np.ndarray, r: int = 0
               ) -> pl.LazyFrame:
@@ -130,6 +119,31 @@ class Moments:
                  "syn": x[j + 2 * self.ys]}
         return pl.DataFrame(cols, schema={**{k: v.dtype for k, v in keys.items()},
                                           **MOMENT_SCHEMA}).lazy()
+
+
+class Cells:
+    """Rows of a part (seat or game rows) grouped by (deal, key code < ``n_keys``): per
+    cell its deal's table and its key, and ``sums[name]``, the sum of each of ``weights``
+    over its rows (``rows``: how many)."""
+
+    def __init__(self, part: Part, key: np.ndarray, unit: np.ndarray, n_keys: int,
+                 weights: dict[str, np.ndarray]) -> None:
+        flat = unit * n_keys + key
+        count = np.bincount(flat, minlength=part.U * n_keys)
+        present = count > 0
+        cell = np.flatnonzero(present)
+        of_row = (np.cumsum(present) - 1)[flat]
+        self.n_keys, self.n_tables = n_keys, part.n_tables
+        self.key = cell % n_keys
+        self.table_key = part.unit_tcode[cell // n_keys] * n_keys + self.key
+        self.sums = {"rows": count[cell].astype(np.float64)}
+        for name, w in weights.items():
+            self.sums[name] = np.bincount(of_row, weights=w, minlength=len(cell))
+
+    def totals(self, names: Sequence[str]) -> np.ndarray:
+        """Per key, the sums ``names``: [key, name]."""
+        return np.stack([np.bincount(self.key, weights=self.sums[x], minlength=self.n_keys)
+                         for x in names], axis=1)
 
 
 @dataclass
@@ -278,8 +292,9 @@ class RunFold:
         self._count("table_deals", (nt,), np.bincount(p.tcodes.repeat(np.diff(
             np.r_[p.tstarts, p.U])), minlength=nt))
         most, least = np.zeros(nt), np.full(nt, np.inf)
-        np.maximum.at(most, g["tcode"], g["n_players"])
-        np.minimum.at(least, g["tcode"], g["n_players"])
+        first = np.flatnonzero(np.r_[True, g["tcode"][1:] != g["tcode"][:-1]])  # by table
+        most[g["tcode"][first]] = np.maximum.reduceat(g["n_players"], first)
+        least[g["tcode"][first]] = np.minimum.reduceat(g["n_players"], first)
         self._merge("table_np_max", most, np.maximum, 0.0)
         self._merge("table_np_min", least, np.minimum, np.inf)
         for v, n in zip(*np.unique(g["n_players"], return_counts=True), strict=True):
@@ -291,9 +306,12 @@ class RunFold:
         self._count("overall_paths", (1, 3 + N_PATHS), np.array(
             [[p.G, decided.sum(), (g["winner"] == -1).sum(),
               *[(decided & b).sum() for b in by_path]]], dtype=np.float64))
-        zero_g = np.zeros(p.G, dtype=np.int64)
-        self.m["all_paths"].add(p, zero_g, p.unit, [(decided & b).astype(float)
-                                                    for b in by_path], decided.astype(float), 1)
+        c = Cells(p, np.zeros(p.G, dtype=np.int64), p.unit, 1,
+                  {"decided": decided.astype(np.float64),
+                   **{f"wins_{j}": (decided & b).astype(np.float64)
+                      for j, b in enumerate(by_path)}})
+        self.m["all_paths"].add(c, [c.sums[f"wins_{j}"] for j in range(N_PATHS)],
+                                c.sums["decided"])
         self._add_seat_scopes(p, decided)
         if len(s["deck"]):
             self._add_seat_rows(p, nd)
@@ -317,48 +335,49 @@ class RunFold:
                 keep &= g["p2_used"]
             elif p2 == "declined":
                 keep &= ~g["p2_used"]
-            self.m[f"seat_{i}"].add(p, g["n_players"][keep], p.unit[keep],
-                                    [first_won[keep].astype(float)], None, n_p)
+            c = Cells(p, g["n_players"][keep], p.unit[keep], n_p,
+                      {"first_won": first_won[keep].astype(np.float64)})
+            self.m[f"seat_{i}"].add(c, [c.sums["first_won"]], c.sums["rows"])
 
     def _add_seat_rows(self, p: Part, nd: int) -> None:
         s = p.s
         won = s["won"]
-        wonf = won.astype(float)
-        by_path = [s["path"] == self.paths.index[x] for x in WIN_PATHS]
-        wins_p = [(won & b).astype(float) for b in by_path]
-        field = ~s["mirror"]
-        deck, unit = s["deck"], s["unit"]
+        wins_p = [f"wins_{x}" for x in WIN_PATHS]
+        weights = {"won": won.astype(np.float64), "draw": s["draw"].astype(np.float64),
+                   **{f"wins_{x}": (won & (s["path"] == self.paths.index[x])).astype(
+                       np.float64) for x in WIN_PATHS}}
+        counted = ["rows", "won", "draw", *wins_p]
+        deck, unit, field, mirror = s["deck"], s["unit"], ~s["mirror"], s["mirror"]
 
-        def counts(key: np.ndarray, keep: np.ndarray, k: int) -> np.ndarray:
-            kk = key[keep]
-            return np.stack([np.bincount(kk, minlength=k),
-                             np.bincount(kk, weights=wonf[keep], minlength=k),
-                             np.bincount(kk, weights=s["draw"][keep], minlength=k),
-                             *[np.bincount(kk, weights=w[keep], minlength=k) for w in wins_p]],
-                            axis=1)
+        def cells(key: np.ndarray, keep: np.ndarray | None, k: int) -> Cells:
+            if keep is None:
+                return Cells(p, key, unit, k, weights)
+            return Cells(p, key[keep], unit[keep], k, {n: w[keep] for n, w in weights.items()})
 
-        everyone = np.ones(len(deck), dtype=bool)
-        self._count("deck_field", (nd, 3 + N_PATHS), counts(deck, field, nd))
-        mirror = s["mirror"]
+        c = cells(deck, field, nd)
+        self._count("deck_field", (nd, 3 + N_PATHS), c.totals(counted))
+        self.m["field_wr"].add(c, [c.sums["won"]], c.sums["rows"])
+        self.m["field_paths"].add(c, [c.sums[w] for w in wins_p], c.sums["won"])
         self._count("deck_mirror", (nd, 2), np.stack(
             [np.bincount(deck[mirror], minlength=nd),
-             np.bincount(deck[mirror], weights=wonf[mirror], minlength=nd)], axis=1))
+             np.bincount(deck[mirror], weights=weights["won"][mirror], minlength=nd)], axis=1))
         turns = p.g["turns"][s["game"]]
         tt = int(turns.max()) + 1
         self._count("deck_field_turns", (nd, tt), np.bincount(
             deck[field] * tt + turns[field], minlength=nd * tt).reshape(nd, tt))
-        self.m["field_wr"].add(p, deck[field], unit[field], [wonf[field]], None, nd)
-        self.m["field_paths"].add(p, deck[field], unit[field], [w[field] for w in wins_p],
-                                  wonf[field], nd)
         for by in PATH_GROUPS:
-            key, k = s[by], len(getattr(self, _CODES[by]))
-            self._count(f"group_{by}", (k, 3 + N_PATHS), counts(key, everyone, k))
-            self.m[f"paths_{by}"].add(p, key, unit, wins_p, wonf, k)
+            k = len(getattr(self, _CODES[by]))
+            c = cells(s[by], None, k)
+            self._count(f"group_{by}", (k, 3 + N_PATHS), c.totals(counted))
+            self.m[f"paths_{by}"].add(c, [c.sums[w] for w in wins_p], c.sums["won"])
+            if by in PAIR_KEYS:
+                self.m[f"pairs_{by}"].add(c, [c.sums["won"]], c.sums["rows"])
         nb = len(self.branches)
         other = ~s["same_branch"]
-        self._count("branch_field", (nb, 3), counts(s["branch"], other, nb)[:, :3])
+        c = cells(s["branch"], other, nb)
+        self._count("branch_field", (nb, 3), c.totals(counted[:3]))
         self._count("branch_same", (nb,), np.bincount(s["branch"][~other], minlength=nb))
-        self.m["branch_field"].add(p, s["branch"][other], unit[other], [wonf[other]], None, nb)
+        self.m["branch_field"].add(c, [c.sums["won"]], c.sums["rows"])
         nt = len(self.tables)
         tcode = p.g["tcode"][s["game"]]
         first = s["is_first"].astype(np.int64)
@@ -367,11 +386,10 @@ class RunFold:
             flat = (tcode * k + key) * 2 + first
             size = nt * k * 2
             self._count(f"key_{key_name}", (nt, k, 2, 3), np.stack(
-                [np.bincount(flat, minlength=size), np.bincount(flat, weights=wonf,
-                                                                minlength=size),
-                 np.bincount(flat, weights=s["draw"], minlength=size)],
+                [np.bincount(flat, minlength=size),
+                 np.bincount(flat, weights=weights["won"], minlength=size),
+                 np.bincount(flat, weights=weights["draw"], minlength=size)],
                 axis=1).reshape(nt, k, 2, 3))
-            self.m[f"pairs_{key_name}"].add(p, key, unit, [wonf], None, k)
         units_seen = np.zeros(p.U, dtype=bool)
         units_seen[unit] = True
         self.units_with_seats += int(units_seen.sum())
@@ -507,11 +525,13 @@ class RunFold:
             p.G, npv) > 0
         mixed = present.sum(axis=1)[s["game"]] > 1
         keep = mixed & (main >= 0)
-        sec["moments"].add(p, main[keep], s["unit"][keep], [won[keep].astype(float)], None,
-                           N_PATHS)
+        c = Cells(p, main[keep], s["unit"][keep], N_PATHS,
+                  {"won": won[keep].astype(np.float64)})
+        sec["moments"].add(c, [c.sums["won"]], c.sums["rows"])
         n_pl = p.g["n_players"][s["game"]][keep]
         mc = sec["main_counts"]
-        np.maximum.at(mc[:, 0], main[keep], n_pl)
+        for j in np.unique(main[keep]).tolist():
+            mc[j, 0] = max(mc[j, 0], n_pl[main[keep] == j].max())
         mc[:, 1] += np.bincount(main[keep], minlength=N_PATHS)
         mc[:, 2] += np.bincount(main[keep], weights=won[keep], minlength=N_PATHS)
         if sec["game_pairs"]:
