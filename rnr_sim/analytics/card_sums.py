@@ -222,10 +222,10 @@ class _Deck:
         }
 
     # -- pass 2
-    def add_deals(self, part: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def add_deals(self, part: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, tuple]:
         """Each deal's ``dU``, ``dV`` sums (``cards._mh_parts``) of every card; the valid
         cards' ``z = (dU - est dV) / V`` added to their per-table sums. Returns (each
-        deal's unit, its table index, [dU, dV] float64[2, card, deal])."""
+        deal's unit, its table index, (dU, dV), each float64[card, deal])."""
         adj = self.adj
         assert adj is not None, "finish_counts first"
         unit = part["unit"].to_numpy()
@@ -251,7 +251,7 @@ class _Deck:
         if len(idx):
             z = (zu[idx] - adj["est"][idx, None] * zv[idx]) / adj["v"][idx, None]
             ck.add_table_sums(np.ascontiguousarray(z), tcode, adj["zs"], adj["zss"])
-        return unit[starts], tcode, np.stack([zu, zv])
+        return unit[starts], tcode, (zu, zv)
 
 
 class _Pooled:
@@ -388,7 +388,8 @@ class CardFold:
         n_tables = len(self.tables.index)
         for card, pool in self.pooled.items():
             est, v, valid = self._card_estimate(card)
-            blocks = [(got[d][0], got[d][2][:, j]) for d, j in self.holders[card] if d in got]
+            blocks = [(got[d][0], (got[d][2][0][j], got[d][2][1][j]))
+                      for d, j in self.holders[card] if d in got]
             if blocks and valid:
                 pool.add_deals(blocks, n_units, unit_table, n_tables, est, v)
             pool.dz, pool.zs, pool.zss = (grow(a, (1, n_tables)) for a in (pool.dz, pool.zs,

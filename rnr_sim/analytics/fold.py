@@ -515,9 +515,10 @@ class RunFold:
         won = s["won"]
         cols = [np.ones(len(won)), won, *[won & (s["path"] == self.paths.index[x])
                                           for x in WIN_PATHS]]
-        cube = np.stack([np.bincount(flat, weights=c, minlength=n_u * nd) for c in cols],
-                        axis=1).reshape(n_u, nd, len(cols))
-        sec["expectation"].add(cube, p.unit_table[seen])
+        counts = np.empty((len(cols), n_u, nd))
+        for j, c in enumerate(cols):
+            counts[j] = np.bincount(flat, weights=c, minlength=n_u * nd).reshape(n_u, nd)
+        sec["expectation"].add(counts, p.unit_table[seen])
         # win rates by main path, in games where another main path sits
         main = sec["main"][s["deck"]]
         npv = N_PATHS + 1

@@ -149,7 +149,7 @@ def path_expectation(deal_counts: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     if df.height:
         tables[df["unit"].to_numpy()] = df["table_id"].to_numpy()
     acc = PathExpectation(cube.sum(axis=0), n_units)
-    acc.add(cube, tables)
+    acc.add(np.ascontiguousarray(cube.transpose(2, 0, 1)), tables)
     return acc.frame()
 
 
@@ -186,9 +186,9 @@ class PathExpectation:
         self.ss = np.zeros((len(WIN_PATHS), 3, 0))
         self.d = np.zeros(0)
 
-    def add(self, cube: np.ndarray, tables: np.ndarray) -> None:
-        """Deals in order: ``cube`` [deal, deck, EXPECTATION_COLUMNS] of per-deal counts,
-        ``tables`` [deal] their table ids."""
+    def add(self, counts: np.ndarray, tables: np.ndarray) -> None:
+        """Deals in order: ``counts`` [EXPECTATION_COLUMNS, deal, deck] of per-deal
+        counts, ``tables`` [deal] their table ids."""
         from rnr_sim.analytics.card_kernels import add_table_sums
 
         if not self.ok or not len(tables):
@@ -203,11 +203,12 @@ class PathExpectation:
             self.ss = np.concatenate([self.ss, np.zeros((*self.ss.shape[:2], pad))], axis=2)
             self.d = np.r_[self.d, np.zeros(pad)]
         self.d += np.bincount(code, minlength=n_t)
-        wins_k = cube[:, :, 1].sum(axis=1)  # all wins per deal
+        wins = counts[1]
+        wins_k = wins.sum(axis=1)  # all wins per deal
         for j, (share, mix, coef, _) in enumerate(self.terms):
-            a_dp = cube[:, :, 2 + j]  # [unit, deck]
+            a_dp = counts[2 + j]  # [unit, deck]
             z_share = (a_dp.sum(axis=1) - share * wins_k) / self.total_wins
-            z_exp = ((a_dp - mix[None, :] * cube[:, :, 1]) * coef[None, :]).sum(axis=1)
+            z_exp = ((a_dp - mix[None, :] * wins) * coef[None, :]).sum(axis=1)
             z = np.stack([z_share, z_exp, z_share - z_exp])
             add_table_sums(np.ascontiguousarray(z), code, self.s[j], self.ss[j])
 
