@@ -6,10 +6,11 @@ each is one loop over the rows per card, with the same arithmetic in the same or
 the numpy definitions they replace (so the results are bit-identical):
 
 - ``deal_count_vectors``: per deal, the eight ``cards._SUMS`` counts of each card;
-- ``mh_counts``: per stratum, the seen rows and their wins (Mantel-Haenszel ``n1``, ``a``)
-  and the turns of the seen rows;
+- ``mh_histogram``: per (players, turn order, turns), each card's seen rows and their
+  wins (the Mantel-Haenszel ``n1``, ``a`` before the turn bands are known);
 - ``mh_deal_sums``: per deal, the sums of the rows' linearisations ``dU``, ``dV``
-  (``cards._mh_parts``), added in the order ``numpy.sum`` adds them.
+  (``cards._mh_parts``), added in the order ``numpy.sum`` adds them;
+- ``add_table_sums``: the per-table sums of those linearisations, in deal order.
 """
 
 from __future__ import annotations
@@ -53,30 +54,6 @@ def deal_count_vectors(won: np.ndarray, opening: np.ndarray, seen: np.ndarray,
             out[k, 6, d] = p
             out[k, 7, d] = pw
     return out
-
-
-@njit(cache=True, nogil=True)
-def mh_counts(seen: np.ndarray, masks: np.ndarray, st: np.ndarray, y: np.ndarray,
-              turns: np.ndarray, n_strata: int) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                                                          np.ndarray]:
-    """Per card: ``n1`` [cards, strata] (rows where the card was seen), ``a`` [cards,
-    strata] (their wins: ``y`` is 0/1), ``seen_rows`` [cards] and ``seen_turns`` [cards]
-    (the sum of ``turns`` over the seen rows). Whole numbers, exact in float64."""
-    n_k = masks.shape[0]
-    n1 = np.zeros((n_k, n_strata))
-    a = np.zeros((n_k, n_strata))
-    rows = np.zeros(n_k)
-    tsum = np.zeros(n_k)
-    for k in range(n_k):
-        m = masks[k]
-        for r in range(seen.shape[0]):
-            if seen[r] & m:
-                s = st[r]
-                n1[k, s] += 1.0
-                a[k, s] += y[r]
-                rows[k] += 1.0
-                tsum[k] += turns[r]
-    return n1, a, rows, tsum
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -127,18 +104,31 @@ def mh_deal_sums(seen: np.ndarray, masks: np.ndarray, st: np.ndarray, resid: np.
 
 
 @njit(cache=True, nogil=True)
-def table_sums(z: np.ndarray, table: np.ndarray, n_tables: int) -> tuple[np.ndarray,
-                                                                          np.ndarray]:
-    """Per row of ``z`` [rows, deals]: the sums of ``z`` and ``z²`` over the deals of each
-    table (``table``: one id in 0..n_tables-1 per deal), added in deal order from 0, as
-    ``numpy.bincount`` adds its weights (``units.table_se``)."""
+def mh_histogram(seen: np.ndarray, masks: np.ndarray, group: np.ndarray, turns: np.ndarray,
+                 y: np.ndarray, n1: np.ndarray, a: np.ndarray) -> None:
+    """Add one deck's rows to ``n1`` and ``a`` [cards, groups, turns]: per card, the rows
+    where it was seen and their wins (``y`` is 0/1), by the row's (players, turn order)
+    ``group`` and its game's ``turns``: the Mantel-Haenszel counts per stratum, before
+    the turn bands are known. Whole numbers, exact in float64."""
+    n_k = masks.shape[0]
+    for k in range(n_k):
+        m = masks[k]
+        for r in range(seen.shape[0]):
+            if seen[r] & m:
+                n1[k, group[r], turns[r]] += 1.0
+                a[k, group[r], turns[r]] += y[r]
+
+
+@njit(cache=True, nogil=True)
+def add_table_sums(z: np.ndarray, table: np.ndarray, s: np.ndarray, ss: np.ndarray) -> None:
+    """Per row of ``z`` [rows, deals], add each deal's ``z`` and ``z²`` to the running sums
+    ``s``, ``ss`` [rows, tables] at its ``table``, in deal order (as ``numpy.bincount``
+    adds its weights, ``units.table_se``), so that a run read part by part adds in the
+    order one pass over all its deals does."""
     n_k, n_d = z.shape
-    s = np.zeros((n_k, n_tables))
-    ss = np.zeros((n_k, n_tables))
     for k in range(n_k):
         for d in range(n_d):
             t = table[d]
             x = z[k, d]
             s[k, t] += x
             ss[k, t] += x * x
-    return s, ss

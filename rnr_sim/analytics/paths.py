@@ -15,7 +15,7 @@ import polars as pl
 
 from rnr_sim.analytics.decks import WIN_PATHS, path_share_columns
 from rnr_sim.analytics.stats import Z95, chi2_sf, rate, ratio_by_deal, two_sided_p
-from rnr_sim.analytics.units import table_se
+from rnr_sim.analytics.units import table_se_from_sums
 
 PATH_COUNT_COLUMNS = ("games", "wins", "draws", *[f"wins_{p}" for p in WIN_PATHS])
 
@@ -141,53 +141,107 @@ def path_expectation(deal_counts: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     decks that won by p at least once.
     """
     df = deal_counts.lazy().collect() if isinstance(deal_counts, pl.LazyFrame) else deal_counts
-    rows = []
     decks = df["deck"].unique().sort().to_list()
     n_units = int(df["unit"].max()) + 1 if df.height else 0
-    cols = ["games", "wins", *[f"wins_{p}" for p in WIN_PATHS]]
-    cube = _unit_matrix(df, cols, decks, n_units) if df.height else np.zeros((0, 0, len(cols)))
+    cube = _unit_matrix(df, list(EXPECTATION_COLUMNS), decks, n_units) if df.height else \
+        np.zeros((0, 0, len(EXPECTATION_COLUMNS)))
     tables = np.zeros(n_units, dtype=np.int64)
     if df.height:
         tables[df["unit"].to_numpy()] = df["table_id"].to_numpy()
+    acc = PathExpectation(cube.sum(axis=0), n_units)
+    acc.add(np.ascontiguousarray(cube.transpose(2, 0, 1)), tables)
+    return acc.frame()
 
-    def _se(z: np.ndarray) -> float:
-        return table_se(z, tables)
 
-    games_d, wins_d = cube[:, :, 0].sum(axis=0), cube[:, :, 1].sum(axis=0)
-    wins_k = cube[:, :, 1].sum(axis=1)  # all wins per deal
-    total_games, total_wins = float(games_d.sum()), float(wins_d.sum())
-    for j, p in enumerate(WIN_PATHS):
-        row: dict = {"path": p, "wins": int(cube[:, :, 2 + j].sum()) if df.height else 0,
-                     "flat": 1.0 / len(WIN_PATHS)}
-        if total_wins <= 0 or n_units < 2:
+#: The per-(deal, deck) counts the deck-pool expectation reads, in ``_unit_matrix`` order.
+EXPECTATION_COLUMNS = ("games", "wins", *[f"wins_{p}" for p in WIN_PATHS])
+
+
+class PathExpectation:
+    """``path_expectation`` in two steps, so that a run can be read part by part: the
+    totals per deck first (``totals`` [deck, EXPECTATION_COLUMNS], decks sorted by name,
+    and the number of deals ``n_units``), which fix each path's share, mix and weights;
+    then the deals (``add``, in deal order), each deal's linearisations summed per table
+    in the order one pass over all the deals adds them (``units.table_se``)."""
+
+    def __init__(self, totals: np.ndarray, n_units: int) -> None:
+        self.n_units = n_units
+        self.games_d, self.wins_d = totals[:, 0], totals[:, 1]
+        self.total_games, self.total_wins = float(self.games_d.sum()), float(self.wins_d.sum())
+        self.a_tot = totals[:, 2:]  # [deck, path]
+        self.ok = self.total_wins > 0 and n_units >= 2
+        self.terms = []  # per path: (share, mix, coef)
+        for j in range(len(WIN_PATHS)):
+            if not self.ok:
+                break
+            won = self.wins_d > 0
+            mix = np.where(won, self.a_tot[:, j] / np.where(won, self.wins_d, 1.0), 0.0)
+            weight = self.games_d / self.total_games  # the design fixes each deck's games
+            coef = np.where(won, weight / np.where(won, self.wins_d, 1.0), 0.0)
+            share = int(self.a_tot[:, j].sum()) / self.total_wins
+            self.terms.append((share, mix, coef, float((weight * mix).sum())))
+        self.tables: dict[int, int] = {}
+        # per path: sums of z_share, z_exp, z_share - z_exp and their squares, per table
+        self.s = np.zeros((len(WIN_PATHS), 3, 0))
+        self.ss = np.zeros((len(WIN_PATHS), 3, 0))
+        self.d = np.zeros(0)
+
+    def add(self, counts: np.ndarray, tables: np.ndarray) -> None:
+        """Deals in order: ``counts`` [EXPECTATION_COLUMNS, deal, deck] of per-deal
+        counts, ``tables`` [deal] their table ids."""
+        from rnr_sim.analytics.card_kernels import add_table_sums
+
+        if not self.ok or not len(tables):
+            return
+        for t in np.unique(tables).tolist():
+            self.tables.setdefault(int(t), len(self.tables))
+        code = np.array([self.tables[int(t)] for t in tables.tolist()], dtype=np.int64)
+        n_t = len(self.tables)
+        if self.s.shape[2] < n_t:
+            pad = n_t - self.s.shape[2]
+            self.s = np.concatenate([self.s, np.zeros((*self.s.shape[:2], pad))], axis=2)
+            self.ss = np.concatenate([self.ss, np.zeros((*self.ss.shape[:2], pad))], axis=2)
+            self.d = np.r_[self.d, np.zeros(pad)]
+        self.d += np.bincount(code, minlength=n_t)
+        wins = counts[1]
+        wins_k = wins.sum(axis=1)  # all wins per deal
+        for j, (share, mix, coef, _) in enumerate(self.terms):
+            a_dp = counts[2 + j]  # [unit, deck]
+            z_share = (a_dp.sum(axis=1) - share * wins_k) / self.total_wins
+            z_exp = ((a_dp - mix[None, :] * wins) * coef[None, :]).sum(axis=1)
+            z = np.stack([z_share, z_exp, z_share - z_exp])
+            add_table_sums(np.ascontiguousarray(z), code, self.s[j], self.ss[j])
+
+    def frame(self) -> pl.DataFrame:
+        """The ``path_expectation`` table."""
+        order = [self.tables[t] for t in sorted(self.tables)]
+        d = self.d[order]
+        rows = []
+        for j, p in enumerate(WIN_PATHS):
+            row: dict = {"path": p, "wins": int(self.a_tot[:, j].sum()),
+                         "flat": 1.0 / len(WIN_PATHS)}
+            if not self.ok:
+                rows.append(row)
+                continue
+            share, _, _, expected = self.terms[j]
+            se_s, se_e, se_g = (table_se_from_sums(d, self.s[j, i][order], self.ss[j, i][order])
+                                for i in range(3))
+            gap = share - expected
+            row.update(
+                share=share, share_lo=share - Z95 * se_s, share_hi=share + Z95 * se_s,
+                expected=expected, expected_lo=expected - Z95 * se_e,
+                expected_hi=expected + Z95 * se_e, gap=gap, gap_lo=gap - Z95 * se_g,
+                gap_hi=gap + Z95 * se_g, gap_se=se_g,
+                gap_p=two_sided_p(gap / se_g) if se_g > 0 else (1.0 if gap == 0 else 0.0),
+                decks=int((self.a_tot[:, j] > 0).sum()),
+            )
             rows.append(row)
-            continue
-        a_dp = cube[:, :, 2 + j]  # [unit, deck]
-        share = row["wins"] / total_wins
-        z_share = (a_dp.sum(axis=1) - share * wins_k) / total_wins
-        won = wins_d > 0
-        mix = np.where(won, a_dp.sum(axis=0) / np.where(won, wins_d, 1.0), 0.0)
-        weight = games_d / total_games  # the design fixes each deck's games
-        expected = float((weight * mix).sum())
-        coef = np.where(won, weight / np.where(won, wins_d, 1.0), 0.0)
-        z_exp = ((a_dp - mix[None, :] * cube[:, :, 1]) * coef[None, :]).sum(axis=1)
-        se_s, se_e, se_g = _se(z_share), _se(z_exp), _se(z_share - z_exp)
-        gap = share - expected
-        row.update(
-            share=share, share_lo=share - Z95 * se_s, share_hi=share + Z95 * se_s,
-            expected=expected, expected_lo=expected - Z95 * se_e,
-            expected_hi=expected + Z95 * se_e, gap=gap, gap_lo=gap - Z95 * se_g,
-            gap_hi=gap + Z95 * se_g, gap_se=se_g,
-            gap_p=two_sided_p(gap / se_g) if se_g > 0 else (1.0 if gap == 0 else 0.0),
-            decks=int((a_dp.sum(axis=0) > 0).sum()),
-        )
-        rows.append(row)
-    schema = {"path": pl.String, "wins": pl.Int64, "share": pl.Float64,
-              "share_lo": pl.Float64, "share_hi": pl.Float64, "expected": pl.Float64,
-              "expected_lo": pl.Float64, "expected_hi": pl.Float64, "gap": pl.Float64,
-              "gap_lo": pl.Float64, "gap_hi": pl.Float64, "gap_se": pl.Float64,
-              "gap_p": pl.Float64, "flat": pl.Float64, "decks": pl.Int64}
-    return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema)
+        schema = {"path": pl.String, "wins": pl.Int64, "share": pl.Float64,
+                  "share_lo": pl.Float64, "share_hi": pl.Float64, "expected": pl.Float64,
+                  "expected_lo": pl.Float64, "expected_hi": pl.Float64, "gap": pl.Float64,
+                  "gap_lo": pl.Float64, "gap_hi": pl.Float64, "gap_se": pl.Float64,
+                  "gap_p": pl.Float64, "flat": pl.Float64, "decks": pl.Int64}
+        return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema)
 
 
 def main_paths(deck_summary: pl.DataFrame) -> pl.DataFrame:
@@ -223,6 +277,14 @@ def main_path_win_rates(
     players = rows.group_by("main_path").agg(pl.col("n_players").max().alias("players"),
                                              pl.len().alias("games"),
                                              pl.col("won").sum().alias("wins"))
+    return main_path_table(rates, players, mains)
+
+
+def main_path_table(rates: pl.DataFrame, players: pl.DataFrame, mains: pl.DataFrame
+                    ) -> pl.DataFrame:
+    """``main_path_win_rates``' table from its parts: per main path the win rate's
+    interval (``ratio_by_deal``), ``players`` (players, games, wins) and the decks'
+    main paths ``mains``."""
     info = rates.join(players, on="main_path", how="left")
     names = mains.filter(pl.col("main_path").is_not_null()).group_by("main_path").agg(
         pl.col("deck").sort().str.join(", ").alias("decks"))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,39 +35,19 @@ class Run:
     decks: pl.LazyFrame
     cards: pl.LazyFrame
     lp_curves: pl.LazyFrame | None = None
-    materialized: bool = field(default=False, compare=False)
+    parts: dict[str, list[Path]] | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:
         return self.path.name
 
-    def materialize(self) -> Run:
-        """The same run with games, seats, decks and cards read into memory once.
+    def deal_parts(self) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+        """The run's games and seats part by part, in whole deals (``parts.deal_parts``):
+        the only way the report reads them."""
+        from rnr_sim.analytics.parts import deal_parts
 
-        The report evaluates many small pipelines over the same tables; reading each
-        parquet file once and handing out ``.lazy()`` views of the frames keeps it fast.
-        """
-        if self.materialized:
-            return self
-        games, seats, decks, cards = pl.collect_all(
-            [self.games, self.seats, self.decks, self.cards]
-        )
-        # runs are written in game order: flag it so joins on game_id can merge
-        games, seats = _flag_sorted(games), _flag_sorted(seats)
-        return replace(
-            self,
-            games=games.lazy(),
-            seats=seats.lazy(),
-            decks=decks.lazy(),
-            cards=cards.lazy(),
-            materialized=True,
-        )
-
-
-def _flag_sorted(frame: pl.DataFrame) -> pl.DataFrame:
-    if frame.height and frame["game_id"].is_sorted():
-        return frame.with_columns(pl.col("game_id").set_sorted())
-    return frame
+        parts = self.parts if self.parts is not None else check_parts(self.path, self.manifest)
+        return deal_parts(parts)
 
 
 def _first_line(e: Exception) -> str:
@@ -228,7 +209,7 @@ def load_run(run_dir: str | Path) -> Run:
     if lp_file.is_file():
         lp = pl.scan_parquet(lp_file)
         _check_columns(lp, LP_COLUMNS, lp_file)
-    return Run(path, manifest, games, seats, frames["decks"], frames["cards"], lp)
+    return Run(path, manifest, games, seats, frames["decks"], frames["cards"], lp, parts)
 
 
 def seat_games(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:

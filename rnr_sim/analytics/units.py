@@ -27,8 +27,13 @@ def table_se(z: np.ndarray, table: np.ndarray) -> float:
     if t.dtype.kind not in "iu" or (len(t) and t.min() < 0):
         _, t = np.unique(t, return_inverse=True)
     d = np.bincount(t).astype(np.float64)
-    s = np.bincount(t, weights=z)
-    ss = np.bincount(t, weights=z * z)
+    return table_se_from_sums(d, np.bincount(t, weights=z), np.bincount(t, weights=z * z))
+
+
+def table_se_from_sums(d: np.ndarray, s: np.ndarray, ss: np.ndarray) -> float:
+    """``table_se`` from its per-table deals ``d`` and sums ``s`` of ``z`` and ``ss`` of
+    ``z²`` (tables in ascending order; a table with no deal adds nothing), as a run read
+    part by part keeps them."""
     many = d >= 2
     with np.errstate(invalid="ignore", divide="ignore"):
         per = np.where(many, d / np.where(many, d - 1.0, 1.0) * (ss - s * s / d), ss)

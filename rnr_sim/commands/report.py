@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -36,6 +37,8 @@ def report_command(
     checked against its manifest first: a missing, extra or unreadable parquet part is
     an error (exit 2) and nothing is written; a stopped run is reported with a banner."""
     # imported here so that other subcommands start without matplotlib
+    from tqdm import tqdm
+
     from rnr_sim.report import build_report
     from rnr_sim.report.discovery import build_discovery_report, is_discovery_dir
 
@@ -43,6 +46,18 @@ def report_command(
     target = out if out is not None else Path("reports") / Path(run_dir).resolve().name
     if is_discovery_dir(run_dir):  # a discovery dir (rnr-sim discover): its own page
         index = build_discovery_report(run_dir, target)
-    else:
-        index = build_report(run_dir, target, svg=svg)
+        typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
+        return
+    bar = tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
+               dynamic_ncols=True, desc="Reading the run (2 passes)", leave=False)
+
+    def progress(games: int, total: int) -> None:
+        if total and bar.total != total:
+            bar.total = total
+        bar.update(games)
+
+    try:
+        index = build_report(run_dir, target, svg=svg, progress=progress)
+    finally:
+        bar.close()
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")

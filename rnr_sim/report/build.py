@@ -8,6 +8,7 @@ import html
 import json
 import shlex
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -237,11 +238,11 @@ def banners(m: Metrics) -> list[str]:
     if progress is not None:
         done, total = progress
         planned = len(m.run.manifest.get("tables") or [])
-        per_table = m.run.games.group_by("table_id").len().collect()["len"]
-        reached = per_table.len()
+        per_table = list(m.shape.games_per_table.values())
+        reached = len(per_table)
         full = m.run.manifest.get("games_requested")
         players = m.run.manifest.get("players")
-        cut = (int((per_table < full * players).sum())
+        cut = (sum(g < full * players for g in per_table)
                if isinstance(full, int) and isinstance(players, int) else 0)
         share = pct(done / total, 0) if total else EMPTY
         s = (f"A stopped run: {count(done)} of {count(total)} games played ({share}). Every "
@@ -267,8 +268,7 @@ def reproduce_command(m: Metrics) -> str:
     args = ["rnr-sim", "run"]
     args += [str(d.get("path") or d.get("name")) for d in man.get("decks") or []
              if isinstance(d, dict)]
-    deals = m.run.games.group_by("table_id").agg(pl.col("deal").n_unique()).select(
-        pl.col("deal").max()).collect().item()
+    deals = max(m.shape.deals_per_table.values(), default=None)
     if deals:
         args += ["--games", str(deals)]
     if man.get("players"):
@@ -776,7 +776,8 @@ def read_expansion(run_dir: Path) -> dict[str, Any] | None:
     return read_summary(run_dir)
 
 
-def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) -> Path:
+def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
+                 progress: Callable[[int, int], None] | None = None) -> Path:
     """Write ``index.html``, ``summary.md``, the tables as CSV, the figures and ``report.json``
     (which run this reports, the files written) to ``out_dir``.
 
@@ -784,13 +785,19 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) ->
     script, no network). Figures are PNG, or SVG with ``svg=True``; they are also written
     to ``out_dir/plots/``. Returns the path of index.html. Raises InputError, writing
     nothing, for a missing or broken run dir (parts that do not match its manifest), or an
-    ``out_dir`` that is not new, empty or an earlier report of the same run.
+    ``out_dir`` that is not new, empty or an earlier report of the same run. The run is
+    read part by part, twice (``analytics.compute_metrics``); ``progress(games, total)``
+    is told the games of each part read, of ``total`` (twice the run's games; 0 when the
+    manifest does not say).
     """
     run = load_run(run_dir)
     out = Path(out_dir)
     rid = run_id(run.manifest)
     stale = _earlier_files(out, rid, run.name)
-    m = with_card_sets(compute_metrics(run), run)
+    done = run.manifest.get("games_done")
+    total = 2 * done if isinstance(done, int) else 0
+    tick = None if progress is None else (lambda n: progress(n, total))
+    m = with_card_sets(compute_metrics(run, tick), run)
     skill = read_skill(run.path)
     expansion = read_expansion(run.path)
     fmt = "svg" if svg else "png"
