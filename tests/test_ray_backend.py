@@ -38,7 +38,7 @@ def ray_cluster():
     """A local Ray of 2 CPUs, started once for the session; every backend joins it."""
     from rnr_sim.ray_backend import import_ray, init_ray
 
-    ray = import_ray()
+    ray = import_ray(local=True)
     init_ray(num_cpus=2)
     yield ray
     ray.shutdown()

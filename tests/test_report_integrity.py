@@ -150,13 +150,17 @@ def test_out_refuses_a_folder_of_other_files(run, tmp_path, capsys):
     assert (out / "notes.txt").read_text() == "my notes"
 
 
-def test_out_refuses_the_report_of_another_run(run, tmp_path, capsys):
+def test_out_refuses_the_report_of_another_run(run, decks_module, tmp_path, capsys):
+    from fake_engine import engine_driver
+
     out = tmp_path / "out"
     build_report(run, out)
-    other = Path(shutil.copytree(run, tmp_path / "other"))
-    man = runner.read_manifest(other)
-    man["seed"] += 1  # a different run (its games would differ)
-    runner.write_manifest(other, man)
+    other = tmp_path / "other"  # the same decks, another seed: another run
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runner, "engine_driver", engine_driver)
+        runner.start_run(runner.RunOptions(decks=decks_module, games=GAMES, chunk_size=CHUNK,
+                                           out=other, seed=runner.DEFAULT_SEED + 1),
+                         progress=False, log=lambda m: None)
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
     code, _, err = cli(capsys, "report", str(other), "--out", str(out))
     assert code == 2 and "another run" in err
@@ -194,12 +198,15 @@ def test_out_that_is_a_file_is_refused(run, tmp_path):
 
 
 def shuffle_rows(run: Path, seed: int) -> None:
-    """Rewrite every part with its rows in another order (the same games)."""
+    """Rewrite every part with its rows in another order (the same games), as the run
+    would have written it (``rundir_tools.rewrite_part``)."""
+    from rundir_tools import rewrite_part
+
     rng = np.random.default_rng(seed)
     for table in ("games", "seats"):
         for part in sorted((run / table).glob("*.parquet")):
             df = pl.read_parquet(part)
-            df[rng.permutation(df.height).tolist()].write_parquet(part)
+            rewrite_part(part, df[rng.permutation(df.height).tolist()])
 
 
 def test_tables_come_out_in_the_same_order_whatever_the_row_order(run, tmp_path):

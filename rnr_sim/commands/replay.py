@@ -68,8 +68,10 @@ def replay_command(
                           help="Search: redeals of the hidden cards per decision."),
     ] = 2,
 ) -> None:
+    from rnr_sim.bounds import check_deal
     from rnr_sim.replay import replay_game
 
+    check_deal(game, max(len(decks), 1))  # the deal must fit a run's 64-bit game_id
     result = replay_game(decks, seed=seed, game=game, cards=cards, rules=rules, policy=policy,
                          allow_illegal=allow_illegal, log=lambda m: typer.echo(m, err=True),
                          search_seat=search_seat, rollouts=rollouts,
