@@ -17,6 +17,10 @@ valid run dir that ``resume_run`` finishes to exactly what an uninterrupted run 
 Memory is one chunk's, whatever the number of games. The chunks are played and written
 by the execution loop every command shares (``rnr_sim.execution.execute``).
 
+Each file carries the run's identity and the manifest records its SHA-256
+(``rnr_sim.rundir``: ``--resume`` checks them first); a run dir has one writer at a time
+(``rnr_sim.dirlock``); sizes are bounded and a full disk answered (``rnr_sim.bounds``).
+
 The public entry points are ``start_run``, ``resume_run``, ``summarize`` /
 ``format_summary`` (the end-of-run table) and ``bench_run``.
 """
@@ -480,8 +484,8 @@ def check_out(out: Path) -> None:
     if out.exists():
         if not out.is_dir():
             raise InputError(f"--out {out}: exists and is not a directory")
-        try:
-            entries = any(p.name != LOCK_NAME for p in out.iterdir())
+        try:  # the lock, and a manifest half-written by a killed start, are not a run
+            entries = any(p.name not in (LOCK_NAME, f".{MANIFEST}.tmp") for p in out.iterdir())
         except OSError as e:
             raise InputError(f"--out {out}: cannot read ({e.strerror})") from None
         if entries:
@@ -573,11 +577,12 @@ def start_run(options: RunOptions, progress: bool = True,
     driver = engine_driver()
     out, created, lock = claim_out(out)
     try:
-        try:
-            for sub in ("games", "seats"):
-                (out / sub).mkdir(exist_ok=True)
+        try:  # the manifest first: from then on the dir is a run --resume can finish
+            (out / f".{MANIFEST}.tmp").unlink(missing_ok=True)
             manifest = new_manifest(plan, driver, options.command)
             write_manifest(out, manifest)
+            for sub in ("games", "seats"):
+                (out / sub).mkdir(exist_ok=True)
             write_tables(out, plan, manifest)
             write_manifest(out, manifest)
         except OSError as e:
@@ -683,10 +688,10 @@ def resume_run(run_dir: str | Path, threads: int | None = None, progress: bool =
                                plan.players)
         where = open_backend(backend, address, threads)
         driver = engine_driver()
-        for sub in ("games", "seats"):
+        for sub in ("games", "seats", "."):  # and the files a killed run was writing
             try:
                 (run_dir / sub).mkdir(exist_ok=True)
-                for tmp in (run_dir / sub).glob(".part-*.tmp"):
+                for tmp in (run_dir / sub).glob(".*.tmp"):
                     tmp.unlink()
             except OSError as e:
                 raise InputError(f"{run_dir / sub}: cannot write ({e.strerror})") from None

@@ -21,3 +21,19 @@ def rewrite_part(part: Path, frame: pl.DataFrame) -> None:
     manifest = runner.read_manifest(run_dir)
     manifest["files"][f"{part.parent.name}/{part.name}"] = file_sha256(part)
     runner.write_manifest(run_dir, manifest)
+
+
+def stop_after(run_dir: Path, chunks: int) -> dict:
+    """Make a finished run dir what a run stopped after its first ``chunks`` chunks leaves
+    behind (the later parts removed, the manifest counting the rest); returns the manifest."""
+    manifest = runner.read_manifest(run_dir)
+    for c in manifest["chunks"]["complete"][chunks:]:
+        for table in ("games", "seats"):
+            (run_dir / table / runner.part_name(c)).unlink()
+    size, total = manifest["chunk_size"], manifest["games_total"]
+    manifest["chunks"]["complete"] = manifest["chunks"]["complete"][:chunks]
+    manifest["games_done"] = sum(min(size, total - c * size)
+                                 for c in manifest["chunks"]["complete"])
+    manifest["status"] = "incomplete"
+    runner.write_manifest(run_dir, manifest)
+    return manifest

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from rundir_tools import stop_after
 
 from rnr_sim import runner
 from rnr_sim.cli import main
@@ -106,19 +107,6 @@ def test_a_part_with_rows_removed_is_an_error(run, tmp_path, capsys):
     path = run / "games" / "part-00003.parquet"
     pl.read_parquet(path).head(5).write_parquet(path)
     assert_refused(capsys, run, tmp_path / "out", "part-00003.parquet")
-
-
-def stop_after(run: Path, chunks: int) -> dict:
-    """Make ``run`` what a run stopped after ``chunks`` chunks leaves behind."""
-    man = runner.read_manifest(run)
-    for c in man["chunks"]["complete"][chunks:]:
-        for table in ("games", "seats"):
-            (run / table / runner.part_name(c)).unlink()
-    man["chunks"]["complete"] = man["chunks"]["complete"][:chunks]
-    man["games_done"] = chunks * CHUNK
-    man["status"] = "incomplete"
-    runner.write_manifest(run, man)
-    return man
 
 
 def test_a_stopped_run_gets_a_banner_above_the_verdict(run, tmp_path):
