@@ -7,22 +7,30 @@ traceback: its message goes to stderr and the exit code is 2 (docs/design.md, "C
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
 
 def _stopped_while_loading(signum, frame) -> None:
-    """Ctrl-C while the CLI is still importing (the first half second): one line, no
-    traceback; nothing has been done yet."""
-    sys.stderr.write("Stopped (Ctrl-C) before anything was done.\n")
-    raise SystemExit(130)
+    """Ctrl-C while the CLI is still importing or parsing (the first half second): one
+    line, no traceback, exit 130; nothing has been done yet, so the process ends at once
+    (an exception raised here could land where Python ignores it, e.g. in a callback of
+    the import machinery, and the command would go on)."""
+    os.write(2, b"Stopped (Ctrl-C) before anything was done.\n")
+    os._exit(130)
 
 
-if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not if ignored
-    try:
-        signal.signal(signal.SIGINT, _stopped_while_loading)
-    except ValueError:  # imported outside the main thread: no handler to install
-        pass
+def _answer_ctrl_c(now, then) -> None:
+    """Ctrl-C's handler from ``now`` to ``then`` (only if it is ``now``: not if ignored)."""
+    if signal.getsignal(signal.SIGINT) is now:
+        try:
+            signal.signal(signal.SIGINT, then)
+        except ValueError:  # outside the main thread: the handlers are not ours to set
+            pass
+
+
+_answer_ctrl_c(signal.default_int_handler, _stopped_while_loading)
 
 import importlib  # noqa: E402  (after the Ctrl-C handler: these imports take a while)
 
@@ -66,8 +74,7 @@ class _Group(TyperGroup):
     (before a command's own handling of it) into one line and exit 130."""
 
     def invoke(self, ctx: typer.Context):
-        if signal.getsignal(signal.SIGINT) is _stopped_while_loading:
-            signal.signal(signal.SIGINT, signal.default_int_handler)  # answered below
+        _answer_ctrl_c(_stopped_while_loading, signal.default_int_handler)  # answered below
         try:
             return super().invoke(ctx)
         except InputError as e:
@@ -101,16 +108,13 @@ for _module in COMMAND_MODULES:
 
 # Loaded: Ctrl-C is a KeyboardInterrupt again, until ``main`` answers it (so that importing
 # this module leaves the importer's Ctrl-C as it was).
-if signal.getsignal(signal.SIGINT) is _stopped_while_loading:
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+_answer_ctrl_c(_stopped_while_loading, signal.default_int_handler)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI (the ``rnr-sim`` console script) and return its exit code. Until a
     subcommand is under way, Ctrl-C is answered by ``_stopped_while_loading``."""
-    before = signal.getsignal(signal.SIGINT)
-    if before is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _stopped_while_loading)
+    _answer_ctrl_c(signal.default_int_handler, _stopped_while_loading)
     try:
         app(args=argv, prog_name="rnr-sim")
     except SystemExit as e:
@@ -119,8 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         report_input_error(e)
         return EXIT_BAD_INPUT
     finally:
-        if signal.getsignal(signal.SIGINT) is _stopped_while_loading:
-            signal.signal(signal.SIGINT, before)
+        _answer_ctrl_c(_stopped_while_loading, signal.default_int_handler)
     return 0
 
 

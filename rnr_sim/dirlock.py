@@ -108,7 +108,7 @@ class DirLock:
             info = holder(self.directory) or {}
         pid = info.get("pid", "unknown")
         since = f" since {info['since']}" if info.get("since") else ""
-        command = f" (`{info['command']}`)" if info.get("command") else ""
+        command = f": `{info['command']}`" if info.get("command") else ""
         return (f"{self.directory}: another rnr-sim (pid {pid}{command}) is writing this "
                 f"{self.what}{since}; wait for it to finish, or stop it (kill {pid}) and "
                 "try again")
