@@ -247,14 +247,15 @@ def profile_from_mapping(data: dict[str, Any], name: str, where: str,
     values = default_profile().values.copy()
     for key, value in data.items():
         sw = SWITCH_BY_NAME.get(key)
+        at = f"{where}{_line_of(text, key)}"
         if sw is None:
             from difflib import get_close_matches
 
             near = get_close_matches(key, SWITCH_BY_NAME, n=1)
             hint = f" (did you mean '{near[0]}'?)" if near else ""
             valid = ", ".join(SWITCH_BY_NAME)
-            raise InputError(f"{where}: unknown switch {key!r}{hint}; valid switches: {valid}")
-        values[key] = _check_value(sw, value, where)
+            raise InputError(f"{at}: unknown switch {key!r}{hint}; valid switches: {valid}")
+        values[key] = _check_value(sw, value, at)
     problem = profile_problem(values)
     if problem is not None:
         switch, why = problem
@@ -272,11 +273,17 @@ def load_profile(path: str | Path | None) -> RulesProfile:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{p}: broken TOML: {e}") from None
+        at = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        if at is None:
+            raise InputError(f"{p}: broken TOML: {e}") from None
+        what = str(e)[:at.start()].strip()
+        raise InputError(f"{p}:{at.group(1)}: broken TOML: {what} (column {at.group(2)})"
+                         ) from None
     if "rules" in data and isinstance(data["rules"], dict):
         extra = [k for k in data if k not in ("rules", "name")]
         if extra:
-            raise InputError(f"{p}: unexpected key '{extra[0]}' beside [rules]")
+            raise InputError(f"{p}{_line_of(text, extra[0])}: unexpected key "
+                             f"'{extra[0]}' beside [rules]")
         switches = data["rules"]
     else:
         switches = {k: v for k, v in data.items() if k != "name"}

@@ -91,9 +91,10 @@ def check_parts(run_dir: str | Path, manifest: dict[str, Any]) -> dict[str, list
     Every part of ``chunks.complete`` must be there in both folders, readable, and hold
     the games of its chunk (rows and ``game_id`` range, when the manifest records its
     ``chunk_size`` and ``games_total``); no other part may be there; the games add up to
-    ``games_done``. Any breach is an InputError naming the file (the report would
-    otherwise publish figures over a different set of games). Returns table -> parts in
-    chunk order.
+    ``games_done``; and each file is the run's own (``rundir.verify_run_dir``: its
+    identity, place and SHA-256). Any breach is an InputError naming the file (the report
+    would otherwise publish figures over a different set of games). Returns table -> parts
+    in chunk order.
     """
     run_dir = Path(run_dir)
     names = _chunk_names(run_dir, manifest)
@@ -150,6 +151,9 @@ def check_parts(run_dir: str | Path, manifest: dict[str, Any]) -> dict[str, list
         raise InputError(f"{run_dir / 'games'}: the parts hold {games_seen:,} games, the "
                          f"manifest records {done:,} (games_done): the run dir was altered; "
                          "run it again")
+    from rnr_sim.rundir import verify_run_dir
+
+    verify_run_dir(run_dir, manifest)  # by content: each part's identity and SHA-256
     return out
 
 

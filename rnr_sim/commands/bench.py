@@ -110,7 +110,7 @@ def bench_command(
     if backend == "ray":
         from rnr_sim.ray_backend import import_ray
 
-        import_ray()
+        import_ray(local=address is None)
     elif address is not None:
         raise InputError("--address joins a Ray cluster: give it with --backend ray")
     options.backend, options.address = backend, address

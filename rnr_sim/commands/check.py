@@ -14,7 +14,7 @@ from rnr_sim.commands.options import Group
 
 #: Modules that add ``check`` subcommands; each exposes ``register(check_app) -> None``.
 CHECK_MODULES: list[str] = ["rnr_sim.commands.check_fuzz", "rnr_sim.commands.check_coverage",
-                             "rnr_sim.commands.check_pilots"]
+                             "rnr_sim.commands.check_pilots", "rnr_sim.commands.check_kill"]
 
 
 def register(app: typer.Typer) -> None:

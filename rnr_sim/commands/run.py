@@ -43,6 +43,9 @@ ChunkSizeOption = option(int | None, "--chunk-size", metavar="N",
                               f"Default: {runner.DEFAULT_CHUNK_SIZE:,}.")
 VsOption = option(Path | None, "--vs", metavar="DECK",
                   help="Play only the tables holding this deck (one deck vs the field).")
+NoSpaceCheckOption = option(bool, "--no-space-check",
+                           help="Start even if the run's estimated parquet is more than the "
+                                "free disk space.")
 ResumeOption = option(Path | None, "--resume", metavar="DIR",
                       help="Finish a stopped run in DIR (its decks and options come from its "
                            "manifest).")
@@ -56,6 +59,7 @@ def run_command(
     chunk_size: ChunkSizeOption = None,
     vs: VsOption = None,
     resume: ResumeOption = None,
+    no_space_check: NoSpaceCheckOption = False,
     *, players, seed, rules, cards, policy, threads, backend, address, mirrors, allow_illegal,
     quiet, as_json,
 ) -> None:
@@ -71,10 +75,11 @@ def run_command(
         if decks or given:
             what = "deck files" if decks else ", ".join(given)
             raise InputError(f"--resume continues a run as it was started: drop {what} "
-                             "(only --threads, --backend, --address, --quiet and --json may "
-                             "change)")
+                             "(only --threads, --backend, --address, --no-space-check, --quiet "
+                             "and --json may change)")
         result = runner.resume_run(resume, threads=threads, progress=progress,
-                                   backend=backend, address=address)
+                                   backend=backend, address=address,
+                                   space_check=not no_space_check)
     else:
         options = runner.RunOptions(
             decks=decks or [],
@@ -85,10 +90,16 @@ def run_command(
             chunk_size=runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size,
             mirrors=mirrors, vs=vs, allow_illegal=allow_illegal, backend=backend,
             address=address, command=shlex.join(["rnr-sim", *sys.argv[1:]]),
+            space_check=not no_space_check,
         )
         result = runner.start_run(options, progress=progress)
 
     run_dir = shlex.quote(str(result.run_dir))
+    if result.already_complete and not as_json:
+        typer.echo(f"{result.run_dir}: the run is already complete "
+                   f"({result.manifest['games_done']:,} games); nothing to do, nothing "
+                   f"changed. Next: rnr-sim report {run_dir}", err=True)
+        return
     summary = None
     if result.manifest["games_done"] and (as_json or not quiet):
         summary = runner.summarize(result.run_dir)
