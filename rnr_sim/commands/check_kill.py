@@ -9,7 +9,9 @@ from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import PlayersOption
+from rnr_sim.commands.options import games_option, shared_options
+
+GamesOption = games_option("Deals per table of each run.")
 
 
 def register(check_app: typer.Typer) -> None:
@@ -27,24 +29,23 @@ def register(check_app: typer.Typer) -> None:
     )(kill_command)
 
 
+@shared_options
 def kill_command(
     decks: Annotated[list[Path] | None, typer.Argument(
         metavar="DECK...", show_default=False,
         help="Deck lists (default: the sample decks).")] = None,
     kills: Annotated[int, typer.Option("--kills", metavar="K",
                                        help="Runs to kill and finish.")] = 20,
-    games: Annotated[int, typer.Option("--games", "-n", metavar="N",
-                                       help="Deals per table of each run.")] = 2000,
+    games: GamesOption = 2000,
     chunk_size: Annotated[int, typer.Option("--chunk-size", metavar="N",
                                             help="Games per chunk.")] = 8000,
-    players: PlayersOption = None,
     moments: Annotated[int, typer.Option("--moments-seed", metavar="S",
                                          help="Seed of the kill moments.")] = 0,
     work: Annotated[Path | None, typer.Option(
         "--work", metavar="DIR", show_default=False,
         help="Where the run dirs go (default: a temporary folder, removed when all match)."
     )] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    *, players, as_json,
 ) -> None:
     from rnr_sim.killcheck import KillOptions, kill_check
     from rnr_sim.runner import sample_decks

@@ -48,10 +48,14 @@ def report_command(
         index = build_discovery_report(run_dir, target)
         typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
         return
-    bar = tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
-               dynamic_ncols=True, desc="Reading the run (2 passes)", leave=False)
+    bars = []  # opened at the first part read: a run dir refused by its checks shows none
 
     def progress(games: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
+                             dynamic_ncols=True, desc="Reading the run (2 passes)",
+                             leave=False))
+        bar = bars[0]
         if total and bar.total != total:
             bar.total = total
         bar.update(games)
@@ -59,5 +63,6 @@ def report_command(
     try:
         index = build_report(run_dir, target, svg=svg, progress=progress)
     finally:
-        bar.close()
+        for bar in bars:
+            bar.close()
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
