@@ -124,6 +124,63 @@ def test_search_never_reads_hidden_cards(eng):
     np.testing.assert_array_equal(a[3], b[3])
 
 
+def test_the_tie_break_leaves_the_pilot_memory_alone(eng):
+    """The search asks its rollout pilot's own pick (the tie-break) on a copy: the real
+    memory gets neither the card values that pick noted nor what it would have queued
+    (``decisions.note_queued``) when the search takes no action. After a decision, the
+    seat's hand values are as the Play Phase's start left them (not noted) and nothing is
+    queued."""
+    from rnr_sim.engine.decisions import PM_QUEUED0, PM_VALUE0
+
+    L = eng[4]
+    t, g, memo, acts, p = _state(eng)
+    pick, n, _vals, _rows = _decide(eng, t, g, memo, acts, p)
+    assert n > 0
+    hand = g.lists[p, L.L_HAND, : g.players[p, L.P_N_HAND]]
+    assert np.isnan(memo[p, PM_VALUE0 + hand]).all()
+    assert (memo[p, PM_QUEUED0: PM_QUEUED0 + E.N_VERBS] == 0).all()
+
+
+def test_determinize_deals_anew_only_what_the_seat_cannot_see(eng):
+    """Art. VI §1 (the Draw Pile is private), §7 (a hand is private, its size public): the
+    search's determinization redeals each opponent's hand and Draw Pile together, hand
+    sizes kept, and reshuffles the seat's own Draw Pile; the seat's hand (in order), every
+    open zone and every count are as they were, and the cards of each pool are the same
+    cards. Some seeds deal an opponent another hand (so the checks could fail)."""
+    from rnr_sim.engine import state_api
+
+    L = eng[4]
+    t, g, memo, acts, p = _state(eng)
+    sg, smemo, _sacts, _vals = _scratch(eng)
+    pl, sl = g.players, g.slots
+    hidden = (L.Z_HAND, L.Z_DRAW)
+
+    def pool(gg, q):
+        return sorted(int(gg.slots[q, s, L.S_CARD]) for s in range(pl[q, L.P_DECK_SIZE])
+                      if gg.slots[q, s, L.S_ZONE] in hidden)
+
+    def listed(gg, q, lst, count):
+        return [int(s) for s in gg.lists[q, lst, : gg.players[q, count]]]
+
+    redealt = 0
+    for seed in range(8):
+        state_api.clone(g, memo, sg, smemo)
+        state_api.determinize(sg, smemo, p, np.uint64(1000 + seed), np.uint64(seed))
+        np.testing.assert_array_equal(sg.players, g.players)  # every count, hand sizes too
+        for q in range(g.game[L.G_N_PLAYERS]):
+            open_zones = [s for s in range(pl[q, L.P_DECK_SIZE]) if sl[q, s, L.S_ZONE] not in hidden]
+            for s in open_zones:
+                np.testing.assert_array_equal(sg.slots[q, s], sl[q, s])
+            assert listed(sg, q, L.L_BOARD, L.P_N_BOARD) == listed(g, q, L.L_BOARD, L.P_N_BOARD)
+            assert pool(sg, q) == pool(g, q)
+            if q == p:
+                assert listed(sg, q, L.L_HAND, L.P_N_HAND) == listed(g, q, L.L_HAND, L.P_N_HAND)
+            elif sorted(listed(sg, q, L.L_HAND, L.P_N_HAND)) != \
+                    sorted(listed(g, q, L.L_HAND, L.P_N_HAND)):
+                redealt += 1
+    assert redealt > 0
+
+
 def test_own_hand_is_seen(eng):
     """The search does read what its seat may see: a state with another own hand gives
     other options (so the test above could fail)."""

@@ -572,9 +572,18 @@ def choose_action(t, g, memo, p, acts, n_acts):
                 - w[p, W.W_COST] * acts[i, L.A_COST]
         if sc > best_score:
             best, best_score = i, sc
-    if best >= 0 and not randomly:
-        note_queued(cards, memo, sl, ls, pl, p, acts, best)
+    note_choice(t, g, memo, p, acts, best)
     return best
+
+
+@njit(**INLINED)
+def note_choice(t, g, memo, p, acts, k):
+    """``p`` takes action ``k`` of ``acts`` (-1: stops): its heuristic pilot notes what the
+    action queues for the Resolve Phase (``note_queued``); the random policy values
+    nothing and notes nothing. ``choose_action`` calls it for its own pick; a pilot that
+    picks otherwise (the search) calls it for the action it takes."""
+    if k >= 0 and t.weights[p, W.W_RANDOM] == 0.0:
+        note_queued(t.cards, memo, g.slots, g.lists, g.players, p, acts, k)
 
 
 @njit(**INLINED)

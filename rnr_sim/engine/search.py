@@ -34,7 +34,7 @@ from numba import njit
 from rnr_sim.engine import layout as L
 from rnr_sim.engine import trace as T
 from rnr_sim.engine.config import INLINED, KERNEL, called
-from rnr_sim.engine.decisions import choose_action
+from rnr_sim.engine.decisions import choose_action, note_choice
 from rnr_sim.engine.rng import stream_seed
 from rnr_sim.engine.sig import (
     ACTS,
@@ -74,7 +74,10 @@ def search_action(t, g, memo, acts, n, p, sg, smemo, sacts, vals, k_roll, n_det,
     if n == 0:
         vals[0] = 0.0
         return -1
-    pick = choose_action(t, g, memo, p, acts, n)  # the rollout pilot's own choice: ties
+    # The rollout pilot's own choice breaks ties: asked on a copy, so that neither what it
+    # would queue (decisions.note_queued) nor a random pilot's draw touches the game.
+    clone(g, memo, sg, smemo)
+    pick = choose_action(t, sg, smemo, p, acts, n)
     for i in range(n + 1):
         vals[i] = 0.0
     for d in range(n_det):
@@ -86,7 +89,8 @@ def search_action(t, g, memo, acts, n, p, sg, smemo, sacts, vals, k_roll, n_det,
             for i in range(n + 1):
                 clone(g, memo, sg, smemo)
                 determinize(sg, smemo, p, dseed, rseed)
-                if i < n:
+                if i < n:  # as the rollout pilot would have, had it chosen the option
+                    note_choice(t, sg, smemo, p, acts, i)
                     apply_action(t, sg, smemo, acts, p, i)
                 vals[i] += play_out(t, sg, smemo, sacts, p, i == n)
     best = n if pick < 0 else pick
@@ -130,6 +134,7 @@ def search_play_phase(t, g, memo, acts, p, sg, smemo, sacts, vals, k_roll, n_det
                        chosen, n_det * k_roll)
         if k < 0:
             break
+        note_choice(t, g, memo, p, acts, k)  # what the action taken queues (heal, repair ...)
         apply_action(t, g, memo, acts, p, k)
     return dec
 
