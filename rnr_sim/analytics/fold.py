@@ -129,8 +129,8 @@ class Moments:
 
 class Cells:
     """Rows of a part (seat or game rows) grouped by (deal, key code < ``n_keys``): per
-    cell its deal's table and its key, and ``sums[name]``, the sum of each of ``weights``
-    over its rows (``rows``: how many)."""
+    cell its deal (``unit``), its table and its key, and ``sums[name]``, the sum of each of
+    ``weights`` over its rows (``rows``: how many)."""
 
     def __init__(self, part: Part, key: np.ndarray, unit: np.ndarray, n_keys: int,
                  weights: dict[str, np.ndarray]) -> None:
@@ -140,7 +140,7 @@ class Cells:
         cell = np.flatnonzero(present)
         of_row = (np.cumsum(present) - 1)[flat]
         self.n_keys, self.n_tables = n_keys, part.n_tables
-        self.key = cell % n_keys
+        self.unit, self.key = cell // n_keys, cell % n_keys
         self.table_key = part.unit_tcode[cell // n_keys] * n_keys + self.key
         self.sums = {"rows": count[cell].astype(np.float64)}
         for name, w in weights.items():
@@ -384,6 +384,8 @@ class RunFold:
         for by in PATH_GROUPS:
             k = len(getattr(self, _CODES[by]))
             c = cells(s[by], None, k)
+            if by == "deck":
+                self._add_expectation(p, c, ["rows", "won", *wins_p])
             self._count(f"group_{by}", (k, 3 + N_PATHS), c.totals(counted))
             self.m[f"paths_{by}"].add(c, [c.sums[w] for w in wins_p], c.sums["won"])
             if by in PAIR_KEYS:
@@ -406,15 +408,16 @@ class RunFold:
                  np.bincount(flat, weights=weights["won"], minlength=size),
                  np.bincount(flat, weights=weights["draw"], minlength=size)],
                 axis=1).reshape(nt, k, 2, 3))
-        # the deck-pool expectation: per deal (with seat rows) and deck, its counts
+
+    def _add_expectation(self, p: Part, c: Cells, names: list[str]) -> None:
+        """The deck-pool expectation's per-deal counts (``paths.EXPECTATION_COLUMNS``) of
+        every deck, over the deals with seat rows, from the (deal, deck) cells ``c``."""
         seen = np.zeros(p.U, dtype=bool)
-        seen[unit] = True
-        n_u = int(seen.sum())
-        flat = (np.cumsum(seen) - 1)[unit] * nd + deck
-        cols = [np.ones(len(won)), weights["won"], *[weights[w] for w in wins_p]]
-        counts = np.empty((len(cols), n_u, nd))
-        for j, w in enumerate(cols):
-            counts[j] = np.bincount(flat, weights=w, minlength=n_u * nd).reshape(n_u, nd)
+        seen[c.unit] = True
+        dense = (np.cumsum(seen) - 1)[c.unit]
+        counts = np.zeros((len(names), int(seen.sum()), c.n_keys))
+        for j, name in enumerate(names):
+            counts[j][dense, c.key] = c.sums[name]
         self.expectation.add(counts, p.unit_table[seen])
 
     def _add_patterns(self, p: Part) -> None:

@@ -186,7 +186,8 @@ class PathExpectation:
         code = np.array([self.tables[int(t)] for t in tables.tolist()], dtype=np.int64)
         n_t, n_d, n_p = len(self.tables), counts.shape[2], len(WIN_PATHS)
         self.tot = grow(self.tot, (self.tot.shape[0], n_d))
-        self.tot[:, :n_d] += counts.sum(axis=1)
+        for j in range(counts.shape[0]):  # over the deals: a row sum per column
+            self.tot[j, :n_d] += counts[j].sum(axis=0)
         self.d = grow(self.d, (n_t,))
         self.sa, self.sw = grow(self.sa, (n_p, n_t, n_d)), grow(self.sw, (n_t, n_d))
         self.maa = grow(self.maa, (n_p, n_t, n_d, n_d))
