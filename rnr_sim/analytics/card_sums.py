@@ -44,21 +44,11 @@ from rnr_sim.analytics.cards import (
     mh_row_terms,
 )
 from rnr_sim.analytics.stats import Z95, two_sided_p
-from rnr_sim.analytics.units import table_se_from_sums
+from rnr_sim.analytics.units import grow, table_se_from_sums
 
 #: The columns a part's seat rows need (``cards.seat_units`` over the part's games).
 UNIT_COLUMNS = ("deck", "won", "seen", "opening", "played", "turns", "n_players", "order",
                 "table_id", "unit")
-
-
-def grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``a`` padded with zeros to at least ``shape`` on every axis."""
-    want = tuple(max(x, y) for x, y in zip(a.shape, shape, strict=True))
-    if want == a.shape:
-        return a
-    out = np.zeros(want, dtype=a.dtype)
-    out[tuple(slice(0, n) for n in a.shape)] = a
-    return out
 
 
 class _Tables:

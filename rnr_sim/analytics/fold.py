@@ -17,10 +17,11 @@ Every metric of the report (``compute_metrics``) is a function of a few kinds of
 
 Two metrics need figures of the whole run before they can read a deal: the adjusted IWD
 (its strata are bands of the whole run's game lengths, and its linearisation holds the
-estimate) and the deck-pool path expectation (each deal's linearisation holds the
-decks' path mixes), and one needs a table of the whole run (the win rates by main path:
-a deck's main path is the path of most of its wins). So the run is read twice: pass 1
-(``add``) for everything else, then pass 2 (``add_second``) for those. What stays in
+estimate) and the win rates by main path (a deck's main path is the path of most of its
+wins). So the run is read twice: pass 1 (``add``) for everything else, then pass 2
+(``add_second``, fewer columns) for those two. (The deck-pool path expectation's
+linearisation holds the decks' path mixes too, but it is linear in each deal's counts,
+so pass 1 keeps their per-table moments, ``paths.PathExpectation``.) What stays in
 memory is per subject, per (subject, table) and per (deck, card, table) sums, and one
 part: a few megabytes however many games the run has (``state_size`` counts them).
 """
@@ -34,17 +35,22 @@ import numpy as np
 import polars as pl
 
 from rnr_sim.analytics import matchups as mu
-from rnr_sim.analytics.card_sums import CardFold, grow
+from rnr_sim.analytics.card_sums import CardFold
 from rnr_sim.analytics.decks import WIN_PATHS
 from rnr_sim.analytics.paths import PathExpectation
 from rnr_sim.analytics.seats import SCOPES
 from rnr_sim.analytics.stats import deal_moments, deal_sums
+from rnr_sim.analytics.units import grow
 
 N_PATHS = len(WIN_PATHS)
 #: The seat-row groupings of the victory-path tables (``paths.path_counts``).
 PATH_GROUPS = ("deck", "policy", "branch")
 #: The keys of the head-to-head tables (``matchups``).
 PAIR_KEYS = ("deck", "branch")
+#: What pass 2 reads (with tables of changing composition, everything: ``parts``).
+SECOND_GAME_COLUMNS = ("game_id", "table_id", "deal", "n_players", "first_seat", "turns")
+SECOND_SEAT_COLUMNS = ("game_id", "seat", "deck", "won", "opening_mask", "drawn_mask",
+                       "played_mask")
 MOMENT_SCHEMA = {"table_id": pl.Int32, "d": pl.Float64, "sy": pl.Float64, "sn": pl.Float64,
                  "syy": pl.Float64, "snn": pl.Float64, "syn": pl.Float64}
 
@@ -123,8 +129,8 @@ class Moments:
 
 class Cells:
     """Rows of a part (seat or game rows) grouped by (deal, key code < ``n_keys``): per
-    cell its deal's table and its key, and ``sums[name]``, the sum of each of ``weights``
-    over its rows (``rows``: how many)."""
+    cell its deal (``unit``), its table and its key, and ``sums[name]``, the sum of each of
+    ``weights`` over its rows (``rows``: how many)."""
 
     def __init__(self, part: Part, key: np.ndarray, unit: np.ndarray, n_keys: int,
                  weights: dict[str, np.ndarray]) -> None:
@@ -134,7 +140,7 @@ class Cells:
         cell = np.flatnonzero(present)
         of_row = (np.cumsum(present) - 1)[flat]
         self.n_keys, self.n_tables = n_keys, part.n_tables
-        self.key = cell % n_keys
+        self.unit, self.key = cell // n_keys, cell % n_keys
         self.table_key = part.unit_tcode[cell // n_keys] * n_keys + self.key
         self.sums = {"rows": count[cell].astype(np.float64)}
         for name, w in weights.items():
@@ -192,7 +198,7 @@ class RunFold:
         }
         self.patterns: dict[tuple[int, int], dict[tuple, int]] = {}
         self.players: dict[int, int] = {}  # n_players -> games
-        self.units_with_seats = 0
+        self.expectation = PathExpectation()
         self.second: dict | None = None
         self._pool = None
         self._pending = None
@@ -211,8 +217,9 @@ class RunFold:
         self.c[name] = values if old is None else how(old, np.r_[values, np.full(
             len(old) - len(values), fill)])
 
-    def part(self, games: pl.DataFrame, seats: pl.DataFrame) -> Part:
-        """Arrays and codes of one part (``analytics.parts.deal_parts``)."""
+    def part(self, games: pl.DataFrame, seats: pl.DataFrame, full: bool = True) -> Part:
+        """Arrays and codes of one part (``analytics.parts.deal_parts``); ``full`` False:
+        only what pass 2 reads (deals, decks, wins, turn orders)."""
         gid = games["game_id"].to_numpy()
         n_g = len(gid)
         table = games["table_id"].to_numpy().astype(np.int64)
@@ -228,8 +235,6 @@ class RunFold:
         g = {"table": table, "deal": deal,
              "n_players": games["n_players"].to_numpy().astype(np.int64),
              "first": games["first_seat"].to_numpy().astype(np.int64),
-             "winner": games["winner_seat"].to_numpy().astype(np.int64),
-             "path": self.paths.of_series(games["path"]),
              "turns": games["turns"].to_numpy().astype(np.int64), "tcode": tcode[unit]}
         # seat rows of games in the part (seat_games: an inner join)
         sg = seats["game_id"].to_numpy()
@@ -243,11 +248,24 @@ class RunFold:
             self.deck_branch = np.array([self.branches.add(self.branch_of.get(d, "unknown"))
                                          for d in self.decks.names], dtype=np.int64)
         s = {"game": pos, "unit": unit[pos], "deck": deck, "branch": self.deck_branch[deck],
-             "policy": self.policies.of_series(seats["policy"]),
              "seat": seats["seat"].to_numpy().astype(np.int64),
-             "won": seats["won"].to_numpy().astype(bool),
-             "is_first": seats["is_first"].to_numpy().astype(bool),
-             "p2": seats["p2_right"].to_numpy().astype(bool)}
+             "won": seats["won"].to_numpy().astype(bool)}
+        part = Part(games, seats, n_g, int(unit[-1]) + 1 if n_g else 0, unit, unit_table,
+                    tstarts, tcode[tstarts], tcode, len(self.tables), g, s)
+        if full:
+            self._describe(part)
+        return part
+
+    def _describe(self, p: Part) -> None:
+        """Pass 1's part: paths, policies, and per game mirror, the P2 right used, draws;
+        per seat row its game's path and whether another seat plays its branch."""
+        games, seats, g, s, n_g, pos = p.games, p.seats, p.g, p.s, p.G, p.s["game"]
+        deck = s["deck"]
+        g["winner"] = games["winner_seat"].to_numpy().astype(np.int64)
+        g["path"] = self.paths.of_series(games["path"])
+        s["policy"] = self.policies.of_series(seats["policy"])
+        s["is_first"] = seats["is_first"].to_numpy().astype(bool)
+        s["p2"] = seats["p2_right"].to_numpy().astype(bool)
         # per game: mirror (every seat one deck) and the P2 right used (Amend. VIII)
         has = np.bincount(pos, minlength=n_g) > 0
         firsts = np.flatnonzero(np.r_[True, pos[1:] != pos[:-1]]) if len(pos) else pos
@@ -263,8 +281,6 @@ class RunFold:
         nb = max(len(self.branches), 1)
         same = np.bincount(pos * nb + s["branch"], minlength=n_g * nb)
         s["same_branch"] = same[pos * nb + s["branch"]] > 1
-        return Part(games, seats, n_g, int(unit[-1]) + 1 if n_g else 0, unit, unit_table,
-                    tstarts, tcode[tstarts], tcode, len(self.tables), g, s)
 
     def units(self, p: Part) -> pl.DataFrame:
         """The part's seat rows as ``card_sums.CardFold`` reads them (``cards.seat_units``)."""
@@ -368,6 +384,8 @@ class RunFold:
         for by in PATH_GROUPS:
             k = len(getattr(self, _CODES[by]))
             c = cells(s[by], None, k)
+            if by == "deck":
+                self._add_expectation(p, c, ["rows", "won", *wins_p])
             self._count(f"group_{by}", (k, 3 + N_PATHS), c.totals(counted))
             self.m[f"paths_{by}"].add(c, [c.sums[w] for w in wins_p], c.sums["won"])
             if by in PAIR_KEYS:
@@ -390,9 +408,17 @@ class RunFold:
                  np.bincount(flat, weights=weights["won"], minlength=size),
                  np.bincount(flat, weights=weights["draw"], minlength=size)],
                 axis=1).reshape(nt, k, 2, 3))
-        units_seen = np.zeros(p.U, dtype=bool)
-        units_seen[unit] = True
-        self.units_with_seats += int(units_seen.sum())
+
+    def _add_expectation(self, p: Part, c: Cells, names: list[str]) -> None:
+        """The deck-pool expectation's per-deal counts (``paths.EXPECTATION_COLUMNS``) of
+        every deck, over the deals with seat rows, from the (deal, deck) cells ``c``."""
+        seen = np.zeros(p.U, dtype=bool)
+        seen[c.unit] = True
+        dense = (np.cumsum(seen) - 1)[c.unit]
+        counts = np.zeros((len(names), int(seen.sum()), c.n_keys))
+        for j, name in enumerate(names):
+            counts[j][dense, c.key] = c.sums[name]
+        self.expectation.add(counts, p.unit_table[seen])
 
     def _add_patterns(self, p: Part) -> None:
         """Each two-player deal's outcome per matchup (``nash.matchup_deals``): the row
@@ -472,23 +498,20 @@ class RunFold:
         ``PAIR_KEYS`` whose tables' compositions are not fixed (their matchups are then
         paired game by game)."""
         mp = dict(main_paths.iter_rows())
-        names = sorted(n for n, c in zip(self.decks.names, self._deck_seats(), strict=True)
-                       if c > 0)
-        totals = np.zeros((len(names), 2 + N_PATHS))
-        group = self.c.get("group_deck")
-        for i, n in enumerate(names):
-            r = group[self.decks.index[n]]
-            totals[i] = [r[0], r[1], *r[3:]]
         self.second = {
             "main": np.array([WIN_PATHS.index(mp[d]) if mp.get(d) in WIN_PATHS else -1
                               for d in self.decks.names], dtype=np.int64),
             "moments": Moments(1), "main_counts": np.zeros((N_PATHS, 3)),
-            "expectation": PathExpectation(totals, self.units_with_seats),
-            "expect_decks": np.array([names.index(d) if d in names else -1
-                                      for d in self.decks.names], dtype=np.int64),
-            "n_expect": len(names), "game_pairs": list(game_pairs), "pairs": {},
-            "pair_moments": {},
+            "game_pairs": list(game_pairs), "pairs": {}, "pair_moments": {},
         }
+
+    def paths_expected(self) -> pl.DataFrame:
+        """The deck-pool expectation (``paths.path_expectation``) over the decks that
+        played, in the order of their names."""
+        seats = self._deck_seats()
+        played = [i for i in np.argsort(np.array(self.decks.names, dtype=object), kind="stable")
+                  if seats[i] > 0]
+        return self.expectation.frame(np.array(played, dtype=np.int64))
 
     def _deck_seats(self) -> np.ndarray:
         group = self.c.get("group_deck")
@@ -501,24 +524,12 @@ class RunFold:
         """Pass 2 over the same part (``start_second`` first)."""
         sec = self.second
         assert sec is not None, "start_second first"
-        p = self.part(games, seats)
+        p = self.part(games, seats, full=bool(sec["game_pairs"]))
         s = p.s
         if p.G == 0 or not len(s["deck"]):
             return
         self._cards_later(self.cards.add_deals, self.units(p))
-        # the deck-pool expectation: per deal (with seat rows) and deck, its counts
-        seen = np.zeros(p.U, dtype=bool)
-        seen[s["unit"]] = True
-        dense = np.cumsum(seen) - 1
-        n_u, nd = int(seen.sum()), sec["n_expect"]
-        flat = dense[s["unit"]] * nd + sec["expect_decks"][s["deck"]]
         won = s["won"]
-        cols = [np.ones(len(won)), won, *[won & (s["path"] == self.paths.index[x])
-                                          for x in WIN_PATHS]]
-        counts = np.empty((len(cols), n_u, nd))
-        for j, c in enumerate(cols):
-            counts[j] = np.bincount(flat, weights=c, minlength=n_u * nd).reshape(n_u, nd)
-        sec["expectation"].add(counts, p.unit_table[seen])
         # win rates by main path, in games where another main path sits
         main = sec["main"][s["deck"]]
         npv = N_PATHS + 1
@@ -590,10 +601,10 @@ class RunFold:
         n = sum(a.size for a in self.c.values()) + sum(m.x.size for m in self.m.values())
         n += sum(len(d) * 9 for d in self.patterns.values())
         n += self.cards.state_size()
+        e = self.expectation
+        n += sum(a.size for a in (e.tot, e.d, e.sa, e.sw, e.maa, e.maw, e.mww))
         if self.second is not None:
             n += self.second["moments"].x.size
-            e = self.second["expectation"]
-            n += e.s.size + e.ss.size + e.d.size
             n += sum(f.height * f.width for key in ("pairs", "pair_moments")
                      for f in self.second[key].values())
         return n

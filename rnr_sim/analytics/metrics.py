@@ -23,7 +23,14 @@ from rnr_sim.analytics.decks import (
     path_shares_from_moments,
     with_path_intervals,
 )
-from rnr_sim.analytics.fold import N_PATHS, PAIR_KEYS, PATH_GROUPS, RunFold
+from rnr_sim.analytics.fold import (
+    N_PATHS,
+    PAIR_KEYS,
+    PATH_GROUPS,
+    SECOND_GAME_COLUMNS,
+    SECOND_SEAT_COLUMNS,
+    RunFold,
+)
 from rnr_sim.analytics.length import hist_quantile, length_from_histogram
 from rnr_sim.analytics.lp import lp_bands
 from rnr_sim.analytics.paths import main_path_table, main_paths, path_shares
@@ -279,8 +286,10 @@ def compute_metrics(run: Run, progress: Callable[[int], None] | None = None) -> 
         key_counts[key] = counts
         comps[key] = comp if mu.fixed_tables(comp) else None
     deck_main_paths = main_paths(deck_df)
-    fold.start_second(deck_main_paths, [k for k in PAIR_KEYS if comps[k] is None])
-    for games, seats in run.deal_parts():
+    game_pairs = [k for k in PAIR_KEYS if comps[k] is None]
+    fold.start_second(deck_main_paths, game_pairs)
+    columns = () if game_pairs else (SECOND_GAME_COLUMNS, SECOND_SEAT_COLUMNS)
+    for games, seats in run.deal_parts(*columns):
         fold.add_second(games, seats)
         tick(games.height)
     fold.wait()
@@ -304,7 +313,7 @@ def compute_metrics(run: Run, progress: Callable[[int], None] | None = None) -> 
     branch_sum = _branch_summary(fold, branches)
     length, length_hist = _length(fold)
     nash = mu.metagame_nash(matchups, deck_order, _patterns(fold), players)
-    paths_expected = fold.second["expectation"].frame()
+    paths_expected = fold.paths_expected()
     paths_by_main_path = _main_path_rates(fold, deck_main_paths)
 
     have = set(run.cards.collect_schema().names())

@@ -15,7 +15,7 @@ import polars as pl
 
 from rnr_sim.analytics.decks import WIN_PATHS, path_share_columns
 from rnr_sim.analytics.stats import Z95, chi2_sf, rate, ratio_by_deal, two_sided_p
-from rnr_sim.analytics.units import table_se_from_sums
+from rnr_sim.analytics.units import grow, table_se_from_sums
 
 PATH_COUNT_COLUMNS = ("games", "wins", "draws", *[f"wins_{p}" for p in WIN_PATHS])
 
@@ -148,9 +148,9 @@ def path_expectation(deal_counts: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     tables = np.zeros(n_units, dtype=np.int64)
     if df.height:
         tables[df["unit"].to_numpy()] = df["table_id"].to_numpy()
-    acc = PathExpectation(cube.sum(axis=0), n_units)
+    acc = PathExpectation()
     acc.add(np.ascontiguousarray(cube.transpose(2, 0, 1)), tables)
-    return acc.frame()
+    return acc.frame(np.arange(len(decks)))
 
 
 #: The per-(deal, deck) counts the deck-pool expectation reads, in ``_unit_matrix`` order.
@@ -158,74 +158,91 @@ EXPECTATION_COLUMNS = ("games", "wins", *[f"wins_{p}" for p in WIN_PATHS])
 
 
 class PathExpectation:
-    """``path_expectation`` in two steps, so that a run can be read part by part: the
-    totals per deck first (``totals`` [deck, EXPECTATION_COLUMNS], decks sorted by name,
-    and the number of deals ``n_units``), which fix each path's share, mix and weights;
-    then the deals (``add``, in deal order), each deal's linearisations summed per table
-    in the order one pass over all the deals adds them (``units.table_se``)."""
+    """``path_expectation`` from sums that a run read part by part adds up (``add``, each
+    deal once): per deck its totals, and per table the deals ``d`` and, for each path,
+    the first and second moments of the per-deal vectors of the decks' wins by the path
+    ``a`` and their wins ``w``. Each linearisation of the module's estimates is linear in
+    (``a``, ``w``) with coefficients of the totals (the path's share, each deck's mix and
+    weight), so its per-table sums, and ``units.table_se``, are quadratic forms in those
+    moments (``frame``)."""
 
-    def __init__(self, totals: np.ndarray, n_units: int) -> None:
-        self.n_units = n_units
-        self.games_d, self.wins_d = totals[:, 0], totals[:, 1]
-        self.total_games, self.total_wins = float(self.games_d.sum()), float(self.wins_d.sum())
-        self.a_tot = totals[:, 2:]  # [deck, path]
-        self.ok = self.total_wins > 0 and n_units >= 2
-        self.terms = []  # per path: (share, mix, coef)
-        for j in range(len(WIN_PATHS)):
-            if not self.ok:
-                break
-            won = self.wins_d > 0
-            mix = np.where(won, self.a_tot[:, j] / np.where(won, self.wins_d, 1.0), 0.0)
-            weight = self.games_d / self.total_games  # the design fixes each deck's games
-            coef = np.where(won, weight / np.where(won, self.wins_d, 1.0), 0.0)
-            share = int(self.a_tot[:, j].sum()) / self.total_wins
-            self.terms.append((share, mix, coef, float((weight * mix).sum())))
+    def __init__(self) -> None:
         self.tables: dict[int, int] = {}
-        # per path: sums of z_share, z_exp, z_share - z_exp and their squares, per table
-        self.s = np.zeros((len(WIN_PATHS), 3, 0))
-        self.ss = np.zeros((len(WIN_PATHS), 3, 0))
+        self.tot = np.zeros((len(EXPECTATION_COLUMNS), 0))  # [column, deck]
         self.d = np.zeros(0)
+        n = len(WIN_PATHS)
+        self.sa, self.sw = np.zeros((n, 0, 0)), np.zeros((0, 0))  # [path,] table, deck
+        self.maa, self.maw = np.zeros((n, 0, 0, 0)), np.zeros((n, 0, 0, 0))
+        self.mww = np.zeros((0, 0, 0))  # [table, deck, deck]
 
     def add(self, counts: np.ndarray, tables: np.ndarray) -> None:
-        """Deals in order: ``counts`` [EXPECTATION_COLUMNS, deal, deck] of per-deal
-        counts, ``tables`` [deal] their table ids."""
-        from rnr_sim.analytics.card_kernels import add_table_sums
-
-        if not self.ok or not len(tables):
+        """Deals, each once, table by table: ``counts`` [EXPECTATION_COLUMNS, deal, deck]
+        of per-deal counts (decks in a fixed order; more may come later), ``tables``
+        [deal] their table ids."""
+        if not len(tables):
             return
         for t in np.unique(tables).tolist():
             self.tables.setdefault(int(t), len(self.tables))
         code = np.array([self.tables[int(t)] for t in tables.tolist()], dtype=np.int64)
-        n_t = len(self.tables)
-        if self.s.shape[2] < n_t:
-            pad = n_t - self.s.shape[2]
-            self.s = np.concatenate([self.s, np.zeros((*self.s.shape[:2], pad))], axis=2)
-            self.ss = np.concatenate([self.ss, np.zeros((*self.ss.shape[:2], pad))], axis=2)
-            self.d = np.r_[self.d, np.zeros(pad)]
-        self.d += np.bincount(code, minlength=n_t)
-        wins = counts[1]
-        wins_k = wins.sum(axis=1)  # all wins per deal
-        for j, (share, mix, coef, _) in enumerate(self.terms):
-            a_dp = counts[2 + j]  # [unit, deck]
-            z_share = (a_dp.sum(axis=1) - share * wins_k) / self.total_wins
-            z_exp = ((a_dp - mix[None, :] * wins) * coef[None, :]).sum(axis=1)
-            z = np.stack([z_share, z_exp, z_share - z_exp])
-            add_table_sums(np.ascontiguousarray(z), code, self.s[j], self.ss[j])
+        n_t, n_d, n_p = len(self.tables), counts.shape[2], len(WIN_PATHS)
+        self.tot = grow(self.tot, (self.tot.shape[0], n_d))
+        for j in range(counts.shape[0]):  # over the deals: a row sum per column
+            self.tot[j, :n_d] += counts[j].sum(axis=0)
+        self.d = grow(self.d, (n_t,))
+        self.sa, self.sw = grow(self.sa, (n_p, n_t, n_d)), grow(self.sw, (n_t, n_d))
+        self.maa = grow(self.maa, (n_p, n_t, n_d, n_d))
+        self.maw = grow(self.maw, (n_p, n_t, n_d, n_d))
+        self.mww = grow(self.mww, (n_t, n_d, n_d))
+        w = counts[1]
+        cuts = np.flatnonzero(np.r_[True, code[1:] != code[:-1], True])
+        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            t, ws = int(code[lo]), w[lo:hi]
+            self.d[t] += hi - lo
+            self.sw[t, :n_d] += ws.sum(axis=0)
+            self.mww[t, :n_d, :n_d] += ws.T @ ws
+            for j in range(n_p):
+                a = counts[2 + j, lo:hi]
+                self.sa[j, t, :n_d] += a.sum(axis=0)
+                self.maa[j, t, :n_d, :n_d] += a.T @ a
+                self.maw[j, t, :n_d, :n_d] += a.T @ ws
 
-    def frame(self) -> pl.DataFrame:
-        """The ``path_expectation`` table."""
+    def frame(self, decks: np.ndarray) -> pl.DataFrame:
+        """The ``path_expectation`` table over ``decks`` (indices into the deck axis of
+        ``add``: the decks that played, in the order of their names)."""
+        n_d = self.tot.shape[1]
+        decks = np.asarray(decks, dtype=np.int64)
+        tot = self.tot[:, decks] if n_d else np.zeros((len(EXPECTATION_COLUMNS), 0))
+        games_d, wins_d, a_tot = tot[0], tot[1], tot[2:].T  # a_tot [deck, path]
+        total_games, total_wins = float(games_d.sum()), float(wins_d.sum())
         order = [self.tables[t] for t in sorted(self.tables)]
-        d = self.d[order]
+        d = self.d[order] if len(order) else np.zeros(0)
+        ok = total_wins > 0 and d.sum() >= 2
+        ix = np.ix_(order, decks)
         rows = []
         for j, p in enumerate(WIN_PATHS):
-            row: dict = {"path": p, "wins": int(self.a_tot[:, j].sum()),
+            row: dict = {"path": p, "wins": int(a_tot[:, j].sum()) if len(decks) else 0,
                          "flat": 1.0 / len(WIN_PATHS)}
-            if not self.ok:
+            if not ok:
                 rows.append(row)
                 continue
-            share, _, _, expected = self.terms[j]
-            se_s, se_e, se_g = (table_se_from_sums(d, self.s[j, i][order], self.ss[j, i][order])
-                                for i in range(3))
+            won = wins_d > 0
+            mix = np.where(won, a_tot[:, j] / np.where(won, wins_d, 1.0), 0.0)
+            weight = games_d / total_games  # the design fixes each deck's games
+            coef = np.where(won, weight / np.where(won, wins_d, 1.0), 0.0)
+            share = row["wins"] / total_wins
+            expected = float((weight * mix).sum())
+            # per deal: z_share = (Σ a - share Σ w) / W, z_exp = Σ coef (a - mix w)
+            c_share = (np.full(len(decks), 1.0 / total_wins),
+                       np.full(len(decks), -share / total_wins))
+            c_exp = (coef, -coef * mix)
+            c_gap = (c_share[0] - c_exp[0], c_share[1] - c_exp[1])
+            sa, sw = self.sa[j][ix], self.sw[ix]
+            maa = self.maa[j][np.ix_(order, decks, decks)]
+            maw = self.maw[j][np.ix_(order, decks, decks)]
+            mww = self.mww[np.ix_(order, decks, decks)]
+
+            se_s, se_e, se_g = (_quadratic_se(d, sa, sw, maa, maw, mww, c)
+                                for c in (c_share, c_exp, c_gap))
             gap = share - expected
             row.update(
                 share=share, share_lo=share - Z95 * se_s, share_hi=share + Z95 * se_s,
@@ -233,7 +250,7 @@ class PathExpectation:
                 expected_hi=expected + Z95 * se_e, gap=gap, gap_lo=gap - Z95 * se_g,
                 gap_hi=gap + Z95 * se_g, gap_se=se_g,
                 gap_p=two_sided_p(gap / se_g) if se_g > 0 else (1.0 if gap == 0 else 0.0),
-                decks=int((self.a_tot[:, j] > 0).sum()),
+                decks=int((a_tot[:, j] > 0).sum()),
             )
             rows.append(row)
         schema = {"path": pl.String, "wins": pl.Int64, "share": pl.Float64,
@@ -242,6 +259,17 @@ class PathExpectation:
                   "gap_lo": pl.Float64, "gap_hi": pl.Float64, "gap_se": pl.Float64,
                   "gap_p": pl.Float64, "flat": pl.Float64, "decks": pl.Int64}
         return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema)
+
+
+def _quadratic_se(d: np.ndarray, sa: np.ndarray, sw: np.ndarray, maa: np.ndarray,
+                  maw: np.ndarray, mww: np.ndarray, c: tuple[np.ndarray, np.ndarray]) -> float:
+    """``units.table_se`` of the per-deal linearisation ``z = ca·a + cw·w`` from the
+    per-table moments of ``a`` and ``w`` (``PathExpectation``)."""
+    ca, cw = c
+    s = sa @ ca + sw @ cw
+    ss = (np.einsum("tij,i,j->t", maa, ca, ca) + 2.0 * np.einsum("tij,i,j->t", maw, ca, cw)
+          + np.einsum("tij,i,j->t", mww, cw, cw))
+    return table_se_from_sums(d, s, ss)
 
 
 def main_paths(deck_summary: pl.DataFrame) -> pl.DataFrame:

@@ -41,13 +41,18 @@ class Run:
     def name(self) -> str:
         return self.path.name
 
-    def deal_parts(self) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
-        """The run's games and seats part by part, in whole deals (``parts.deal_parts``):
-        the only way the report reads them."""
-        from rnr_sim.analytics.parts import deal_parts
+    def deal_parts(self, game_columns: tuple[str, ...] | None = None,
+                   seat_columns: tuple[str, ...] | None = None
+                   ) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+        """The run's games and seats part by part, in whole deals (``parts.deal_parts``;
+        the columns given, else all the analysis reads): the only way the report reads
+        them."""
+        from rnr_sim.analytics import parts as p
 
-        parts = self.parts if self.parts is not None else check_parts(self.path, self.manifest)
-        return deal_parts(parts)
+        checked = self.parts if self.parts is not None else check_parts(self.path,
+                                                                        self.manifest)
+        return p.deal_parts(checked, game_columns or p.GAME_COLUMNS,
+                            seat_columns or p.SEAT_COLUMNS)
 
 
 def _first_line(e: Exception) -> str:
