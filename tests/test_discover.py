@@ -175,3 +175,18 @@ def test_check_coverage_re_measures_elites_as_discover_does(toy_discovery):
     for name, row in zip(names, archive.iter_rows(named=True), strict=True):
         assert got[name] == pytest.approx((row["share_heldout"], row["share_heldout_lo"],
                                            row["share_heldout_hi"]), abs=1e-12)
+
+
+def test_a_second_writer_of_a_discovery_dir_is_refused(tmp_path):
+    """One writer at a time: a discovery dir held by another process's lock (here, this
+    one's) is refused in one line naming the holder."""
+    import os
+
+    from rnr_sim.dirlock import DirLock
+    from rnr_sim.errors import InputError
+
+    out = tmp_path / "d"
+    out.mkdir()
+    with DirLock(out, "discovery dir"), pytest.raises(InputError) as e:
+        _small(out)
+    assert str(os.getpid()) in str(e.value) and "\n" not in str(e.value)

@@ -77,10 +77,11 @@ def discover(options: DiscoverOptions, progress: bool = True,
     input. Ctrl-C stops after the games under way: ``Discovery.stopped``, and
     ``--resume`` carries on from the checkpoint in ``out/.discover/``."""
     from rnr_sim import runner
-    from rnr_sim.discover import meta, output
+    from rnr_sim.dirlock import DirLock
+    from rnr_sim.discover import output
     from rnr_sim.discover.genome import Laws
-    from rnr_sim.evaluation import BatchStore, Evaluator, Pool
-    from rnr_sim.execution import Progress, log_to_stderr, open_backend
+    from rnr_sim.evaluation import BatchStore
+    from rnr_sim.execution import log_to_stderr, open_backend
 
     log = log or log_to_stderr
     budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
@@ -114,10 +115,23 @@ def discover(options: DiscoverOptions, progress: bool = True,
     store = BatchStore(out / CHECKPOINT)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        store.open(fingerprint, options.resume)
     except OSError as e:
         raise InputError(f"--out {out}: cannot create the discovery dir ({e.strerror})") \
             from None
+    # One writer at a time: a second discover (or --resume) on this dir is told who holds it.
+    with DirLock(out, "discovery dir"):
+        store.open(fingerprint, options.resume)
+        return _discover(out, options, plan, laws, cells, budget, batch, where, driver, store,
+                         fingerprint, progress, log)
+
+
+def _discover(out, options, plan, laws, cells, budget, batch, where, driver, store,
+              fingerprint, progress, log) -> Discovery:
+    """``discover``'s phases, the dir locked and its checkpoint store open."""
+    from rnr_sim.discover import meta, output
+    from rnr_sim.evaluation import Evaluator, Pool
+    from rnr_sim.execution import Progress
+
     t0 = time.perf_counter()
     bar = Progress("discover", total=budget, show=progress, log=log)
     with where, bar, Evaluator(driver, backend=None if options.backend == "local" else where,
