@@ -34,7 +34,6 @@ MAX_BUDGET = 10**10
 SEARCH_SHARE = 0.75
 MATRIX_SHARE = 0.08
 BATCH = 64  # children a generation
-TOP_FOR_MATRIX = 8  # elites (by held-out share) in the metagame matrix
 CHECKPOINT = ".discover"
 MANIFEST = "manifest.json"
 

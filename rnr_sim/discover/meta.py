@@ -35,6 +35,7 @@ from rnr_sim.evaluation import Evaluator, Matchups, Outcome, Pool
 
 MAX_ROUNDS = 3
 MIN_GENERATIONS = 8
+TOP = 8  # elites (by held-out share, or search share in a --meta round) in a matrix
 MIX_STILL = 0.1  # total variation distance under which the metagame mix has settled
 
 
@@ -188,8 +189,6 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
 def _n_matrix(found: Found, fld: Field) -> int:
     return min(len(found.share), TOP) + len(fld)
 
-
-TOP = 8
 
 
 def _found(archive, gen, children, racing, history, spent: int) -> Found:

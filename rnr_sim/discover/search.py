@@ -49,10 +49,6 @@ HOLDOUT_SEED_OFFSET = 1_000_003  # the held-out deals: a seed the search never p
 MATRIX_SEED_OFFSET = 2_000_003
 
 
-def speed_edges() -> np.ndarray:
-    return SPEED_MIN + SPEED_STEP * np.arange(SPEED_BINS + 1)
-
-
 @dataclass(frozen=True)
 class Cells:
     """The archive's two measures (``--cells``): what a deck's cell says about it.
