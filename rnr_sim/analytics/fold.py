@@ -287,7 +287,9 @@ class RunFold:
         seats, s = p.seats, p.s
         order = np.mod(s["seat"] - p.g["first"][s["game"]], p.g["n_players"][s["game"]])
         return pl.DataFrame({
-            "deck": seats["deck"], "won": seats["won"],
+            # an Enum: the card fold splits the rows by deck (cards._deck_parts)
+            "deck": seats["deck"].cast(pl.Enum([d for d in self.decks.names if d is not None])),
+            "won": seats["won"],
             "seen": seats["opening_mask"] | seats["drawn_mask"],
             "opening": seats["opening_mask"], "played": seats["played_mask"],
             "turns": p.g["turns"][s["game"]], "n_players": p.g["n_players"][s["game"]],
