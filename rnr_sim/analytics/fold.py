@@ -462,9 +462,9 @@ class RunFold:
         pair = uk % (nd * nd)
         pat, counts = _count_rows(np.c_[pair, vals].astype(np.int64))
         # pairs in the order first met (deals in order; at one deal, by name)
-        first_unit = {}
-        for pr, u in zip(pair.tolist(), (uk // (nd * nd)).tolist(), strict=True):
-            first_unit.setdefault(pr, u)
+        seen_pairs, first = np.unique(pair, return_index=True)  # keys sort by deal first
+        first_unit = dict(zip(seen_pairs.tolist(), (uk[first] // (nd * nd)).tolist(),
+                              strict=True))
         for pr in sorted(first_unit, key=lambda q: (first_unit[q], names[q // nd],
                                                     names[q % nd])):
             self.patterns.setdefault((pr // nd, pr % nd), {})

@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import importlib
 import json
 import shlex
 import shutil
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,7 +23,7 @@ from rnr_sim.analytics.metrics import Metrics
 from rnr_sim.analytics.run import run_progress
 from rnr_sim.errors import InputError
 from rnr_sim.report import expansion as expansion_section
-from rnr_sim.report import plots, tables, text
+from rnr_sim.report import tables, text
 from rnr_sim.report.format import EMPTY, branch_label, count, pct
 from rnr_sim.skill import read as read_skill
 
@@ -340,7 +342,16 @@ def decks_repro_table(m: Metrics) -> tables.Table:
 
 
 # ---------------------------------------------------------------- figures
+def _plots():
+    """The plots module (matplotlib), imported when the figures are drawn: ``build_report``
+    starts importing it in a second thread while it reads the run."""
+    from rnr_sim.report import plots
+
+    return plots
+
+
 def make_images(m: Metrics, fmt: str) -> dict[str, Image]:
+    plots = _plots()
     figs = {
         "matchups": (plots.heatmap_plot(m.matchups, m.deck_order,
                                         "row deck's win rate against column deck",
@@ -794,6 +805,9 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
     out = Path(out_dir)
     rid = run_id(run.manifest)
     stale = _earlier_files(out, rid, run.name)
+    # matplotlib loads while the run is read (the import waits for nothing the fold holds)
+    threading.Thread(target=importlib.import_module, args=("rnr_sim.report.plots",),
+                     name="rnr-import-plots", daemon=True).start()
     done = run.manifest.get("games_done")
     total = 2 * done if isinstance(done, int) else 0
     tick = None if progress is None else (lambda n: progress(n, total))
@@ -804,9 +818,9 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
     images = make_images(m, fmt)
     frames = csv_frames(m)
     if skill is not None and not skill.is_empty():
-        fig = plots.skill_plot(skill)
+        fig = _plots().skill_plot(skill)
         if fig is not None:
-            images["skill"] = Image("skill", plots.render(fig, fmt), fmt,
+            images["skill"] = Image("skill", _plots().render(fig, fmt), fmt,
                                     "win share of each deck with each pilot")
         frames["skill"] = skill
     csvs = [f"{n}.csv" for n in frames]
