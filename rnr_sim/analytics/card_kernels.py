@@ -132,3 +132,30 @@ def add_table_sums(z: np.ndarray, table: np.ndarray, s: np.ndarray, ss: np.ndarr
             x = z[k, d]
             s[k, t] += x
             ss[k, t] += x * x
+
+
+@njit(cache=True, nogil=True)
+def fold_deal_terms(zu: np.ndarray, zv: np.ndarray, table: np.ndarray, est: np.ndarray,
+                    v: np.ndarray, row: np.ndarray, zs: np.ndarray, zss: np.ndarray,
+                    zm: np.ndarray) -> None:
+    """Per card (row of ``zu``, ``zv`` [cards, deals]) and deal, in deal order: the
+    per-table moments of (dU, dV) into ``zm`` [5, cards, tables] (Σ dU, Σ dV, Σ dU²,
+    Σ dV², Σ dU·dV), and, for a card with an estimate (``row[k] >= 0``), its
+    ``z = (dU - est dV) / V`` and ``z²`` into row ``row[k]`` of ``zs``, ``zss`` (as
+    ``add_table_sums`` adds them)."""
+    n_k, n_d = zu.shape
+    for k in range(n_k):
+        r = row[k]
+        for d in range(n_d):
+            t = table[d]
+            u = zu[k, d]
+            w = zv[k, d]
+            zm[0, k, t] += u
+            zm[1, k, t] += w
+            zm[2, k, t] += u * u
+            zm[3, k, t] += w * w
+            zm[4, k, t] += u * w
+            if r >= 0:
+                z = (u - est[k] * w) / v[k]
+                zs[r, t] += z
+                zss[r, t] += z * z

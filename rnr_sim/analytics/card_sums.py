@@ -210,6 +210,8 @@ class _Deck:
             # the orders cards._segment_sum adds in: a row sum (equal sizes), else reduceat
             "sequential": np.array(self.size_min < 8 if equal else self.size_max <= 8),
             "zs": np.zeros((int(valid.sum()), n_t)), "zss": np.zeros((int(valid.sum()), n_t)),
+            # each card's row of zs, zss (-1: no estimate)
+            "row": np.where(valid, np.cumsum(valid) - 1, -1).astype(np.int64),
         }
         # pass 2, per card and table: Σ dU, Σ dV, Σ dU², Σ dV², Σ dU·dV (_Pooled)
         self.zm = np.zeros((5, k, n_t))
@@ -240,13 +242,8 @@ class _Deck:
                 zu[j] = _segment_sum(du, starts, bool(adj["equal"]))
                 zv[j] = _segment_sum(dv, starts, bool(adj["equal"]))
         tcode = self.tables.codes(part["table_id"].to_numpy()[starts].astype(np.int64))
-        runs = np.flatnonzero(np.r_[True, tcode[1:] != tcode[:-1]])
-        for i, x in enumerate((zu, zv, zu * zu, zv * zv, zu * zv)):  # per table, each card
-            self.zm[i][:, tcode[runs]] += np.add.reduceat(x, runs, axis=1)
-        idx = np.flatnonzero(adj["valid"])
-        if len(idx):
-            z = (zu[idx] - adj["est"][idx, None] * zv[idx]) / adj["v"][idx, None]
-            ck.add_table_sums(np.ascontiguousarray(z), tcode, adj["zs"], adj["zss"])
+        ck.fold_deal_terms(np.ascontiguousarray(zu), np.ascontiguousarray(zv), tcode,
+                           adj["est"], adj["v"], adj["row"], adj["zs"], adj["zss"], self.zm)
         return unit[starts], tcode, (zu, zv)
 
 
