@@ -56,7 +56,7 @@ def report_command(
         bar.update(games)
 
     try:
-        index = build_report(run_dir, target, svg=svg, progress=progress)
+        index = build_report(run_dir, target, svg=svg, progress=progress, figures_apart=True)
     finally:
         bar.close()
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
