@@ -132,3 +132,160 @@ def add_table_sums(z: np.ndarray, table: np.ndarray, s: np.ndarray, ss: np.ndarr
             x = z[k, d]
             s[k, t] += x
             ss[k, t] += x * x
+
+
+@njit(cache=True, nogil=True)
+def fold_deal_terms(zu: np.ndarray, zv: np.ndarray, table: np.ndarray, est: np.ndarray,
+                    v: np.ndarray, row: np.ndarray, zs: np.ndarray, zss: np.ndarray,
+                    zm: np.ndarray) -> None:
+    """Per card (row of ``zu``, ``zv`` [cards, deals]) and deal, in deal order: the
+    per-table moments of (dU, dV) into ``zm`` [5, cards, tables] (Σ dU, Σ dV, Σ dU²,
+    Σ dV², Σ dU·dV), and, for a card with an estimate (``row[k] >= 0``), its
+    ``z = (dU - est dV) / V`` and ``z²`` into row ``row[k]`` of ``zs``, ``zss`` (as
+    ``add_table_sums`` adds them)."""
+    n_k, n_d = zu.shape
+    for k in range(n_k):
+        r = row[k]
+        for d in range(n_d):
+            t = table[d]
+            u = zu[k, d]
+            w = zv[k, d]
+            zm[0, k, t] += u
+            zm[1, k, t] += w
+            zm[2, k, t] += u * u
+            zm[3, k, t] += w * w
+            zm[4, k, t] += u * w
+            if r >= 0:
+                z = (u - est[k] * w) / v[k]
+                zs[r, t] += z
+                zss[r, t] += z * z
+
+
+@njit(cache=True, nogil=True)
+def fold_seat_rows(unit: np.ndarray, table: np.ndarray, keys: np.ndarray, w: np.ndarray,
+                   yidx: np.ndarray, nidx: np.ndarray, x: np.ndarray, tot: np.ndarray,
+                   exp_family: int, e_d: np.ndarray, e_tot: np.ndarray, e_sa: np.ndarray,
+                   e_sw: np.ndarray, e_maa: np.ndarray, e_maw: np.ndarray,
+                   e_mww: np.ndarray) -> None:
+    """The report fold's seat-row families over one part (``fold.RunFold``), in one pass.
+
+    Rows in deal order: ``unit`` (deal index), ``table[unit]`` its table code; per family
+    f, ``keys[f, row]`` the row's key (-1: not in the family), numerators ``w[yidx[f, r]]``
+    (r < 4, -1 unused) and denominator ``w[nidx[f]]`` (-1: 1 per row); ``w`` rows: won,
+    the four paths' wins, draws. Adds per (f, key, table) the deal moments (``x`` [f, 15,
+    key, table]: d, Σn, Σn², Σy_r, Σy_r², Σy_r·n) and per (f, key) the totals (``tot``:
+    rows, won, draws, wins by path); for family ``exp_family`` (keyed by deck) also the
+    deck-pool expectation's per-table moments of each deal's (wins by path, wins) per deck
+    (``paths.PathExpectation``, over ``e_*``). Sums of whole numbers: exact in any order."""
+    n_f, n = keys.shape
+    n_k = x.shape[2]
+    acc_n = np.zeros((n_f, n_k))
+    acc_y = np.zeros((n_f, n_k, 4))
+    acc_rows = np.zeros((n_f, n_k))
+    stamp = np.full((n_f, n_k), -1, dtype=np.int64)
+    touched = np.empty((n_f, n_k), dtype=np.int64)
+    n_touched = np.zeros(n_f, dtype=np.int64)
+    r0 = 0
+    while r0 < n:
+        u = unit[r0]
+        r1 = r0
+        while r1 < n and unit[r1] == u:
+            r1 += 1
+        t = table[u]
+        for f in range(n_f):
+            n_touched[f] = 0
+            for r in range(r0, r1):
+                k = keys[f, r]
+                if k < 0:
+                    continue
+                if stamp[f, k] != u:
+                    stamp[f, k] = u
+                    acc_n[f, k] = 0.0
+                    acc_rows[f, k] = 0.0
+                    for j in range(4):
+                        acc_y[f, k, j] = 0.0
+                    touched[f, n_touched[f]] = k
+                    n_touched[f] += 1
+                acc_rows[f, k] += 1.0
+                acc_n[f, k] += 1.0 if nidx[f] < 0 else w[nidx[f], r]
+                for j in range(4):
+                    if yidx[f, j] >= 0:
+                        acc_y[f, k, j] += w[yidx[f, j], r]
+                tot[f, k, 0] += 1.0
+                tot[f, k, 1] += w[0, r]
+                tot[f, k, 2] += w[5, r]
+                for j in range(4):
+                    tot[f, k, 3 + j] += w[1 + j, r]
+            for i in range(n_touched[f]):
+                k = touched[f, i]
+                nn = acc_n[f, k]
+                x[f, 0, k, t] += 1.0
+                x[f, 1, k, t] += nn
+                x[f, 2, k, t] += nn * nn
+                for j in range(4):
+                    y = acc_y[f, k, j]
+                    x[f, 3 + j, k, t] += y
+                    x[f, 7 + j, k, t] += y * y
+                    x[f, 11 + j, k, t] += y * nn
+        m = n_touched[exp_family]
+        if m:
+            e_d[t] += 1.0
+            f = exp_family
+            for i in range(m):
+                a = touched[f, i]
+                wa = acc_n[f, a]  # the family's denominator: wins
+                e_tot[0, a] += acc_rows[f, a]
+                e_tot[1, a] += wa
+                e_sw[t, a] += wa
+                for j in range(4):
+                    e_tot[2 + j, a] += acc_y[f, a, j]
+                    e_sa[j, t, a] += acc_y[f, a, j]
+                for i2 in range(m):
+                    b = touched[f, i2]
+                    wb = acc_n[f, b]
+                    e_mww[t, a, b] += wa * wb
+                    for j in range(4):
+                        e_maa[j, t, a, b] += acc_y[f, a, j] * acc_y[f, b, j]
+                        e_maw[j, t, a, b] += acc_y[f, a, j] * wb
+        r0 = r1
+
+
+@njit(cache=True, nogil=True)
+def two_player_deals(r0: np.ndarray, unit: np.ndarray, deck: np.ndarray, won: np.ndarray,
+                     first: np.ndarray, rank: np.ndarray, n_decks: int
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each two-player deal's outcome per matchup (``nash.matchup_deals``): for the games
+    whose seat rows are ``r0[i]`` and ``r0[i] + 1`` (in deal order), per (deal, decks a <
+    b by ``rank``): the pair ``a * n_decks + b``, the deal's ``unit``, and a's then b's
+    wins and games moving first, wins and games moving second (int64[8]). Games of a deck
+    against itself are left out."""
+    n = r0.shape[0]
+    pairs = np.empty(n, dtype=np.int64)
+    units = np.empty(n, dtype=np.int64)
+    vals = np.zeros((n, 8), dtype=np.int64)
+    m = 0
+    for i in range(n):
+        r = r0[i]
+        da, db = deck[r], deck[r + 1]
+        if da == db:
+            continue
+        a, b = (da, db) if rank[da] < rank[db] else (db, da)
+        code = a * n_decks + b
+        u = unit[r]
+        j = m - 1  # a deal's games are together: look back over this deal's pairs
+        while j >= 0 and units[j] == u and pairs[j] != code:
+            j -= 1
+        if j < 0 or units[j] != u:
+            j = m
+            pairs[j] = code
+            units[j] = u
+            m += 1
+        for q in (r, r + 1):
+            side = 0 if deck[q] == a else 4
+            w = won[q]
+            f = first[q]
+            vals[j, side + 0] += w and f
+            vals[j, side + 1] += f
+            vals[j, side + 2] += w and not f
+            vals[j, side + 3] += not f
+    return pairs[:m], units[:m], vals[:m]

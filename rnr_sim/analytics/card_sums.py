@@ -99,6 +99,7 @@ class _Deck:
         self.deals = 0
         self.size_min, self.size_max = math.inf, 0
         self.adj: dict[str, np.ndarray] | None = None  # finish_counts
+        self.zm = np.zeros((5, len(cards), 0))
 
     # -- pass 1
     def add_counts(self, part: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -209,7 +210,11 @@ class _Deck:
             # the orders cards._segment_sum adds in: a row sum (equal sizes), else reduceat
             "sequential": np.array(self.size_min < 8 if equal else self.size_max <= 8),
             "zs": np.zeros((int(valid.sum()), n_t)), "zss": np.zeros((int(valid.sum()), n_t)),
+            # each card's row of zs, zss (-1: no estimate)
+            "row": np.where(valid, np.cumsum(valid) - 1, -1).astype(np.int64),
         }
+        # pass 2, per card and table: Σ dU, Σ dV, Σ dU², Σ dV², Σ dU·dV (_Pooled)
+        self.zm = np.zeros((5, k, n_t))
 
     # -- pass 2
     def add_deals(self, part: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, tuple]:
@@ -237,58 +242,52 @@ class _Deck:
                 zu[j] = _segment_sum(du, starts, bool(adj["equal"]))
                 zv[j] = _segment_sum(dv, starts, bool(adj["equal"]))
         tcode = self.tables.codes(part["table_id"].to_numpy()[starts].astype(np.int64))
-        idx = np.flatnonzero(adj["valid"])
-        if len(idx):
-            z = (zu[idx] - adj["est"][idx, None] * zv[idx]) / adj["v"][idx, None]
-            ck.add_table_sums(np.ascontiguousarray(z), tcode, adj["zs"], adj["zss"])
+        ck.fold_deal_terms(np.ascontiguousarray(zu), np.ascontiguousarray(zv), tcode,
+                           adj["est"], adj["v"], adj["row"], adj["zs"], adj["zss"], self.zm)
         return unit[starts], tcode, (zu, zv)
 
 
 class _Pooled:
-    """A card several decks hold. Pass 1: the cross products of two holders' per-deal
-    count vectors in the deals where both sit (``cross``, per table id): with the decks'
-    own moments they give the moments of the vectors summed over the holders
-    (``card_deal_intervals``' per-card rows), and ``deals``, the deals any holder
-    played. Pass 2: per table (``CardFold.tables`` codes), the deals ``dz`` and the sums
-    ``zs``, ``zss`` of the pooled linearisation (``adjusted_iwd``'s per-card row)."""
+    """A card several decks hold: what its per-card rows need beyond each holder's sums.
+
+    Pass 1: the cross products of two holders' per-deal count vectors in the deals where
+    both sit (``cross``, per table id: with the decks' own moments they give the moments
+    of the vectors summed over the holders, ``card_deal_intervals``' per-card rows), the
+    deals any holder played (``deals``, and per table id ``dz``). Pass 2: per table id the
+    cross products of two holders' per-deal linearisation terms (``zcross``: dU·dU', dU·dV',
+    dV·dU', dV·dV') where both sit; with each holder's per-table moments of (dU, dV)
+    (``_Deck.zm``) they give the per-table sums of the pooled ``z = (ΣdU - est ΣdV) / V``
+    and of its square (``adjusted_iwd``'s per-card row)."""
 
     def __init__(self) -> None:
         self.cross: dict[int, np.ndarray] = {}
         self.deals = 0
-        self.dz = np.zeros((1, 0))
-        self.zs = np.zeros((1, 0))
-        self.zss = np.zeros((1, 0))
+        self.dz: dict[int, float] = {}
+        self.zcross: dict[int, np.ndarray] = {}
 
     def add_cross(self, common: tuple[np.ndarray, np.ndarray, np.ndarray], xa: np.ndarray,
                   xb: np.ndarray) -> None:
         """Two holders' vectors [8, deal] over their deals ``common`` = (table id of each
         common deal, its position in a's deals, in b's)."""
-        tid, ia, ib = common
-        cuts = np.flatnonzero(np.r_[True, tid[1:] != tid[:-1], True])
-        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
-            c = xa[:, ia[lo:hi]] @ xb[:, ib[lo:hi]].T
-            t = int(tid[lo])
+        for t, lo, hi in _table_runs(common[0]):
+            ia, ib = common[1][lo:hi], common[2][lo:hi]
+            c = xa[:, ia] @ xb[:, ib].T
             self.cross[t] = self.cross.get(t, np.zeros((8, 8))) + c + c.T
 
-    def add_deals(self, blocks: list[tuple[np.ndarray, np.ndarray]], n_units: int,
-                  unit_table: np.ndarray, n_tables: int, est: float, v: float) -> None:
-        """``blocks``: per holder deck in deck order, (its deal units, [dU, dV] of the card
-        per deal). Per deal, 0 + the decks' sums in deck order (as ``np.bincount`` adds
-        them), then ``z = (dU - est dV) / V`` added per table (``unit_table``: the table
-        code of each unit) in deal order."""
-        touched = np.zeros(n_units, dtype=bool)
-        su, sv = np.zeros(n_units), np.zeros(n_units)
-        for u, w in blocks:
-            touched[u] = True
-            su[u] += w[0]
-            sv[u] += w[1]
-        idx = np.flatnonzero(touched)
-        t = unit_table[idx]
-        self.dz, self.zs, self.zss = (grow(a, (1, n_tables)) for a in (self.dz, self.zs,
-                                                                       self.zss))
-        self.dz[0] += np.bincount(t, minlength=self.dz.shape[1])
-        z = ((su[idx] - est * sv[idx]) / v)[None, :]
-        ck.add_table_sums(np.ascontiguousarray(z), t, self.zs, self.zss)
+    def add_zcross(self, common: tuple[np.ndarray, np.ndarray, np.ndarray], ua: np.ndarray,
+                   va: np.ndarray, ub: np.ndarray, vb: np.ndarray) -> None:
+        """Two holders' dU, dV [deal] over their common deals (``add_cross``)."""
+        for t, lo, hi in _table_runs(common[0]):
+            ia, ib = common[1][lo:hi], common[2][lo:hi]
+            x = np.array([ua[ia] @ ub[ib], ua[ia] @ vb[ib], va[ia] @ ub[ib], va[ia] @ vb[ib]])
+            self.zcross[t] = self.zcross.get(t, np.zeros(4)) + x
+
+
+def _table_runs(tid: np.ndarray) -> list[tuple[int, int, int]]:
+    """(table id, first, end) of each run of equal ids (deals come table by table)."""
+    cuts = np.flatnonzero(np.r_[True, tid[1:] != tid[:-1], True])
+    return [(int(tid[lo]), lo, hi) for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(),
+                                                       strict=True)]
 
 
 def _adjusted_row(est: float, se: float) -> dict[str, float | None]:
@@ -325,7 +324,6 @@ class CardFold:
                              for (a, _), (b, _) in combinations(h, 2)},
                             key=lambda ab: (list(self.decks).index(ab[0]),
                                             list(self.decks).index(ab[1])))
-        self.tables = _Tables()  # pass 2: the pooled sums' table codes
         self.finished = False
 
     def _parts(self, units: pl.DataFrame) -> dict[str, pl.DataFrame]:
@@ -335,26 +333,38 @@ class CardFold:
         """Pass 1: one part's seat rows, sorted by deal."""
         got = {d: self.decks[d].add_counts(p) for d, p in self._parts(units).items()}
         n_units = int(units["unit"].max()) + 1 if units.height else 0
-        common = {}
-        for a, b in self.pairs:
-            if a in got and b in got:
-                ua, ub = got[a][0], got[b][0]
-                _, ia, ib = np.intersect1d(ua, ub, assume_unique=True, return_indices=True)
-                if len(ia):
-                    tid = self._table_ids(a, got[a][1])[ia]
-                    common[(a, b)] = (tid, ia, ib)
+        common = self._common_deals(got)
         for card, pool in self.pooled.items():
             holders = [(d, j) for d, j in self.holders[card] if d in got]
             if len(holders) == 1:
-                pool.deals += len(got[holders[0][0]][0])
-            elif holders:
+                tables = self._table_ids(holders[0][0], got[holders[0][0]][1])
+            elif holders:  # the deals any holder played, each once
                 touched = np.zeros(n_units, dtype=bool)
+                table = np.zeros(n_units, dtype=np.int64)
                 for d, _ in holders:
                     touched[got[d][0]] = True
-                pool.deals += int(touched.sum())
+                    table[got[d][0]] = self._table_ids(d, got[d][1])
+                tables = table[np.flatnonzero(touched)]
+            else:
+                continue
+            pool.deals += len(tables)
+            for t, n in zip(*np.unique(tables, return_counts=True), strict=True):
+                pool.dz[int(t)] = pool.dz.get(int(t), 0.0) + float(n)
             for (a, ja), (b, jb) in combinations(holders, 2):
                 if (a, b) in common:
                     pool.add_cross(common[(a, b)], got[a][2][ja], got[b][2][jb])
+
+    def _common_deals(self, got: dict) -> dict[tuple[str, str], tuple]:
+        """Per pair of decks holding a card in common, the deals of this part both played:
+        (table id, position in the first deck's deals, in the second's)."""
+        common = {}
+        for a, b in self.pairs:
+            if a in got and b in got:
+                _, ia, ib = np.intersect1d(got[a][0], got[b][0], assume_unique=True,
+                                           return_indices=True)
+                if len(ia):
+                    common[(a, b)] = (self._table_ids(a, got[a][1])[ia], ia, ib)
+        return common
 
     def _table_ids(self, deck: str, tcode: np.ndarray) -> np.ndarray:
         ids = np.array(list(self.decks[deck].tables.index), dtype=np.int64)
@@ -369,21 +379,13 @@ class CardFold:
     def add_deals(self, units: pl.DataFrame) -> None:
         """Pass 2 (after ``finish_counts``): the same part's seat rows again."""
         got = {d: self.decks[d].add_deals(p) for d, p in self._parts(units).items()}
-        if not units.height:
-            return
-        unit = units["unit"].to_numpy()
-        n_units = int(unit.max()) + 1
-        unit_table = np.zeros(n_units, dtype=np.int64)
-        unit_table[unit] = self.tables.codes(units["table_id"].to_numpy().astype(np.int64))
-        n_tables = len(self.tables.index)
+        common = self._common_deals(got)
         for card, pool in self.pooled.items():
-            est, v, valid = self._card_estimate(card)
-            blocks = [(got[d][0], (got[d][2][0][j], got[d][2][1][j]))
-                      for d, j in self.holders[card] if d in got]
-            if blocks and valid:
-                pool.add_deals(blocks, n_units, unit_table, n_tables, est, v)
-            pool.dz, pool.zs, pool.zss = (grow(a, (1, n_tables)) for a in (pool.dz, pool.zs,
-                                                                           pool.zss))
+            holders = [(d, j) for d, j in self.holders[card] if d in got]
+            for (a, ja), (b, jb) in combinations(holders, 2):
+                if (a, b) in common:
+                    (ua, va), (ub, vb) = got[a][2], got[b][2]
+                    pool.add_zcross(common[(a, b)], ua[ja], va[ja], ub[jb], vb[jb])
 
     def _card_estimate(self, card: str) -> tuple[float, float, bool]:
         """The per-card ``U / V`` (decks' U and V summed in deck order), and whether it
@@ -405,11 +407,27 @@ class CardFold:
         d, _ = self.holders[card][0]
         return self.decks[d].deals
 
-    def _pooled_sums(self, card: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Pass 2's per-table deals and sums of the card's pooled linearisation, over
-        every table of the run (``tables`` codes)."""
-        pool, n_t = self.pooled[card], len(self.tables.index)
-        return tuple(grow(a, (1, n_t))[0] for a in (pool.dz, pool.zs, pool.zss))
+    def _pooled_sums(self, card: str, est: float, v: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per table (ascending ids): the deals any holder played, and the sums of the
+        pooled ``z = (ΣdU - est ΣdV) / V`` and of ``z²`` over them, from the holders'
+        per-table moments of (dU, dV) and their cross products where two met."""
+        pool = self.pooled[card]
+        acc: dict[int, np.ndarray] = {}  # table -> [ΣdU, ΣdV, ΣdU², ΣdV², ΣdU·dV]
+        for name, j in self.holders[card]:
+            deck = self.decks[name]
+            if deck.adj is None:
+                continue
+            for t, i in deck.tables.index.items():
+                acc[t] = acc.get(t, np.zeros(5)) + deck.zm[:, j, i]
+        ids = sorted(acc)
+        d = np.array([pool.dz.get(t, 0.0) for t in ids])
+        m = np.array([acc[t] for t in ids]).reshape(-1, 5)
+        x = np.array([pool.zcross.get(t, np.zeros(4)) for t in ids]).reshape(-1, 4)
+        s_ = (m[:, 0] - est * m[:, 1]) / v
+        ss = (m[:, 2] - 2.0 * est * m[:, 4] + est * est * m[:, 3]
+              + 2.0 * (x[:, 0] - est * (x[:, 1] + x[:, 2]) + est * est * x[:, 3])) / (v * v)
+        return d, s_, ss
 
     def _pooled_moments(self, card: str) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                    np.ndarray]:
@@ -438,11 +456,11 @@ class CardFold:
         n = 0
         for deck in self.decks.values():
             n += sum(a.size for a in (deck.d, deck.S, deck.M, deck.rows_h, deck.wins_h,
-                                      deck.n1h, deck.ah))
+                                      deck.n1h, deck.ah, deck.zm))
             if deck.adj is not None:
                 n += sum(np.size(a) for a in deck.adj.values())
         for pool in self.pooled.values():
-            n += 64 * len(pool.cross) + pool.dz.size + pool.zs.size + pool.zss.size
+            n += 64 * len(pool.cross) + len(pool.dz) + 4 * len(pool.zcross)
         return n
 
     # -- results
@@ -523,12 +541,10 @@ class CardFold:
         card_rows = []
         for card, (t1, n1, t0, n0) in acc.items():
             out = dict.fromkeys(ADJUSTED_COLUMNS[:5])
-            est, _, valid = self._card_estimate(card)
+            est, v, valid = self._card_estimate(card)
             if valid:
                 if card in self.pooled:
-                    _, order = self.tables.sorted()
-                    dz, zs, zss = self._pooled_sums(card)
-                    se = table_se_from_sums(dz[order], zs[order], zss[order])
+                    se = table_se_from_sums(*self._pooled_sums(card, est, v))
                 else:  # one deck holds it: its deals and sums
                     name, j = self.holders[card][0]
                     deck = self.decks[name]

@@ -35,6 +35,7 @@ import numpy as np
 import polars as pl
 
 from rnr_sim.analytics import matchups as mu
+from rnr_sim.analytics.card_kernels import fold_seat_rows, two_player_deals
 from rnr_sim.analytics.card_sums import CardFold
 from rnr_sim.analytics.decks import WIN_PATHS
 from rnr_sim.analytics.paths import PathExpectation
@@ -287,7 +288,9 @@ class RunFold:
         seats, s = p.seats, p.s
         order = np.mod(s["seat"] - p.g["first"][s["game"]], p.g["n_players"][s["game"]])
         return pl.DataFrame({
-            "deck": seats["deck"], "won": seats["won"],
+            # an Enum: the card fold splits the rows by deck (cards._deck_parts)
+            "deck": seats["deck"].cast(pl.Enum([d for d in self.decks.names if d is not None])),
+            "won": seats["won"],
             "seen": seats["opening_mask"] | seats["drawn_mask"],
             "opening": seats["opening_mask"], "played": seats["played_mask"],
             "turns": p.g["turns"][s["game"]], "n_players": p.g["n_players"][s["game"]],
@@ -355,70 +358,79 @@ class RunFold:
                       {"first_won": first_won[keep].astype(np.float64)})
             self.m[f"seat_{i}"].add(c, [c.sums["first_won"]], c.sums["rows"])
 
+    #: The seat-row families (``card_kernels.fold_seat_rows``): (moments, key, rows: all,
+    #: field = not a mirror game, other = no other seat of the game plays the branch,
+    #: numerators: ``won`` or the four paths' wins, denominator: rows or ``won``).
+    SEAT_FAMILIES = (("field_wr", "deck", "field", "won", "rows"),
+                     ("field_paths", "deck", "field", "paths", "won"),
+                     ("paths_deck", "deck", "all", "paths", "won"),
+                     ("paths_policy", "policy", "all", "paths", "won"),
+                     ("paths_branch", "branch", "all", "paths", "won"),
+                     ("pairs_deck", "deck", "all", "won", "rows"),
+                     ("pairs_branch", "branch", "all", "won", "rows"),
+                     ("branch_field", "branch", "other", "won", "rows"))
+
     def _add_seat_rows(self, p: Part, nd: int) -> None:
         s = p.s
         won = s["won"]
-        wins_p = [f"wins_{x}" for x in WIN_PATHS]
-        weights = {"won": won.astype(np.float64), "draw": s["draw"].astype(np.float64),
-                   **{f"wins_{x}": (won & (s["path"] == self.paths.index[x])).astype(
-                       np.float64) for x in WIN_PATHS}}
-        counted = ["rows", "won", "draw", *wins_p]
-        deck, unit, field, mirror = s["deck"], s["unit"], ~s["mirror"], s["mirror"]
-
-        def cells(key: np.ndarray, keep: np.ndarray | None, k: int) -> Cells:
-            if keep is None:
-                return Cells(p, key, unit, k, weights)
-            return Cells(p, key[keep], unit[keep], k, {n: w[keep] for n, w in weights.items()})
-
-        c = cells(deck, field, nd)
-        self._count("deck_field", (nd, 3 + N_PATHS), c.totals(counted))
-        self.m["field_wr"].add(c, [c.sums["won"]], c.sums["rows"])
-        self.m["field_paths"].add(c, [c.sums[w] for w in wins_p], c.sums["won"])
+        n = len(won)
+        w = np.empty((6, n))  # won, the four paths' wins, draws
+        w[0] = won
+        for j, x in enumerate(WIN_PATHS):
+            w[1 + j] = won & (s["path"] == self.paths.index[x])
+        w[5] = s["draw"]
+        rows = {"all": np.ones(n, dtype=bool), "field": ~s["mirror"],
+                "other": ~s["same_branch"]}
+        fams = self.SEAT_FAMILIES
+        keys = np.stack([np.where(rows[r], s[k], -1) for _, k, r, _, _ in fams])
+        yidx = np.array([[0, -1, -1, -1] if y == "won" else [1, 2, 3, 4]
+                         for _, _, _, y, _ in fams], dtype=np.int64)
+        nidx = np.array([-1 if d == "rows" else 0 for *_, d in fams], dtype=np.int64)
+        sizes = {k: len(getattr(self, _CODES[k])) for k in ("deck", "policy", "branch")}
+        n_k, n_t = max(sizes.values()), p.n_tables
+        x = np.zeros((len(fams), 15, n_k, n_t))
+        tot = np.zeros((len(fams), n_k, 3 + N_PATHS))
+        e = {"d": np.zeros(n_t), "tot": np.zeros((2 + N_PATHS, nd)),
+             "sa": np.zeros((N_PATHS, n_t, nd)), "sw": np.zeros((n_t, nd)),
+             "maa": np.zeros((N_PATHS, n_t, nd, nd)), "maw": np.zeros((N_PATHS, n_t, nd, nd)),
+             "mww": np.zeros((n_t, nd, nd))}
+        fold_seat_rows(s["unit"], p.unit_tcode, np.ascontiguousarray(keys), w, yidx, nidx, x,
+                       tot, 2, e["d"], e["tot"], e["sa"], e["sw"], e["maa"], e["maw"],
+                       e["mww"])
+        for f, (name, key, _, y, _) in enumerate(fams):
+            k = sizes[key]
+            stats = x[f][:, :k] if y == "paths" else x[f][[0, 1, 2, 3, 7, 11], :k]
+            m = self.m[name]
+            m.x = grow(m.x, stats.shape)
+            m.x[:, :k, :n_t] += stats
+        self._count("deck_field", (nd, 3 + N_PATHS), tot[0][:nd])
+        for f, by in ((2, "deck"), (3, "policy"), (4, "branch")):
+            self._count(f"group_{by}", (sizes[by], 3 + N_PATHS), tot[f][:sizes[by]])
+        nb = sizes["branch"]
+        self._count("branch_field", (nb, 3), tot[7][:nb, :3])
+        self.expectation.add_moments(self.table_ids()[:n_t], e)
+        deck, field, mirror = s["deck"], rows["field"], s["mirror"]
         self._count("deck_mirror", (nd, 2), np.stack(
             [np.bincount(deck[mirror], minlength=nd),
-             np.bincount(deck[mirror], weights=weights["won"][mirror], minlength=nd)], axis=1))
+             np.bincount(deck[mirror], weights=w[0][mirror], minlength=nd)], axis=1))
         turns = p.g["turns"][s["game"]]
         tt = int(turns.max()) + 1
         self._count("deck_field_turns", (nd, tt), np.bincount(
             deck[field] * tt + turns[field], minlength=nd * tt).reshape(nd, tt))
-        for by in PATH_GROUPS:
-            k = len(getattr(self, _CODES[by]))
-            c = cells(s[by], None, k)
-            if by == "deck":
-                self._add_expectation(p, c, ["rows", "won", *wins_p])
-            self._count(f"group_{by}", (k, 3 + N_PATHS), c.totals(counted))
-            self.m[f"paths_{by}"].add(c, [c.sums[w] for w in wins_p], c.sums["won"])
-            if by in PAIR_KEYS:
-                self.m[f"pairs_{by}"].add(c, [c.sums["won"]], c.sums["rows"])
-        nb = len(self.branches)
-        other = ~s["same_branch"]
-        c = cells(s["branch"], other, nb)
-        self._count("branch_field", (nb, 3), c.totals(counted[:3]))
-        self._count("branch_same", (nb,), np.bincount(s["branch"][~other], minlength=nb))
-        self.m["branch_field"].add(c, [c.sums["won"]], c.sums["rows"])
+        self._count("branch_same", (nb,), np.bincount(s["branch"][~rows["other"]],
+                                                      minlength=nb))
         nt = len(self.tables)
         tcode = p.g["tcode"][s["game"]]
         first = s["is_first"].astype(np.int64)
         for key_name in PAIR_KEYS:
-            key, k = s[key_name], len(getattr(self, _CODES[key_name]))
+            key, k = s[key_name], sizes[key_name]
             flat = (tcode * k + key) * 2 + first
             size = nt * k * 2
             self._count(f"key_{key_name}", (nt, k, 2, 3), np.stack(
                 [np.bincount(flat, minlength=size),
-                 np.bincount(flat, weights=weights["won"], minlength=size),
-                 np.bincount(flat, weights=weights["draw"], minlength=size)],
+                 np.bincount(flat, weights=w[0], minlength=size),
+                 np.bincount(flat, weights=w[5], minlength=size)],
                 axis=1).reshape(nt, k, 2, 3))
-
-    def _add_expectation(self, p: Part, c: Cells, names: list[str]) -> None:
-        """The deck-pool expectation's per-deal counts (``paths.EXPECTATION_COLUMNS``) of
-        every deck, over the deals with seat rows, from the (deal, deck) cells ``c``."""
-        seen = np.zeros(p.U, dtype=bool)
-        seen[c.unit] = True
-        dense = (np.cumsum(seen) - 1)[c.unit]
-        counts = np.zeros((len(names), int(seen.sum()), c.n_keys))
-        for j, name in enumerate(names):
-            counts[j][dense, c.key] = c.sums[name]
-        self.expectation.add(counts, p.unit_table[seen])
 
     def _add_patterns(self, p: Part) -> None:
         """Each two-player deal's outcome per matchup (``nash.matchup_deals``): the row
@@ -433,36 +445,17 @@ class RunFold:
         pair_start = np.flatnonzero(np.r_[True, game[1:] != game[:-1]])
         sizes = np.diff(np.r_[pair_start, len(game)])
         r0 = idx[pair_start[sizes == 2]]
-        r1 = r0 + 1
-        deck, won, first = s["deck"], s["won"], s["is_first"]
-        row = np.r_[r0, r1]
-        col = np.r_[r1, r0]
-        diff = deck[row] != deck[col]
-        row, col = row[diff], col[diff]
-        if not len(row):
-            return
         names = self.decks.names
-        rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # name order of codes
-        a_is_row = rank[deck[row]] < rank[deck[col]]
-        a = np.where(a_is_row, deck[row], deck[col])
-        b = np.where(a_is_row, deck[col], deck[row])
-        unit = s["unit"][row]
         nd = len(names)
-        key = (unit * nd + a) * nd + b
-        uk, inv = np.unique(key, return_inverse=True)
-        side = (~a_is_row).astype(np.int64)  # 0: the row deck is a, 1: it is b
-        vals = np.zeros((len(uk), 8))
-        w, f = won[row], first[row]
-        for j, x in enumerate((w & f, f, w & ~f, ~f)):
-            for sd in (0, 1):
-                m = side == sd
-                vals[:, 4 * sd + j] = np.bincount(inv[m], weights=x[m], minlength=len(uk))
-        pair = uk % (nd * nd)
-        pat, counts = _count_rows(np.c_[pair, vals].astype(np.int64))
+        rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # name order of codes
+        pair, units, vals = two_player_deals(r0.astype(np.int64), s["unit"], s["deck"],
+                                             s["won"], s["is_first"], rank, nd)
+        if not len(pair):
+            return
+        pat, counts = _count_rows(np.c_[pair, vals])
         # pairs in the order first met (deals in order; at one deal, by name)
-        first_unit = {}
-        for pr, u in zip(pair.tolist(), (uk // (nd * nd)).tolist(), strict=True):
-            first_unit.setdefault(pr, u)
+        seen_pairs, at = np.unique(pair, return_index=True)
+        first_unit = dict(zip(seen_pairs.tolist(), units[at].tolist(), strict=True))
         for pr in sorted(first_unit, key=lambda q: (first_unit[q], names[q // nd],
                                                     names[q % nd])):
             self.patterns.setdefault((pr // nd, pr % nd), {})

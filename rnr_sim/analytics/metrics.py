@@ -8,7 +8,7 @@ applied to the folded sums.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import polars as pl
@@ -71,8 +71,8 @@ class Metrics:
     branch_summary: pl.DataFrame
     branch_order: list[str]
     branch_matchups: pl.DataFrame
-    cards: pl.DataFrame  # card_metrics per card, with catalog type/branch/rarity
-    cards_by_deck: pl.DataFrame
+    cards: pl.DataFrame | None  # card_metrics per card, with catalog type/branch/rarity
+    cards_by_deck: pl.DataFrame | None
     length: pl.DataFrame
     length_hist: pl.DataFrame
     lp: pl.DataFrame | None
@@ -258,9 +258,13 @@ def _shape(fold: RunFold) -> RunShape:
                     {t: int(d) for t, d in zip(ids, deals, strict=True) if d > 0})
 
 
-def compute_metrics(run: Run, progress: Callable[[int], None] | None = None) -> Metrics:
+def compute_metrics(run: Run, progress: Callable[[int], None] | None = None,
+                    while_cards: Callable[[Metrics], None] | None = None) -> Metrics:
     """Compute every metric of ``run``, reading its parts twice (``fold.RunFold``);
-    ``progress`` is told the games of each part read."""
+    ``progress`` is told the games of each part read. ``while_cards``, when given, is
+    handed every table but the cards' and the win rates by main path (those None, no
+    findings yet) as soon as pass 1 gives them, before pass 2 reads the run again: the
+    report draws its figures meanwhile."""
     tick = progress or (lambda n: None)
     branches = main_branches(run.decks, run.cards).collect()
     fold = RunFold(branches, card_masks(run.decks))
@@ -288,33 +292,52 @@ def compute_metrics(run: Run, progress: Callable[[int], None] | None = None) -> 
     deck_main_paths = main_paths(deck_df)
     game_pairs = [k for k in PAIR_KEYS if comps[k] is None]
     fold.start_second(deck_main_paths, game_pairs)
+
+    def pass_one_tables() -> dict:
+        """The tables pass 1 gives (all of them when the tables' compositions are fixed;
+        else the matchups wait for pass 2's game-by-game pairs)."""
+        deck_pairs, deck_intervals = _pairs(fold, "deck", key_counts["deck"], comps["deck"])
+        branch_pairs, branch_intervals = _pairs(fold, "branch", key_counts["branch"],
+                                                comps["branch"])
+        t = {"matchups": mu.matchup_matrix(deck_pairs, deck_order, deck_intervals,
+                                           players).collect(),
+             "branch_matchups": mu.matchup_matrix(branch_pairs, branch_order,
+                                                  branch_intervals, players).collect()}
+        paths_overall = path_shares(_path_counts(fold, "overall_paths", ["all"])).collect()
+        t["paths_overall"] = with_path_intervals(paths_overall, path_shares_from_moments(
+            _path_moments(fold, "all_paths", None)).collect())
+        for by in PATH_GROUPS:
+            table = path_shares(_path_counts(fold, f"group_{by}",
+                                             fold.key_series(by).to_list())).collect()
+            shares = path_shares_from_moments(_path_moments(fold, f"paths_{by}", by), [by])
+            t[f"paths_by_{by}"] = with_path_intervals(table, shares.collect(), "group")
+        t["seats"] = _seats(fold)
+        t["branch_summary"] = _branch_summary(fold, branches)
+        t["length"], t["length_hist"] = _length(fold)
+        t["nash"] = mu.metagame_nash(t["matchups"], deck_order, _patterns(fold), players)
+        t["paths_expected"] = fold.paths_expected()
+        t["lp"] = lp_bands(run.lp_curves).collect() if run.lp_curves is not None else None
+        return t
+
+    def partial(t: dict) -> Metrics:
+        return Metrics(run=run, players=players, decks=deck_df, deck_order=deck_order,
+                       branches=branches, branch_order=branch_order, cards=None,
+                       cards_by_deck=None, candidates=[], findings=[],
+                       deck_main_paths=deck_main_paths, shape=_shape(fold), **t)
+
+    tables = None if game_pairs else pass_one_tables()
+    if tables is not None and while_cards is not None:
+        while_cards(partial(tables))  # the report draws while pass 2 runs
     columns = () if game_pairs else (SECOND_GAME_COLUMNS, SECOND_SEAT_COLUMNS)
     for games, seats in run.deal_parts(*columns):
         fold.add_second(games, seats)
         tick(games.height)
     fold.wait()
-
-    deck_pairs, deck_intervals = _pairs(fold, "deck", key_counts["deck"], comps["deck"])
-    branch_pairs, branch_intervals = _pairs(fold, "branch", key_counts["branch"],
-                                            comps["branch"])
-    matchups = mu.matchup_matrix(deck_pairs, deck_order, deck_intervals, players).collect()
-    branch_matchups = mu.matchup_matrix(branch_pairs, branch_order, branch_intervals,
-                                        players).collect()
-    paths_overall = path_shares(_path_counts(fold, "overall_paths", ["all"])).collect()
-    paths_overall = with_path_intervals(paths_overall, path_shares_from_moments(
-        _path_moments(fold, "all_paths", None)).collect())
-    by_group = {}
-    for by in PATH_GROUPS:
-        table = path_shares(_path_counts(fold, f"group_{by}",
-                                         fold.key_series(by).to_list())).collect()
-        shares = path_shares_from_moments(_path_moments(fold, f"paths_{by}", by), [by])
-        by_group[by] = with_path_intervals(table, shares.collect(), "group")
-    seats = _seats(fold)
-    branch_sum = _branch_summary(fold, branches)
-    length, length_hist = _length(fold)
-    nash = mu.metagame_nash(matchups, deck_order, _patterns(fold), players)
-    paths_expected = fold.paths_expected()
-    paths_by_main_path = _main_path_rates(fold, deck_main_paths)
+    if tables is None:
+        tables = pass_one_tables()
+        if while_cards is not None:
+            while_cards(partial(tables))
+    tables["paths_by_main_path"] = _main_path_rates(fold, deck_main_paths)
 
     have = set(run.cards.collect_schema().names())
     meta = [c for c in ("type", "branch", "rarity") if c in have]
@@ -326,41 +349,13 @@ def compute_metrics(run: Run, progress: Callable[[int], None] | None = None) -> 
         catalog, on="card", how="left")
     cards_by_deck = card_metrics(counts, ("deck", "card"), adjusted=adj_deck,
                                  intervals=int_deck).join(catalog, on="card", how="left")
-    lp = lp_bands(run.lp_curves).collect() if run.lp_curves is not None else None
-
     fair = 1.0 / players
     candidates = (
-        fnd.deck_candidates(deck_df, nash, fair)
-        + fnd.path_candidates(paths_expected)
+        fnd.deck_candidates(deck_df, tables["nash"], fair)
+        + fnd.path_candidates(tables["paths_expected"])
         + fnd.card_candidates(cards)
-        + fnd.seat_candidates(seats)
-        + fnd.branch_candidates(branch_sum, deck_df, fair)
+        + fnd.seat_candidates(tables["seats"])
+        + fnd.branch_candidates(tables["branch_summary"], deck_df, fair)
     )
-    return Metrics(
-        run=run,
-        players=players,
-        decks=deck_df,
-        deck_order=deck_order,
-        matchups=matchups,
-        nash=nash,
-        paths_overall=paths_overall,
-        paths_by_deck=by_group["deck"],
-        paths_by_policy=by_group["policy"],
-        paths_by_branch=by_group["branch"],
-        seats=seats,
-        branches=branches,
-        branch_summary=branch_sum,
-        branch_order=branch_order,
-        branch_matchups=branch_matchups,
-        cards=cards,
-        cards_by_deck=cards_by_deck,
-        length=length,
-        length_hist=length_hist,
-        lp=lp,
-        candidates=fnd.judge(candidates),
-        findings=fnd.top_findings(candidates),
-        paths_expected=paths_expected,
-        paths_by_main_path=paths_by_main_path,
-        deck_main_paths=deck_main_paths,
-        shape=_shape(fold),
-    )
+    return replace(partial(tables), cards=cards, cards_by_deck=cards_by_deck,
+                   candidates=fnd.judge(candidates), findings=fnd.top_findings(candidates))

@@ -48,9 +48,8 @@ def deal_parts(parts: dict[str, list[Path]], game_columns: Sequence[str] = GAME_
     seat_columns = list(dict.fromkeys(["game_id", *seat_columns]))
     held: tuple[pl.DataFrame, pl.DataFrame] | None = None
     last: tuple[int, int] | None = None
-    for g_path, s_path in zip(parts["games"], parts["seats"], strict=True):
-        games = read_part(g_path, game_columns)
-        seats = read_part(s_path, seat_columns)
+    for g_path, (games, seats) in zip(parts["games"], _read_ahead(parts, game_columns,
+                                                                  seat_columns), strict=True):
         last = _check_order(games, last, g_path)
         if held is not None:
             games = pl.concat([held[0], games], how="vertical_relaxed")
@@ -66,6 +65,26 @@ def deal_parts(parts: dict[str, list[Path]], game_columns: Sequence[str] = GAME_
             yield games.slice(0, cut), seats.slice(0, s_cut)
     if held is not None and held[0].height:
         yield held
+
+
+def _read_ahead(parts: dict[str, list[Path]], game_columns: list[str],
+                seat_columns: list[str]) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+    """Each part's (games, seats), the next one read in a second thread while this one
+    is folded (parquet reading releases the GIL): two parts in memory at the most."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def read(i: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+        return (read_part(parts["games"][i], game_columns),
+                read_part(parts["seats"][i], seat_columns))
+
+    n = len(parts["games"])
+    with ThreadPoolExecutor(1, thread_name_prefix="rnr-read") as pool:
+        ahead = pool.submit(read, 0) if n else None
+        for i in range(n):
+            frames = ahead.result()
+            ahead = pool.submit(read, i + 1) if i + 1 < n else None
+            yield frames
+            del frames
 
 
 def _last_deal_start(games: pl.DataFrame) -> int:

@@ -206,6 +206,28 @@ class PathExpectation:
                 self.maa[j, t, :n_d, :n_d] += a.T @ a
                 self.maw[j, t, :n_d, :n_d] += a.T @ ws
 
+    def add_moments(self, table_ids: np.ndarray, m: dict[str, np.ndarray]) -> None:
+        """Sums ``add`` would add, already summed over some deals (``m``: ``d`` [table],
+        ``tot`` [column, deck], ``sa``, ``sw``, ``maa``, ``maw``, ``mww`` as the
+        attributes, on the tables ``table_ids``): the report fold's compiled pass."""
+        for t in table_ids.tolist():
+            self.tables.setdefault(int(t), len(self.tables))
+        code = np.array([self.tables[int(t)] for t in table_ids.tolist()], dtype=np.int64)
+        n_t, n_d, n_p = len(self.tables), m["tot"].shape[1], len(WIN_PATHS)
+        self.tot = grow(self.tot, (self.tot.shape[0], n_d))
+        self.tot[:, :n_d] += m["tot"]
+        self.d = grow(self.d, (n_t,))
+        self.sa, self.sw = grow(self.sa, (n_p, n_t, n_d)), grow(self.sw, (n_t, n_d))
+        self.maa = grow(self.maa, (n_p, n_t, n_d, n_d))
+        self.maw = grow(self.maw, (n_p, n_t, n_d, n_d))
+        self.mww = grow(self.mww, (n_t, n_d, n_d))
+        self.d[code] += m["d"]
+        self.sw[code, :n_d] += m["sw"]
+        self.mww[code, :n_d, :n_d] += m["mww"]
+        self.sa[:, code, :n_d] += m["sa"]
+        self.maa[:, code, :n_d, :n_d] += m["maa"]
+        self.maw[:, code, :n_d, :n_d] += m["maw"]
+
     def frame(self, decks: np.ndarray) -> pl.DataFrame:
         """The ``path_expectation`` table over ``decks`` (indices into the deck axis of
         ``add``: the decks that played, in the order of their names)."""

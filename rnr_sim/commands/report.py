@@ -61,7 +61,7 @@ def report_command(
         bar.update(games)
 
     try:
-        index = build_report(run_dir, target, svg=svg, progress=progress)
+        index = build_report(run_dir, target, svg=svg, progress=progress, figures_apart=True)
     finally:
         for bar in bars:
             bar.close()
