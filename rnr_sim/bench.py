@@ -372,7 +372,7 @@ def ray_run(games: int, address: str | None, log: Callable[[str], None]) -> dict
     long-lived cluster). Chunks of about games / (4 x workers), so every worker has work."""
     from rnr_sim.ray_backend import import_ray, init_ray
 
-    ray = import_ray()
+    ray = import_ray(local=address is None)
     started = not ray.is_initialized()
     log("End to end on Ray: starting Ray…" if address is None and started
         else "End to end on Ray: joining the cluster…")

@@ -7,13 +7,38 @@ traceback: its message goes to stderr and the exit code is 2 (docs/design.md, "C
 
 from __future__ import annotations
 
-import importlib
+import os
+import signal
 import sys
+from typing import Annotated
 
-import typer
-from typer.core import TyperGroup
 
-from rnr_sim.errors import InputError
+def _stopped_while_loading(signum, frame) -> None:
+    """Ctrl-C while the CLI is still importing or parsing (the first half second): one
+    line, no traceback, exit 130; nothing has been done yet, so the process ends at once
+    (an exception raised here could land where Python ignores it, e.g. in a callback of
+    the import machinery, and the command would go on)."""
+    os.write(2, b"Stopped (Ctrl-C) before anything was done.\n")
+    os._exit(130)
+
+
+def _answer_ctrl_c(now, then) -> None:
+    """Ctrl-C's handler from ``now`` to ``then`` (only if it is ``now``: not if ignored)."""
+    if signal.getsignal(signal.SIGINT) is now:
+        try:
+            signal.signal(signal.SIGINT, then)
+        except ValueError:  # outside the main thread: the handlers are not ours to set
+            pass
+
+
+_answer_ctrl_c(signal.default_int_handler, _stopped_while_loading)
+
+import importlib  # noqa: E402  (after the Ctrl-C handler: these imports take a while)
+
+import typer  # noqa: E402
+
+from rnr_sim.commands.options import Group  # noqa: E402
+from rnr_sim.errors import InputError  # noqa: E402
 
 #: Modules that add subcommands; each exposes ``register(app: typer.Typer) -> None``.
 COMMAND_MODULES = ["rnr_sim.commands.catalog", "rnr_sim.commands.run", "rnr_sim.commands.report"]
@@ -26,6 +51,7 @@ COMMAND_MODULES += ["rnr_sim.commands.expansion"]
 COMMAND_MODULES += ["rnr_sim.commands.balance"]
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT (commands.options.EXIT_INTERRUPTED)
 
 
 def report_input_error(error: InputError) -> None:
@@ -33,15 +59,38 @@ def report_input_error(error: InputError) -> None:
     typer.echo(str(error), err=True)
 
 
-class _Group(TyperGroup):
-    """Turns an ``InputError`` raised by any subcommand into its message and exit 2."""
+#: The usage errors of typer's click (typer carries its own copy of click): the public
+#: ``typer.BadParameter`` derives from it.
+UsageError = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "UsageError")
+
+
+def usage_line(error) -> str:
+    """A bad option or argument as one line: the command, click's message, where help is."""
+    path = error.ctx.command_path if error.ctx is not None else "rnr-sim"
+    message = " ".join(error.format_message().split())
+    return f"{path}: {message} (see `{path} --help`)"
+
+
+class _Group(Group):
+    """Turns an ``InputError`` raised by any subcommand, or a bad option value or unknown
+    option (click's ``UsageError``), into one line and exit 2; a Ctrl-C that reaches here
+    (before a command's own handling of it) into one line and exit 130."""
 
     def invoke(self, ctx: typer.Context):
+        _answer_ctrl_c(_stopped_while_loading, signal.default_int_handler)  # answered below
         try:
             return super().invoke(ctx)
         except InputError as e:
             report_input_error(e)
             raise typer.Exit(EXIT_BAD_INPUT) from None
+        except UsageError as e:
+            if type(e).__name__ == "NoArgsIsHelpError":  # a bare group: its help
+                raise
+            typer.echo(usage_line(e), err=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except KeyboardInterrupt:
+            typer.echo("Stopped (Ctrl-C).", err=True)
+            raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 app = typer.Typer(
@@ -57,12 +106,34 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"rnr-sim {version('rnr-sim')}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: Annotated[bool, typer.Option(
+        "--version", callback=_version, is_eager=True, help="Print the version and exit.")] = False,
+) -> None:
+    """Balance simulator for the card game Revolt N Reign."""
+
+
 for _module in COMMAND_MODULES:
     importlib.import_module(_module).register(app)
 
+# Loaded: Ctrl-C is a KeyboardInterrupt again, until ``main`` answers it (so that importing
+# this module leaves the importer's Ctrl-C as it was).
+_answer_ctrl_c(_stopped_while_loading, signal.default_int_handler)
+
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI (the ``rnr-sim`` console script) and return its exit code."""
+    """Run the CLI (the ``rnr-sim`` console script) and return its exit code. Until a
+    subcommand is under way, Ctrl-C is answered by ``_stopped_while_loading``."""
+    _answer_ctrl_c(signal.default_int_handler, _stopped_while_loading)
     try:
         app(args=argv, prog_name="rnr-sim")
     except SystemExit as e:
@@ -70,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as e:  # raised while parsing options, outside any subcommand
         report_input_error(e)
         return EXIT_BAD_INPUT
+    finally:
+        _answer_ctrl_c(_stopped_while_loading, signal.default_int_handler)
     return 0
 
 

@@ -18,15 +18,19 @@ import numpy as np
 
 from rnr_sim import enums
 from rnr_sim.cards import Catalog
-from rnr_sim.errors import InputError, decode_text, read_input
+from rnr_sim.errors import InputError, decode_text, read_input, shown
 from rnr_sim.rules import DECK_SIZE, N_UAS, RulesProfile  # Art. V §1; Art. IV §3, Art. V §2
 
 RIGHTS_ADVISED = 10  # Art. IV §2, Art. V §2: "approximately 10" (advisory, R6)
 RIGHTS_LEEWAY = 2  # R6: no warning within 10 ± 2
 MAX_COUNT = 999  # a line's count; anything larger is a typo, not a deck
 HEADERS = ("name", "policy")
+MAX_PROBLEMS = 10  # problems listed for one file; the rest are counted
 
-_CARD_LINE = re.compile(r"(\d+)[xX]?\s+(\S.*)")
+# Counts are ASCII digits (``\d`` would also read "١", an Arabic-Indic digit, as 1).
+_CARD_LINE = re.compile(r"([0-9]+)[xX]?\s+(\S.*)")
+# A TOML line (``key = value``, ``[table]``): a catalog or rules file given as a deck list.
+_TOML_LINE = re.compile(r"\[{1,2}[^\]]*\]{1,2}|[A-Za-z_][\w.-]*\s*=.*")
 _HEADER_LINE = re.compile(r"([A-Za-z][A-Za-z _-]*?)\s*:\s*(.*)")
 _COMMENT = re.compile(r"(^|\s)#.*$")
 
@@ -117,34 +121,40 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
         if not line:
             continue
         at = f"{where}:{line_no}"
-        if line[0].isdigit():
+        if line[0] in "0123456789":
             m = _CARD_LINE.fullmatch(line)
             if m is None:
-                problems.append(f"{at}: expected 'COUNT Card Name', not '{line}'")
+                problems.append(f"{at}: expected 'COUNT Card Name', not {shown(line)}")
                 continue
             count, name = int(m.group(1)), m.group(2).strip()
             if not 1 <= count <= MAX_COUNT:
-                problems.append(f"{at}: bad count {m.group(1)} for '{name}'; "
+                digits = m.group(1) if len(m.group(1)) <= 12 else shown(m.group(1), 12)
+                problems.append(f"{at}: bad count {digits} for {shown(name)}; "
                                 f"a count is 1 to {MAX_COUNT}")
                 continue
             card_id = catalog.lookup(name)
             if card_id is None:
-                near = catalog.closest(name)
+                near = catalog.closest(name) if len(name) <= 200 else []
                 hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
-                problems.append(f"{at}: unknown card '{name}'{hint}")
+                problems.append(f"{at}: unknown card {shown(name)}{hint}")
                 continue
             name = catalog.cards[card_id].name
             slots.extend([name] * count)
             counts[name] = counts.get(name, 0) + count
             continue
+        if line[0].isdigit():  # a digit, but not 0-9 (e.g. Arabic-Indic)
+            problems.append(f"{at}: the count in {shown(line)} is not written with the "
+                            "digits 0-9")
+            continue
         m = _HEADER_LINE.fullmatch(line)
         if m is None:
             problems.append(f"{at}: expected 'COUNT Card Name' (e.g. '4 Minuteman Volley'), "
-                            f"not '{line}'")
+                            f"not {shown(line)}")
             continue
         key, value = m.group(1).strip().lower(), m.group(2).strip()
         if key not in HEADERS:
-            problems.append(f"{at}: bad header '{m.group(1)}:'; valid headers: Name:, Policy:")
+            problems.append(f"{at}: bad header {shown(m.group(1) + ':')}; valid headers: "
+                            "Name:, Policy:")
         elif key in headers:
             problems.append(f"{at}: second '{m.group(1)}:' header")
         elif not value:
@@ -155,9 +165,16 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
         problems.append(f"{where}:{max(len(lines), 1)}: no cards in this deck list "
                         "(lines like '4 Minuteman Volley')")
     if problems:
+        if not slots and _looks_like_toml(lines):
+            raise InputError(f"{where}: looks like a TOML file (a card catalog or a rules "
+                             "profile), not a deck list: a deck list is lines like "
+                             "'4 Minuteman Volley'; give a catalog with --cards, a rules "
+                             "profile with --rules")
         if len(problems) == 1:
             raise InputError(problems[0])
-        raise InputError("\n".join([f"{where}: {len(problems)} problems", *problems]))
+        more = len(problems) - MAX_PROBLEMS
+        raise InputError("\n".join([f"{where}: {len(problems)} problems", *problems[:MAX_PROBLEMS],
+                                    *([f"(and {more:,} more)"] if more > 0 else [])]))
     return Deck(
         name=headers.get("name", default_name),
         policy=headers.get("policy"),
@@ -167,6 +184,14 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
         card_ids=np.array([catalog.by_name[s] for s in slots], dtype=np.int32),
         counts=counts,
     )
+
+
+def _looks_like_toml(lines: list[str]) -> bool:
+    """Most of the file's lines (comments and blanks aside) are TOML: ``[table]`` or
+    ``key = value``."""
+    body = [x for x in (_COMMENT.sub("", line).strip() for line in lines) if x]
+    toml = sum(1 for x in body if _TOML_LINE.fullmatch(x))
+    return bool(body) and toml * 2 > len(body)
 
 
 # ---------------------------------------------------------------------------- Article V

@@ -112,48 +112,60 @@ AIM_THINNEST_PILE = 2
 AIM_BIGGEST_HAND = 3
 AIM_MOST_PETITIONS = 4
 AIM_MOST_UAS_LOST = 5
-# What IP a verb gives (non-Pillar IP, spent first: Amend. VI).
-IP_NONE = 0
-IP_FLAT = 1  # N
-IP_PER_PILLAR = 2  # N for each Pillar its controller has in play
+IP_NONE = 0  # ``VERB_GIVES_IP`` of a verb that gives no IP
+#: The opponent an Attack's damage aims at with 3-4 players (R37): as a strike's.
+ATTACK_AIM = AIM_MOST_UAS_LOST
 #: One row per verb, in ``V_*`` order: the engine and the catalog ask a verb's properties,
-#: never its identity. Columns: name in the grammar; Resolve step; the IP it gives (``IP_*``:
-#: the Independence Phase fires it for 'each turn', R32 fires it at once when played);
-#: whom it aims at; whether its value to a policy reads its player's Pillars (a heal's does:
-#: it is capped by the healing queued, and a queued ``heal per pillar`` grows with them);
-#: whether that value is capped by what this Play Phase already queued of the verb for the
-#: Resolve Phase (``decisions.note_queued``); a policy's default value per unit. A verb
-#: that behaves like an existing kind is one row here plus its arm in ``game.apply_effect``
-#: and in ``decisions.effect_value`` (docs/engine.md).
-VERB_TABLE: tuple[tuple[str, int, int, int, int, int, float], ...] = (
-    ("none", STEP_EFFECTS, 0, AIM_SELF, 0, 0, 0.0),
-    ("lp", STEP_DAMAGE, 0, AIM_LOWEST_LP, 0, 0, 1.0),
-    ("strike", STEP_DAMAGE, 0, AIM_MOST_UAS_LOST, 0, 0, 0.6),
-    ("strike ua", STEP_DAMAGE, 0, AIM_MOST_UAS_LOST, 0, 0, 0.6),
-    ("heal", STEP_HEAL, 0, AIM_SELF, 1, 1, 0.5),
-    ("draw", STEP_EFFECTS, 0, AIM_SELF, 0, 0, 2.0),
-    ("force draw", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0, 0.8),
-    ("mill", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0, 0.6),
-    ("exile", STEP_EFFECTS, 0, AIM_THINNEST_PILE, 0, 0, 0.6),
-    ("discard", STEP_EFFECTS, 0, AIM_BIGGEST_HAND, 0, 0, 1.0),
-    ("ip", STEP_EFFECTS, IP_FLAT, AIM_SELF, 0, 0, 1.5),
-    ("repair", STEP_EFFECTS, 0, AIM_SELF, 0, 1, 0.3),
-    ("destroy petition", STEP_EFFECTS, 0, AIM_MOST_PETITIONS, 0, 1, 3.0),
-    ("recover", STEP_EFFECTS, 0, AIM_SELF, 0, 1, 1.5),
-    ("tutor pillar", STEP_EFFECTS, 0, AIM_SELF, 1, 0, 3.0),
-    ("ip per pillar", STEP_EFFECTS, IP_PER_PILLAR, AIM_SELF, 1, 0, 1.5),
-    ("heal per pillar", STEP_HEAL, 0, AIM_SELF, 1, 1, 0.5),
+#: never its identity (only a verb's own arm in ``game.apply_effect``, what it does, and in
+#: ``decisions.effect_value``, what a pilot thinks it worth, name it). Columns:
+#:
+#: - its name in the grammar;
+#: - the Resolve step it fires at (R13);
+#: - whether it gives IP (non-Pillar IP, spent first: Amend. VI; the Independence Phase
+#:   fires it for 'each turn', R32 at once when played);
+#: - whether it heals (LP gained at step iv; a heal is worth only the LP still missing after
+#:   the heals this Play Phase queued, ``decisions.lp_missing``);
+#: - whether its amount counts once for each Pillar its controller has in play;
+#: - whom it aims at with 3-4 players (R37);
+#: - whether its value to a policy reads its player's Pillars (a heal's does: it is capped
+#:   by the healing queued, and a queued per-Pillar heal grows with them);
+#: - whether that value is capped by what this Play Phase already queued of the verb for
+#:   the Resolve Phase (``decisions.note_queued``);
+#: - a policy's default value per unit.
+#:
+#: A verb that behaves like an existing kind is one row here plus its arm in
+#: ``game.apply_effect`` and in ``decisions.effect_value`` (docs/engine.md).
+VERB_TABLE: tuple[tuple[str, int, int, int, int, int, int, int, float], ...] = (
+    # name, step, gives IP, heals, per Pillar, aim, value reads Pillars, queues, value
+    ("none", STEP_EFFECTS, 0, 0, 0, AIM_SELF, 0, 0, 0.0),
+    ("lp", STEP_DAMAGE, 0, 0, 0, AIM_LOWEST_LP, 0, 0, 1.0),
+    ("strike", STEP_DAMAGE, 0, 0, 0, AIM_MOST_UAS_LOST, 0, 0, 0.6),
+    ("strike ua", STEP_DAMAGE, 0, 0, 0, AIM_MOST_UAS_LOST, 0, 0, 0.6),
+    ("heal", STEP_HEAL, 0, 1, 0, AIM_SELF, 1, 1, 0.5),
+    ("draw", STEP_EFFECTS, 0, 0, 0, AIM_SELF, 0, 0, 2.0),
+    ("force draw", STEP_EFFECTS, 0, 0, 0, AIM_THINNEST_PILE, 0, 0, 0.8),
+    ("mill", STEP_EFFECTS, 0, 0, 0, AIM_THINNEST_PILE, 0, 0, 0.6),
+    ("exile", STEP_EFFECTS, 0, 0, 0, AIM_THINNEST_PILE, 0, 0, 0.6),
+    ("discard", STEP_EFFECTS, 0, 0, 0, AIM_BIGGEST_HAND, 0, 0, 1.0),
+    ("ip", STEP_EFFECTS, 1, 0, 0, AIM_SELF, 0, 0, 1.5),
+    ("repair", STEP_EFFECTS, 0, 0, 0, AIM_SELF, 0, 1, 0.3),
+    ("destroy petition", STEP_EFFECTS, 0, 0, 0, AIM_MOST_PETITIONS, 0, 1, 3.0),
+    ("recover", STEP_EFFECTS, 0, 0, 0, AIM_SELF, 0, 1, 1.5),
+    ("tutor pillar", STEP_EFFECTS, 0, 0, 0, AIM_SELF, 1, 0, 3.0),
+    ("ip per pillar", STEP_EFFECTS, 1, 0, 1, AIM_SELF, 1, 0, 1.5),
+    ("heal per pillar", STEP_HEAL, 0, 1, 1, AIM_SELF, 1, 1, 0.5),
 )
 N_VERBS = len(VERB_TABLE)
 VERBS = tuple(row[0] for row in VERB_TABLE)
 RESOLVE_STEP = tuple(row[1] for row in VERB_TABLE)
 VERB_GIVES_IP = tuple(row[2] for row in VERB_TABLE)
-VERB_AIM = tuple(row[3] for row in VERB_TABLE)
-VERB_READS_PILLARS = tuple(row[4] for row in VERB_TABLE)
-VERB_QUEUES = tuple(row[5] for row in VERB_TABLE)
-VERB_VALUE = tuple(row[6] for row in VERB_TABLE)
-assert VERBS.index("ip per pillar") == V_IP_PER_PILLAR and VERBS.index("ip") == V_IP
-assert VERBS.index("heal per pillar") == V_HEAL_PER_PILLAR
+VERB_HEALS = tuple(row[3] for row in VERB_TABLE)
+VERB_PER_PILLAR = tuple(row[4] for row in VERB_TABLE)
+VERB_AIM = tuple(row[5] for row in VERB_TABLE)
+VERB_READS_PILLARS = tuple(row[6] for row in VERB_TABLE)
+VERB_QUEUES = tuple(row[7] for row in VERB_TABLE)
+VERB_VALUE = tuple(row[8] for row in VERB_TABLE)
+assert all(globals()["V_" + name.upper().replace(" ", "_")] == v for v, name in enumerate(VERBS))
 
 # ---------------------------------------------------------------- victory paths
 PATH_NONE = -1
@@ -192,6 +204,7 @@ R_TURN_LIMIT_SCALES = 17
 R_ON_DESTROY_TIMING = 18
 R_ATTACK_TARGETS = 19
 R_DESTROYED_CARDS_RESOLVE = 20
+R_SIDEWAYS_RESET = 21
 P2_ANY, P2_ZERO_COST_ONLY, P2_OFF = 0, 1, 2
 LIFETIME_PERSISTENT, LIFETIME_ONE_SHOT = 0, 1
 DRAIN_CONTROLLER, DRAIN_OPPONENT = 0, 1
@@ -199,4 +212,5 @@ DRAIN_OWN_TURN, DRAIN_EVERY_TURN = 0, 1
 MP_FIRST_VICTORY, MP_LAST_STANDING = 0, 1
 OD_AT_ONCE, OD_BY_STEP = 0, 1
 TARGETS_AT_DAMAGE, TARGETS_PLAY_PHASE = 0, 1
-N_RULES = R_DESTROYED_CARDS_RESOLVE + 1
+UPRIGHT_EVERY_CARD, UPRIGHT_EACH_TURN_CARDS = 0, 1
+N_RULES = R_SIDEWAYS_RESET + 1

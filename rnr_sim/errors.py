@@ -27,13 +27,26 @@ def read_input(path: Path, noun: str, kind: str) -> bytes:
 
 def decode_text(raw: bytes | str, where: str, kind: str) -> str:
     """The text of a user's input (UTF-8, a leading BOM dropped), or one ``InputError`` line:
-    ``<where>: not a text file; <kind>`` (NUL bytes) or ``... (not UTF-8); <kind>``.
-    ``kind`` says what the file should hold ("a card catalog is TOML")."""
+    ``<where>: not a text file; <kind>`` (NUL bytes) or ``<where>:<line>: not a text file
+    (not UTF-8: byte 0xE9 in column 4); <kind>``. ``kind`` says what the file should hold
+    ("a card catalog is TOML")."""
     if isinstance(raw, str):
         raw = raw.encode("utf-8")
     if b"\x00" in raw:
         raise InputError(f"{where}: not a text file; {kind}")
     try:
         return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InputError(f"{where}: not a text file (not UTF-8); {kind}") from None
+    except UnicodeDecodeError as e:
+        line_start = raw.rfind(b"\n", 0, e.start) + 1
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise InputError(
+            f"{where}:{line}: not a text file (not UTF-8: byte 0x{raw[e.start]:02X} in column "
+            f"{e.start - line_start + 1}; save it as UTF-8); {kind}") from None
+
+
+def shown(text: str, most: int = 60) -> str:
+    """``text`` quoted for a message, cut to about ``most`` characters: a user's line can
+    be any length, an error message is one line."""
+    if len(text) <= most:
+        return f"'{text}'"
+    return f"'{text[:most]}…' ({len(text):,} characters)"

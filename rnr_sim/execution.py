@@ -55,7 +55,10 @@ def log_to_stderr(message: str) -> None:
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     """``write(tmp)`` then rename to ``path``; on failure remove ``tmp`` and raise
-    ``InputError`` (an ``OSError``: unwritable dir, full disk) or re-raise."""
+    ``InputError`` (an ``OSError``: unwritable dir; ``bounds.DiskFull`` for a full disk,
+    also when polars reports it inside its own error) or re-raise."""
+    from rnr_sim.bounds import DiskFull, no_space_errno
+
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         write(tmp)
@@ -65,16 +68,29 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
             tmp.unlink()
         except OSError:
             pass
+        full = no_space_errno(e) if isinstance(e, Exception) else None
+        if full is not None:
+            raise DiskFull(path, os.strerror(full)) from None
         if isinstance(e, OSError):
             reason = e.strerror or str(e)
             raise InputError(f"{path}: cannot write ({reason})") from None
         raise
 
 
-def write_parquet(path: Path, frame: pl.DataFrame) -> None:
-    """``frame`` as ``path`` (zstd, with statistics), written whole or not at all."""
-    atomic_write(path, lambda tmp: frame.write_parquet(tmp, compression="zstd",
-                                                       statistics=True))
+def write_parquet(path: Path, frame: pl.DataFrame,
+                  metadata: dict[str, str] | None = None) -> str:
+    """``frame`` as ``path`` (zstd, with statistics, ``metadata`` in its footer), written
+    whole or not at all; returns the SHA-256 of the bytes written."""
+    from rnr_sim.identity import file_sha256
+
+    sha: list[str] = []
+
+    def write(tmp: Path) -> None:
+        frame.write_parquet(tmp, compression="zstd", statistics=True, metadata=metadata)
+        sha.append(file_sha256(tmp))
+
+    atomic_write(path, write)
+    return sha[0]
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -185,22 +201,38 @@ def chunk_frames(plan, inputs: dict[str, np.ndarray], rec,
 
 class PartSink:
     """Writes each chunk as ``root/games/part-NNNNN.parquet`` then
-    ``root/seats/part-NNNNN.parquet`` (NNNNN: ``chunk.index``), each atomically."""
+    ``root/seats/part-NNNNN.parquet`` (NNNNN: ``chunk.index``), each atomically, and keeps
+    the SHA-256 of each part written (``sha``: path relative to ``root`` -> hex).
+    ``metadata(table, chunk_index)``: the Parquet metadata of a part (``rundir.part_stamp``).
+    If the seats part cannot be written, the chunk's games part is removed: a chunk is on
+    disk whole or not at all."""
 
-    def __init__(self, root: Path, plan, policy_names: Sequence[str]):
+    def __init__(self, root: Path, plan, policy_names: Sequence[str],
+                 metadata: Callable[[str, int], dict[str, str]] | None = None):
         self.root = Path(root)
         self.plan = plan
         self.policy_names = policy_names
+        self.metadata = metadata
+        self.sha: dict[str, str] = {}
 
     def paths(self, chunk: Chunk) -> tuple[Path, Path]:
         return (self.root / "games" / part_name(chunk.index),
                 self.root / "seats" / part_name(chunk.index))
 
+    def _meta(self, table: str, chunk: Chunk) -> dict[str, str] | None:
+        return None if self.metadata is None else self.metadata(table, chunk.index)
+
     def write(self, chunk: Chunk, records) -> None:
         games, seats = chunk_frames(self.plan, chunk.inputs, records, self.policy_names)
         games_path, seats_path = self.paths(chunk)
-        write_parquet(games_path, games)
-        write_parquet(seats_path, seats)
+        sha_games = write_parquet(games_path, games, self._meta("games", chunk))
+        try:
+            sha_seats = write_parquet(seats_path, seats, self._meta("seats", chunk))
+        except BaseException:
+            games_path.unlink(missing_ok=True)
+            raise
+        self.sha[f"games/{games_path.name}"] = sha_games
+        self.sha[f"seats/{seats_path.name}"] = sha_seats
 
 
 # ---------------------------------------------------------------------------- Ctrl-C, progress
@@ -343,7 +375,7 @@ def open_backend(name: str = "local", address: str | None = None,
         return LocalBackend(threads)
     from rnr_sim.ray_backend import RayBackend, import_ray
 
-    import_ray()  # not installed: say how to install it, before anything is written
+    import_ray(local=address is None)  # not installed: say so before anything is written
     return RayBackend(address=address, threads=threads)
 
 

@@ -39,7 +39,7 @@ from typing import Any
 import polars as pl
 
 from rnr_sim import runner
-from rnr_sim.analytics.stats import Z95, ratio_by_deal
+from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
 
 SUMMARY = "expansion.json"
@@ -264,24 +264,124 @@ def run_expansion(options: ExpansionOptions, progress: bool = True,
 # ---------------------------------------------------------------------------- metrics
 
 
-def seat_rows(run_dir: str | Path, old_decks: Sequence[str]) -> pl.LazyFrame:
-    """One row per seat of ``run_dir``: deck, won, table_id, deal, path, and
-    ``all_old`` (every seat of the game is an old deck) and ``new_seats`` (how many seats
-    of the game are new decks)."""
-    games = runner.scan_table(run_dir, "games").select("game_id", "table_id", "deal", "path")
-    seats = runner.scan_table(run_dir, "seats").select("game_id", "deck", "won")
-    rows = seats.with_columns(pl.col("deck").is_in(list(old_decks)).alias("_old"))
+def _parts(run_dir: str | Path) -> dict[str, list[Path]]:
+    d = Path(run_dir)
+    names = runner.complete_parts(d)
+    return {t: [d / t / n for n in names] for t in ("games", "seats")}
+
+
+def seat_rows(games: pl.DataFrame, seats: pl.DataFrame, old_decks: Sequence[str]
+              ) -> pl.DataFrame:
+    """One row per seat of a part of whole deals (``analytics.parts.deal_parts``): deck,
+    won, table_id, deal, path, and ``all_old`` (every seat of the game is an old deck)
+    and ``new_seats`` (how many seats of the game are new decks)."""
+    rows = seats.select("game_id", "deck", "won").with_columns(
+        pl.col("deck").is_in(list(old_decks)).alias("_old"))
     rows = rows.with_columns(
         pl.col("_old").all().over("game_id").alias("all_old"),
         (~pl.col("_old")).sum().over("game_id").alias("new_seats"),
     ).drop("_old")
-    return rows.join(games, on="game_id", how="left")
+    return rows.join(games.select("game_id", "table_id", "deal", "path"), on="game_id",
+                     how="left")
 
 
-def deal_rates(rows: pl.LazyFrame, num: pl.Expr, by: Sequence[str]) -> pl.LazyFrame:
+def deal_rates(rows: pl.LazyFrame | pl.DataFrame, num: pl.Expr, by: Sequence[str]
+               ) -> pl.LazyFrame:
     """Per (``by``, deal index): ``y = Σ num`` and ``n`` = rows, over every table."""
-    return rows.group_by(*by, "deal").agg(num.cast(pl.Float64).sum().alias("y"),
-                                         pl.len().cast(pl.Float64).alias("n"))
+    return rows.lazy().group_by(*by, "deal").agg(num.cast(pl.Float64).sum().alias("y"),
+                                                pl.len().cast(pl.Float64).alias("n"))
+
+
+def _game_paths(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per (deal index, path): the games (``path_changes``)."""
+    return rows.unique("game_id").group_by("deal", "path").agg(
+        pl.len().cast(pl.Float64).alias("y"))
+
+
+def _add(total: pl.DataFrame | None, part: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """Two frames of sums keyed by ``keys``, added up (what a run read part by part keeps:
+    per deal index or per (subject, table), not per game)."""
+    if total is None:
+        return part
+    both = pl.concat([total, part], how="vertical_relaxed")
+    return both.group_by(list(keys)).agg(pl.exclude(list(keys)).sum())
+
+
+def read_sums(run_dir: str | Path, old_decks: Sequence[str], new_decks: Sequence[str],
+              before: bool = True, after: bool = True,
+              new_cards: Sequence[str] = ()) -> dict[str, Any]:
+    """The per-deal sums the summary reads from one run dir, read part by part.
+
+    Before side (``before``): ``before_decks`` (per old deck and deal index, its wins ``y``
+    and games ``n`` among old-vs-old games) and ``before_paths`` (per deal index and path,
+    the old-vs-old games). After side (``after``): ``after_decks`` (every game of the old
+    decks), ``after_paths`` (every game), and per (table, deal) moments
+    (``stats.deal_moments``) of the new decks' wins: ``vs_old`` (games where the deck is the
+    only new deck), ``field`` (every game), ``matchups`` (per opponent); and the card sums
+    of ``new_cards`` (``analytics.card_sums.CardFold``: a second read of the parts).
+    """
+    from rnr_sim.analytics.card_sums import CardFold
+    from rnr_sim.analytics.cards import card_masks, seat_units
+    from rnr_sim.analytics.parts import deal_parts
+    from rnr_sim.analytics.stats import deal_moments, deal_sums
+
+    d = Path(run_dir)
+    parts = _parts(d)
+    won, new = pl.col("won"), list(new_decks)
+    out: dict[str, Any] = {}
+
+    def moments(rows: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+        return deal_moments(deal_sums(rows, "won", pl.lit(1), by), by).collect()
+
+    masks = card_masks(pl.scan_parquet(d / "decks.parquet"))
+    masks = masks.filter(pl.col("card").is_in(list(new_cards)))
+    cards = CardFold(masks) if after and masks.height else None
+    for games, seats in deal_parts(parts, seat_columns=("game_id", "seat", "deck", "won",
+                                                        "opening_mask", "drawn_mask",
+                                                        "played_mask")):
+        rows = seat_rows(games, seats, old_decks)
+        if before:
+            old_games = rows.filter(pl.col("all_old"))
+            out["before_decks"] = _add(out.get("before_decks"), deal_rates(
+                old_games, won, ["deck"]).collect(), ["deck", "deal"])
+            out["before_paths"] = _add(out.get("before_paths"), _game_paths(old_games),
+                                       ["deal", "path"])
+        if after:
+            out["after_decks"] = _add(out.get("after_decks"), deal_rates(
+                rows.filter(pl.col("deck").is_in(list(old_decks))), won, ["deck"]).collect(),
+                ["deck", "deal"])
+            out["after_paths"] = _add(out.get("after_paths"), _game_paths(rows),
+                                      ["deal", "path"])
+            mine = rows.filter(pl.col("deck").is_in(new))
+            opp = rows.select("game_id", pl.col("deck").alias("opponent"))
+            pairs = mine.filter(pl.col("new_seats") == 1).join(opp, on="game_id").filter(
+                pl.col("opponent") != pl.col("deck"))
+            for key, frame, by in (("vs_old", mine.filter(pl.col("new_seats") == 1), ["deck"]),
+                                   ("field", mine, ["deck"]),
+                                   ("matchups", pairs, ["deck", "opponent"])):
+                out[key] = _add(out.get(key), moments(frame, by), [*by, "table_id"])
+            if cards is not None:
+                cards.add_counts(seat_units(games.lazy(), seats.lazy()))
+    if cards is not None:
+        cards.finish_counts()
+        for games, seats in deal_parts(parts, seat_columns=("game_id", "seat", "deck",
+                                                            "won", "opening_mask",
+                                                            "drawn_mask", "played_mask")):
+            cards.add_deals(seat_units(games.lazy(), seats.lazy()))
+    out["cards"] = cards
+    return out
+
+
+def _paths_per_deal(counts: pl.DataFrame | None) -> pl.LazyFrame:
+    """Per deal index and path of the side: ``n`` (the deal's games) and ``y`` (those won
+    by the path; 0 where none was), from per (deal, path) game counts."""
+    if counts is None or counts.is_empty():
+        return pl.LazyFrame(schema={"deal": pl.Int64, "n": pl.Float64, "path": pl.String,
+                                    "y": pl.Float64})
+    n = counts.group_by("deal").agg(pl.col("y").sum().alias("n"))
+    grid = n.join(counts.select(pl.col("path").unique()), how="cross")
+    return grid.join(counts, on=["deal", "path"], how="left").with_columns(
+        pl.col("y").fill_null(0.0)).lazy()
 
 
 def paired_change(before: pl.LazyFrame, after: pl.LazyFrame, by: Sequence[str],
@@ -315,20 +415,17 @@ def paired_change(before: pl.LazyFrame, after: pl.LazyFrame, by: Sequence[str],
     return out.collect()
 
 
-def old_deck_changes(before_rows: pl.LazyFrame, after_rows: pl.LazyFrame,
-                     old_decks: Sequence[str]) -> pl.DataFrame:
+def old_deck_changes(before: pl.DataFrame, after: pl.DataFrame) -> pl.DataFrame:
     """Each old deck's win share before vs after the expansion, paired per deal.
 
     ``before``: the deck's wins / its games among the before run's old-vs-old games
     (every seat an old deck). ``after``: its wins / its games in the after run, every
     game (against old and new decks). ``delta = after - before`` with its paired per-deal
     interval (``paired_change``): a deck "gains" when the interval is above 0, "loses"
-    when below.
+    when below. Inputs: per (deck, deal index) sums (``read_sums``).
     """
-    won = pl.col("won")
-    b = deal_rates(before_rows.filter(pl.col("all_old")), won, ["deck"])
-    a = deal_rates(after_rows.filter(pl.col("deck").is_in(list(old_decks))), won, ["deck"])
-    return _verdict(paired_change(b, a, ["deck"])).sort("delta", descending=True)
+    return _verdict(paired_change(before.lazy(), after.lazy(), ["deck"])).sort(
+        "delta", descending=True)
 
 
 def _verdict(frame: pl.DataFrame) -> pl.DataFrame:
@@ -338,79 +435,54 @@ def _verdict(frame: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.lit("no clear change")).alias("verdict"))
 
 
-def new_deck_rates(after_rows: pl.LazyFrame, new_decks: Sequence[str]) -> pl.DataFrame:
+def new_deck_rates(sums: dict[str, Any], new_decks: Sequence[str]) -> pl.DataFrame:
     """Each new deck's win share against the old field: wins / games over the after run's
     games where it is the only new deck at the table, with its 95% interval from
-    ``stats.ratio_by_deal`` (the deal as the unit, tables as strata); and its win share
-    in the whole after field (``field``, every game it played)."""
-    new = list(new_decks)
-    if not new:
+    ``stats.ratio_by_deal`` (the deal as the unit, tables as strata: here from the
+    per-deal moments of ``read_sums``); and its win share in the whole after field
+    (``field``, every game it played)."""
+    from rnr_sim.analytics.stats import ratio_from_moments
+
+    if not list(new_decks):
         return pl.DataFrame(schema={"deck": pl.String, "vs_old": pl.Float64})
-    mine = after_rows.filter(pl.col("deck").is_in(new))
-    vs_old = ratio_by_deal(mine.filter(pl.col("new_seats") == 1), "won", pl.lit(1),
-                           ["deck"], name="vs_old").collect()
-    whole = ratio_by_deal(mine, "won", pl.lit(1), ["deck"], name="field").collect()
+    vs_old = ratio_from_moments(sums["vs_old"].lazy(), ["deck"], name="vs_old").collect()
+    whole = ratio_from_moments(sums["field"].lazy(), ["deck"], name="field").collect()
     return vs_old.join(whole.select("deck", "field", "field_lo", "field_hi"), on="deck",
                        how="left").sort("vs_old", descending=True)
 
 
-def new_deck_matchups(after_rows: pl.LazyFrame, new_decks: Sequence[str]) -> pl.DataFrame:
+def new_deck_matchups(sums: dict[str, Any]) -> pl.DataFrame:
     """Two-player games only: each new deck's win share against each old deck, with its
     ``ratio_by_deal`` interval (rows: deck, opponent, rate, rate_lo, rate_hi)."""
-    opp = after_rows.select("game_id", pl.col("deck").alias("opponent"))
-    pairs = after_rows.filter(pl.col("deck").is_in(list(new_decks))
-                              & (pl.col("new_seats") == 1)).join(opp, on="game_id")
-    pairs = pairs.filter(pl.col("opponent") != pl.col("deck"))
-    return ratio_by_deal(pairs, "won", pl.lit(1), ["deck", "opponent"], name="rate").collect(
-    ).sort("deck", "opponent")
+    from rnr_sim.analytics.stats import ratio_from_moments
+
+    return ratio_from_moments(sums["matchups"].lazy(), ["deck", "opponent"], name="rate"
+                              ).collect().sort("deck", "opponent")
 
 
-def path_changes(before_rows: pl.LazyFrame, after_rows: pl.LazyFrame) -> pl.DataFrame:
+def path_changes(before: pl.DataFrame | None, after: pl.DataFrame | None) -> pl.DataFrame:
     """Each victory path's share of the games before (the old-vs-old games) and after
     (every game of the after run), paired per deal (``paired_change``). ``draw`` is a
-    path here: the shares of a side add up to 1."""
-    def games(rows: pl.LazyFrame) -> pl.LazyFrame:
-        return rows.unique("game_id").select("game_id", "deal", "path")
-
-    def sums(g: pl.LazyFrame) -> pl.LazyFrame:
-        paths = g.select(pl.col("path").unique()).collect()["path"].to_list()
-        per = g.group_by("deal").agg(pl.len().cast(pl.Float64).alias("n"),
-                                     *[(pl.col("path") == p).sum().cast(pl.Float64).alias(p)
-                                       for p in paths])
-        return per.unpivot(index=["deal", "n"], variable_name="path", value_name="y")
-
-    b = sums(games(before_rows.filter(pl.col("all_old"))))
-    a = sums(games(after_rows))
-    return paired_change(b, a, ["path"]).sort("after", descending=True)
+    path here: the shares of a side add up to 1. Inputs: per (deal index, path) game
+    counts (``read_sums``)."""
+    return paired_change(_paths_per_deal(before), _paths_per_deal(after), ["path"]).sort(
+        "after", descending=True)
 
 
-def expansion_cards(after_dir: str | Path, new_cards: Sequence[str]) -> pl.DataFrame:
+def expansion_cards(after_dir: str | Path, cards, new_cards: Sequence[str]) -> pl.DataFrame:
     """The expansion's cards that the after run's decks hold, with the card metrics of
     ``analytics.cards`` over the after run (``play_rate`` = games played / games the deck
-    held it, ``iwd_adjusted`` the headline metric) and their ranks by each (1 = highest)."""
-    from rnr_sim.analytics.cards import (
-        adjusted_iwd,
-        card_counts,
-        card_deal_intervals,
-        card_masks,
-        card_metrics,
-        seat_units,
-    )
+    held it, ``iwd_adjusted`` the headline metric) and their ranks by each (1 = highest).
+    ``cards``: their sums (``read_sums``), None when no deck holds one."""
+    from rnr_sim.analytics.cards import card_metrics
 
-    d = Path(after_dir)
-    decks = pl.scan_parquet(d / "decks.parquet")
-    games = runner.scan_table(d, "games").collect().lazy()
-    seats = runner.scan_table(d, "seats").collect().lazy()
-    masks = card_masks(decks)
-    masks_new = masks.filter(pl.col("card").is_in(list(new_cards)))
-    if masks_new.is_empty():
+    if cards is None:
         return pl.DataFrame(schema={"card": pl.String, "play_rate": pl.Float64,
                                     "iwd_adjusted": pl.Float64})
-    counts = card_counts(seats, masks_new)
-    units = seat_units(games, seats)
-    adj, _ = adjusted_iwd(units, masks_new)
-    ints, _ = card_deal_intervals(units, masks_new)
-    cm = card_metrics(counts, ("card",), adjusted=adj, intervals=ints)
+    d = Path(after_dir)
+    adj, _ = cards.adjusted()
+    ints, _ = cards.intervals()
+    cm = card_metrics(cards.counts(), ("card",), adjusted=adj, intervals=ints)
     meta = pl.read_parquet(d / "cards.parquet").select(
         pl.col("name").alias("card"), *[c for c in ("set", "type", "branch")
                                         if c in pl.read_parquet_schema(d / "cards.parquet")])
@@ -447,16 +519,18 @@ def summarize(result: ExpansionResult) -> dict[str, Any]:
     """The expansion summary (``expansion.json``): the metrics above as plain data."""
     t0 = time.perf_counter()
     cats = result.catalogs
-    before_rows = seat_rows(result.before_dir, result.old_decks).collect().lazy()
-    after_rows = (before_rows if result.before_dir == result.after_dir
-                  else seat_rows(result.after_dir, result.old_decks).collect().lazy())
-    old = old_deck_changes(before_rows, after_rows, result.old_decks)
-    new = new_deck_rates(after_rows, result.new_decks)
+    same = result.before_dir == result.after_dir
+    after = read_sums(result.after_dir, result.old_decks, result.new_decks, before=same,
+                      new_cards=cats.new_cards)
+    before = after if same else read_sums(result.before_dir, result.old_decks,
+                                          result.new_decks, after=False)
+    old = old_deck_changes(before["before_decks"], after["after_decks"])
+    new = new_deck_rates(after, result.new_decks)
     manifest = runner.read_manifest(result.after_dir)
-    matchups = (new_deck_matchups(after_rows, result.new_decks)
+    matchups = (new_deck_matchups(after)
                 if result.new_decks and manifest.get("players", 2) == 2 else None)
-    paths = path_changes(before_rows, after_rows)
-    cards = expansion_cards(result.after_dir, cats.new_cards)
+    paths = path_changes(before.get("before_paths"), after.get("after_paths"))
+    cards = expansion_cards(result.after_dir, after["cards"], cats.new_cards)
     held = set(cards["card"].to_list()) if cards.height else set()
     change_cols = ["before", "after", "delta", "delta_lo", "delta_hi", "deals",
                    "games_before", "games_after"]

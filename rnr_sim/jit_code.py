@@ -25,18 +25,23 @@ _KEPT = False
 
 def keep() -> bool:
     """Ask numba's JIT for a copy of every object file it compiles or loads from now on;
-    False when the engine's kernels may have loaded already (their code cannot be placed):
-    every module that defines kernels imports ``engine.config`` first."""
+    False when the engine's kernels may have loaded already (their code cannot be placed:
+    every module that defines kernels imports ``engine.config`` first), or when this numba
+    is not the release the hook was written for (``engine/patching.py``)."""
     global _KEPT
     import sys
 
+    from rnr_sim.engine import patching
+
     if _KEPT:
         return True
-    if "rnr_sim.engine.config" in sys.modules:
+    if "rnr_sim.engine.config" in sys.modules or not patching.applies("profiler"):
         return False
     from numba.core.registry import cpu_target
 
-    ee = cpu_target.target_context.codegen()._engine._ee  # numba's JitEngine wraps LLVM's
+    ee = getattr(cpu_target.target_context.codegen()._engine, "_ee", None)  # LLVM's engine
+    if not hasattr(ee, "_object_cache_notify") or not hasattr(ee, "_object_cache_getbuffer"):
+        return patching.not_found("profiler")
     notify, getbuffer = ee._object_cache_notify, ee._object_cache_getbuffer
 
     def notify_and_keep(module, buf):

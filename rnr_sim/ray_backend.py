@@ -18,6 +18,13 @@ arrays, shipped once through the object store) on one chunk's per-game inputs.
   written); a second cancels what is under way (``ray.cancel``). The run dir holds only
   whole chunks either way, and ``--resume`` (with either backend) finishes it.
 
+A local Ray (no ``--address``) is kept to this machine (docs/scale-out.md, "Security"):
+its node address is the loopback one, so its servers listen on 127.0.0.1 only, and Ray's
+token authentication stays on (a warning when the environment turns it off). On Linux,
+Ray 2.60 turns ``_node_ip_address="127.0.0.1"`` back into the machine's network address
+unless ray is imported with ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` (its single-machine
+setting, read once when ray is imported): ``import_ray(local=True)`` imports it so.
+
 Fault injection for tests: ``RNR_SIM_RAY_FAULT=raise:K:MARKER`` makes the first attempt of
 chunk K raise (``exit:K:MARKER``: its worker process dies); MARKER is a file created by
 that first attempt, so the retry plays normally.
@@ -25,7 +32,9 @@ that first attempt, so the retry plays normally.
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -40,15 +49,55 @@ MAX_RETRIES = 3
 FAULT_ENV = "RNR_SIM_RAY_FAULT"
 #: Environment variables the workers get from the driver (``runtime_env``).
 WORKER_ENV = ("NUMBA_CACHE_DIR", "NUMBA_THREADING_LAYER")
+#: Read by ray when it is imported: "0" makes a node's address the loopback one.
+SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+#: Ray's token authentication switch ("token": on, Ray 2.60's default for a local Ray).
+AUTH_ENV = "RAY_AUTH_MODE"
+LOOPBACK = "127.0.0.1"
+CVE = "CVE-2023-48022"
 
 
-def import_ray():
-    """The ``ray`` module, or ``InputError`` saying in one line how to install it."""
+def import_ray(local: bool = False):
+    """The ``ray`` module, or ``InputError`` saying in one line how to install it.
+    ``local``: a local Ray is to be started in this process: on its first import, ray is
+    imported with its single-machine setting (the variable is removed again after)."""
+    quiet = local and "ray" not in sys.modules and SINGLE_MACHINE_ENV not in os.environ
+    if quiet:
+        os.environ[SINGLE_MACHINE_ENV] = "0"
     try:
         import ray
     except ImportError:
         raise InputError(f"--backend ray needs Ray, which is not installed: {INSTALL}") from None
+    finally:
+        if quiet:
+            del os.environ[SINGLE_MACHINE_ENV]
     return ray
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return address == "localhost"
+
+
+def safety_warnings(ray, local: bool) -> list[str]:
+    """What makes this Ray reachable from other machines, in words (empty when nothing
+    does): token authentication turned off by the environment, or a local Ray whose node
+    address is not the loopback one (ray imported before ``import_ray(local=True)``)."""
+    out = []
+    mode = os.environ.get(AUTH_ENV)
+    if mode is not None and mode.strip().lower() != "token":
+        out.append(f"warning: {AUTH_ENV}={mode} turns Ray's token authentication off: "
+                   f"anyone who can reach Ray's ports can run code as you ({CVE}); unset it "
+                   "to keep it on")
+    if local:
+        address = ray.util.get_node_ip_address()
+        if not _is_loopback(address):
+            out.append(f"warning: this local Ray listens on {address}, not only on "
+                       f"{LOOPBACK} (ray was imported before rnr-sim could keep it to this "
+                       "machine); keep the machine on a private network")
+    return out
 
 
 def runtime_env() -> dict[str, Any]:
@@ -60,15 +109,22 @@ def runtime_env() -> dict[str, Any]:
     return {"env_vars": env} if env else {}
 
 
-def init_ray(address: str | None = None, num_cpus: int | None = None):
+def init_ray(address: str | None = None, num_cpus: int | None = None,
+             log: Callable[[str], None] | None = None):
     """Join the cluster at ``address`` (``auto``, ``ray://host:port``), or start a local Ray
-    (``num_cpus``: default all cores). Returns the seconds it took."""
-    ray = import_ray()
+    (``num_cpus``: default all cores) on the loopback address, without the dashboard, with
+    token authentication (Ray's default; ``log`` hears a warning when the environment
+    turns it off). Returns the seconds it took."""
+    ray = import_ray(local=address is None)
+    if log is None:
+        from rnr_sim.execution import log_to_stderr as log
+    for warning in safety_warnings(ray, local=address is None):
+        log(warning)
     t0 = time.perf_counter()
     kwargs: dict[str, Any] = {"runtime_env": runtime_env(), "log_to_driver": True,
                               "configure_logging": False}
     if address is None:
-        kwargs.update(num_cpus=num_cpus, include_dashboard=False)
+        kwargs.update(num_cpus=num_cpus, include_dashboard=False, _node_ip_address=LOOPBACK)
     else:
         kwargs.update(address=address)
     try:
@@ -124,7 +180,7 @@ class RayBackend:
         self._task = None
 
     def __enter__(self) -> RayBackend:
-        ray = self._ray = import_ray()
+        ray = self._ray = import_ray(local=self.address is None)
         if not ray.is_initialized():
             self.startup_s = init_ray(self.address, self.num_cpus)
             self._started = True

@@ -48,12 +48,15 @@ from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices an
     R_ON_DESTROY_TIMING,
     R_P2_FREE_PILLAR,
     R_PILLARS_PER_TURN,
+    R_SIDEWAYS_RESET,
     R_TURN_LIMIT,
     R_TURN_LIMIT_SCALES,
     R_UA_DRAIN_TARGET,
     R_UA_DRAIN_WHEN,
     TARGETS_AT_DAMAGE,
     TARGETS_PLAY_PHASE,
+    UPRIGHT_EACH_TURN_CARDS,
+    UPRIGHT_EVERY_CARD,
 )
 from rnr_sim.errors import InputError, decode_text, read_input
 
@@ -131,7 +134,11 @@ SWITCHES: tuple[Switch, ...] = (
            choices=("at_damage", "play_phase")),
     Switch("destroyed_cards_resolve", True, "R50", "Art. VII §5 phase four",
            "a card played this turn and destroyed before the Resolve step of its effects "
-           "still resolves them"),
+           "still resolves them, and an activation paid for still resolves (R52)"),
+    Switch("sideways_reset", "every_card", "R29", "Art. VII §5 phase five, §6; Amend. V §3",
+           "sideways cards return upright at their controller's next turn: every card an "
+           "activation turned, or only cards bearing an 'each turn' effect (the literal "
+           "reading: the others stay sideways)", choices=("every_card", "each_turn_cards")),
 )
 
 SWITCH_BY_NAME = {s.name: s for s in SWITCHES}
@@ -240,14 +247,15 @@ def profile_from_mapping(data: dict[str, Any], name: str, where: str,
     values = default_profile().values.copy()
     for key, value in data.items():
         sw = SWITCH_BY_NAME.get(key)
+        at = f"{where}{_line_of(text, key)}"
         if sw is None:
             from difflib import get_close_matches
 
             near = get_close_matches(key, SWITCH_BY_NAME, n=1)
             hint = f" (did you mean '{near[0]}'?)" if near else ""
             valid = ", ".join(SWITCH_BY_NAME)
-            raise InputError(f"{where}: unknown switch {key!r}{hint}; valid switches: {valid}")
-        values[key] = _check_value(sw, value, where)
+            raise InputError(f"{at}: unknown switch {key!r}{hint}; valid switches: {valid}")
+        values[key] = _check_value(sw, value, at)
     problem = profile_problem(values)
     if problem is not None:
         switch, why = problem
@@ -265,11 +273,17 @@ def load_profile(path: str | Path | None) -> RulesProfile:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{p}: broken TOML: {e}") from None
+        at = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
+        if at is None:
+            raise InputError(f"{p}: broken TOML: {e}") from None
+        what = str(e)[:at.start()].strip()
+        raise InputError(f"{p}:{at.group(1)}: broken TOML: {what} (column {at.group(2)})"
+                         ) from None
     if "rules" in data and isinstance(data["rules"], dict):
         extra = [k for k in data if k not in ("rules", "name")]
         if extra:
-            raise InputError(f"{p}: unexpected key '{extra[0]}' beside [rules]")
+            raise InputError(f"{p}{_line_of(text, extra[0])}: unexpected key "
+                             f"'{extra[0]}' beside [rules]")
         switches = data["rules"]
     else:
         switches = {k: v for k, v in data.items() if k != "name"}

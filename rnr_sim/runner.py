@@ -17,6 +17,10 @@ valid run dir that ``resume_run`` finishes to exactly what an uninterrupted run 
 Memory is one chunk's, whatever the number of games. The chunks are played and written
 by the execution loop every command shares (``rnr_sim.execution.execute``).
 
+Each file carries the run's identity and the manifest records its SHA-256
+(``rnr_sim.rundir``: ``--resume`` checks them first); a run dir has one writer at a time
+(``rnr_sim.dirlock``); sizes are bounded and a full disk answered (``rnr_sim.bounds``).
+
 The public entry points are ``start_run``, ``resume_run``, ``summarize`` /
 ``format_summary`` (the end-of-run table) and ``bench_run``.
 """
@@ -28,6 +32,7 @@ import itertools
 import json
 import math
 import shlex
+import shutil
 import tempfile
 import time
 from collections import Counter
@@ -40,7 +45,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rnr_sim import __version__, enums
+from rnr_sim import __version__, bounds, enums, identity, rundir
+from rnr_sim.dirlock import LOCK_NAME, DirLock
 from rnr_sim.errors import InputError
 from rnr_sim.execution import (
     Chunk,
@@ -132,6 +138,7 @@ class RunOptions:
     command: str | None = None
     backend: str = "local"  # where the chunks are played: "local" or "ray"
     address: str | None = None  # --address: a Ray cluster to join (default: start one)
+    space_check: bool = True  # refuse a run whose estimated parquet exceeds the free space
 
 
 @dataclass
@@ -289,6 +296,7 @@ def plan_run(options: RunOptions) -> RunPlan:
             f"{len(decks)} {'deck makes' if len(decks) == 1 else 'decks make'} no {players}-player "
             f"table: give at least {players} distinct decks, or --mirrors"
         )
+    bounds.check_shape(len(tables), games, players)
     plan = RunPlan(catalog=catalog, decks=decks, profile=profile, policies=policies,
                    players=players, games=games, seed=seed, tables=tables,
                    chunk_size=chunk_size, mirrors=options.mirrors, vs=vs_index,
@@ -314,7 +322,7 @@ def new_manifest(plan: RunPlan, driver, command: str | None) -> dict[str, Any]:
     """The manifest of a run not yet started (no chunk complete)."""
     catalog = plan.catalog
     names = plan.deck_names
-    return {
+    manifest = {
         "tool_version": __version__,
         "created": _now(),
         "command": command,
@@ -355,6 +363,9 @@ def new_manifest(plan: RunPlan, driver, command: str | None) -> dict[str, Any]:
                     "games_per_s": 0.0},
         "resumed": [],
     }
+    manifest["identity"] = identity.seal(rundir.run_identity(manifest))
+    manifest["files"] = {}  # path in the run dir -> SHA-256, as each file is written
+    return manifest
 
 
 def catalog_sources(catalog) -> list[dict[str, str | None]]:
@@ -417,6 +428,18 @@ def write_manifest(run_dir: Path, manifest: dict[str, Any]) -> None:
     write_json(run_dir / MANIFEST, manifest)
 
 
+def write_tables(run_dir: Path, plan: RunPlan, manifest: dict[str, Any],
+                 cards: pl.DataFrame | None = None) -> None:
+    """``decks.parquet`` and ``cards.parquet`` (``cards``: the catalog's own table unless
+    given), stamped with the run's identity, their SHA-256 recorded in ``manifest``."""
+    frames = {"decks.parquet": decks_frame(plan),
+              "cards.parquet": plan.catalog.to_polars(with_set=True) if cards is None
+              else cards}
+    for name, frame in frames.items():
+        manifest.setdefault("files", {})[name] = write_parquet(
+            run_dir / name, frame, rundir.table_stamp(manifest, name))
+
+
 # ---------------------------------------------------------------------------- run dir tables
 
 
@@ -434,15 +457,21 @@ class RunResult:
     run_dir: Path
     manifest: dict[str, Any]
     interrupted: bool
+    already_complete: bool = False  # ``--resume`` of a finished run: nothing was changed
 
     @property
     def complete(self) -> bool:
         return self.manifest["games_done"] == self.manifest["games_total"]
 
 
+def _out_name(prefix: str = "") -> Path:
+    return Path("runs") / f"{prefix}{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+
+
 def default_out(prefix: str = "") -> Path:
-    """A new folder under runs/ named by the time (``prefix`` first): runs/20261129-201500."""
-    base = Path("runs") / f"{prefix}{datetime.now().strftime('%Y%m%d-%H%M%S')}"
+    """A new folder under runs/ named by the time (``prefix`` first): runs/20261129-201500
+    (not created: ``claim_out`` creates it)."""
+    base = _out_name(prefix)
     out, k = base, 1
     while out.exists():
         k += 1
@@ -455,8 +484,8 @@ def check_out(out: Path) -> None:
     if out.exists():
         if not out.is_dir():
             raise InputError(f"--out {out}: exists and is not a directory")
-        try:
-            entries = any(out.iterdir())
+        try:  # the lock, and a manifest half-written by a killed start, are not a run
+            entries = any(p.name not in (LOCK_NAME, f".{MANIFEST}.tmp") for p in out.iterdir())
         except OSError as e:
             raise InputError(f"--out {out}: cannot read ({e.strerror})") from None
         if entries:
@@ -469,30 +498,114 @@ def check_out(out: Path) -> None:
                              "(a run never overwrites files)")
 
 
-def _create_out(out: Path) -> None:
-    check_out(out)
+def claim_out(out: Path | None, prefix: str = "", what: str = "run dir",
+              ) -> tuple[Path, bool, DirLock]:
+    """Create the output folder and take its lock: ``out``, or without it a new folder
+    runs/<prefix><YYYYmmdd-HHMMSS> (``-2``, ``-3``... when taken: the name is claimed by
+    creating it, so two commands started in the same second get two folders). Returns
+    (folder, created, lock); the folder is checked to be empty under the lock."""
+    created = False
+    if out is None:
+        base, k = _out_name(prefix), 1
+        while True:
+            out = base if k == 1 else base.with_name(f"{base.name}-{k}")
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.mkdir()
+                created = True
+                break
+            except FileExistsError:
+                k += 1
+            except OSError as e:
+                raise InputError(f"--out {out}: cannot create ({e.strerror})") from None
+    else:
+        created = not out.exists()
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"--out {out}: cannot create the {what} ({e.strerror})") from None
     try:
-        (out / "games").mkdir(parents=True, exist_ok=True)
-        (out / "seats").mkdir(exist_ok=True)
-    except OSError as e:
-        raise InputError(f"--out {out}: cannot create the run dir ({e.strerror})") from None
+        lock = DirLock(out, what).acquire()
+    except InputError:
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    try:
+        check_out(out)
+    except InputError:
+        lock.release()
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    return out, created, lock
+
+
+def remove_started(out: Path, created: bool) -> None:
+    """Remove what a command that wrote nothing worth keeping put in ``out`` (the folder
+    itself if it created it, else its contents: it was empty)."""
+    if created:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    for entry in out.iterdir() if out.is_dir() else ():
+        if entry.name == LOCK_NAME:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+def _resume_hint(out: Path) -> str:
+    return f"rnr-sim run --resume {shlex.quote(str(out))}"
 
 
 def start_run(options: RunOptions, progress: bool = True,
               log: Callable[[str], None] = log_to_stderr) -> RunResult:
-    """Plan, create the run dir (``options.out``, else ``runs/<YYYYmmdd-HHMMSS>``) and
-    simulate every chunk. Ctrl-C stops after the current chunk (``interrupted``)."""
-    out = Path(options.out) if options.out is not None else default_out()
-    check_out(out)
+    """Plan, create the run dir (``options.out``, else ``runs/<YYYYmmdd-HHMMSS>``), lock it
+    (one writer at a time, ``dirlock``) and simulate every chunk. Ctrl-C stops after the
+    current chunk (``interrupted``); stopped before the first chunk is under way, or
+    failing to write the run dir's first files, it leaves nothing behind."""
+    out = Path(options.out) if options.out is not None else None
+    if out is not None:
+        check_out(out)
     plan = plan_run(options)
+    if options.space_check:
+        bounds.check_space(out if out is not None else Path("runs"), plan.games_total,
+                           plan.players)
+    bounds.check_chunks(plan.games_total, plan.chunk_size)
     where = open_backend(options.backend, options.address, options.threads)
     driver = engine_driver()
-    _create_out(out)
-    manifest = new_manifest(plan, driver, options.command)
-    write_manifest(out, manifest)
-    write_parquet(out / "decks.parquet", decks_frame(plan))
-    write_parquet(out / "cards.parquet", plan.catalog.to_polars(with_set=True))
-    return _execute(plan, out, manifest, driver, where, progress, log)
+    out, created, lock = claim_out(out)
+    try:
+        try:  # the manifest first: from then on the dir is a run --resume can finish
+            (out / f".{MANIFEST}.tmp").unlink(missing_ok=True)
+            manifest = new_manifest(plan, driver, options.command)
+            write_manifest(out, manifest)
+            for sub in ("games", "seats"):
+                (out / sub).mkdir(exist_ok=True)
+            write_tables(out, plan, manifest)
+            write_manifest(out, manifest)
+        except OSError as e:
+            remove_started(out, created)
+            raise InputError(f"--out {out}: cannot create the run dir ({e.strerror})") from None
+        except bounds.DiskFull as e:
+            remove_started(out, created)
+            need = plan.games_total * bounds.bytes_per_game(plan.players)
+            raise InputError(f"{e.path}: no space left on the device ({e.reason}); the run "
+                             f"needs about {bounds.format_bytes(need)} and "
+                             f"{bounds.format_bytes(bounds.free_bytes(out.parent) or 0)} are "
+                             "free; nothing was written") from None
+        except BaseException:
+            remove_started(out, created)
+            raise
+        try:
+            return _execute(plan, out, manifest, driver, where, progress, log)
+        except KeyboardInterrupt:
+            if not manifest["chunks"]["complete"]:  # before the loop took over Ctrl-C
+                remove_started(out, created)
+            raise
+    finally:
+        lock.release()
 
 
 def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
@@ -548,31 +661,64 @@ def _plan_from_manifest(run_dir: Path, manifest: dict[str, Any]) -> RunPlan:
 
 def resume_run(run_dir: str | Path, threads: int | None = None, progress: bool = True,
                log: Callable[[str], None] = log_to_stderr, backend: str = "local",
-               address: str | None = None) -> RunResult:
+               address: str | None = None, space_check: bool = True) -> RunResult:
     """Finish the chunks a stopped run did not complete; the result equals the run done
-    in one go, whichever backend played which chunks. Inputs are re-read and must be
-    unchanged (SHA-256)."""
+    in one go, whichever backend played which chunks. The run dir is locked (one writer
+    at a time) and checked by content first (``rundir.verify_run_dir``: its parts, the
+    manifest's seed and switches); its inputs are re-read and must be unchanged
+    (SHA-256). A finished run is left as it is (``already_complete``)."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise InputError(f"--resume {run_dir}: no such run dir")
-    manifest = read_manifest(run_dir)
     check_threads(threads)
-    plan = _plan_from_manifest(run_dir, manifest)
-    where = open_backend(backend, address, threads)
-    driver = engine_driver()
-    for sub in ("games", "seats"):
-        try:
-            (run_dir / sub).mkdir(exist_ok=True)
-            for tmp in (run_dir / sub).glob(".part-*.tmp"):
-                tmp.unlink()
-        except OSError as e:
-            raise InputError(f"{run_dir / sub}: cannot write ({e.strerror})") from None
-    if not (run_dir / "decks.parquet").exists():
-        write_parquet(run_dir / "decks.parquet", decks_frame(plan))
-    if not (run_dir / "cards.parquet").exists():
-        write_parquet(run_dir / "cards.parquet", plan.catalog.to_polars(with_set=True))
-    manifest["resumed"] = [*manifest.get("resumed", []), _now()]
-    return _execute(plan, run_dir, manifest, driver, where, progress, log)
+    read_manifest(run_dir)  # not a run dir: say so before taking a lock in it
+    with DirLock(run_dir, "run dir"):
+        manifest = read_manifest(run_dir)
+        for name in rundir.TABLE_FILES:  # written, but killed before it was recorded
+            if name not in (manifest.get("files") or {}):
+                (run_dir / name).unlink(missing_ok=True)
+        if not rundir.verify_run_dir(run_dir, manifest):
+            raise InputError(f"--resume {run_dir}: the run was started by an rnr-sim that "
+                             "did not record its parts' identity; start a new run")
+        plan = _plan_from_manifest(run_dir, manifest)
+        if _finished(run_dir, manifest):
+            return RunResult(run_dir, manifest, interrupted=False, already_complete=True)
+        if space_check:
+            bounds.check_space(run_dir, plan.games_total - _games_on_disk(run_dir, manifest),
+                               plan.players)
+        where = open_backend(backend, address, threads)
+        driver = engine_driver()
+        for sub in ("games", "seats", "."):  # and the files a killed run was writing
+            try:
+                (run_dir / sub).mkdir(exist_ok=True)
+                for tmp in (run_dir / sub).glob(".*.tmp"):
+                    tmp.unlink()
+            except OSError as e:
+                raise InputError(f"{run_dir / sub}: cannot write ({e.strerror})") from None
+        missing = [n for n in rundir.TABLE_FILES if not (run_dir / n).exists()]
+        if missing:
+            try:
+                write_tables(run_dir, plan, manifest)
+            except InputError as e:
+                raise InputError(f"{e}; the run dir is as it was: fix the cause and "
+                                 f"continue with `{_resume_hint(run_dir)}`") from None
+        manifest["resumed"] = [*manifest.get("resumed", []), _now()]
+        return _execute(plan, run_dir, manifest, driver, where, progress, log)
+
+
+def _games_on_disk(run_dir: Path, manifest: dict[str, Any]) -> int:
+    """Games of the complete chunks whose parts are both on disk."""
+    size, total = manifest["chunk_size"], manifest["games_total"]
+    return sum(min(size, total - c * size) for c in manifest["chunks"]["complete"]
+               if (run_dir / "games" / part_name(c)).exists()
+               and (run_dir / "seats" / part_name(c)).exists())
+
+
+def _finished(run_dir: Path, manifest: dict[str, Any]) -> bool:
+    """Every game played and every file the manifest vouches for on disk."""
+    return (manifest.get("status") == "complete"
+            and manifest.get("games_done") == manifest.get("games_total")
+            and all((run_dir / rel).is_file() for rel in rundir.expected_files(manifest)))
 
 
 def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, where,
@@ -582,6 +728,24 @@ def _execute(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, where,
     backend and each chunk's play seconds (``execution``: one entry per start or resume)."""
     with where:
         return _execute_on(plan, out, manifest, driver, where, progress, log)
+
+
+def _remove_unrecorded(out: Path, complete: list[int]) -> None:
+    """Parts on disk of chunks the manifest does not record (written, then stopped before
+    the manifest was): the run dir is left holding only whole, recorded chunks."""
+    keep = {part_name(c) for c in complete}
+    for sub in ("games", "seats"):
+        for part in (out / sub).glob("part-*.parquet"):
+            if part.name not in keep:
+                part.unlink(missing_ok=True)
+
+
+def _bytes_per_game(out: Path, complete: list[int], done: int, players: int) -> float:
+    """Parquet bytes a game of this run takes: measured on its ``complete`` chunks' parts
+    (``done`` games) when it has some, else the estimate."""
+    parts = [out / sub / part_name(c) for c in complete for sub in ("games", "seats")]
+    size = sum(p.stat().st_size for p in parts if p.exists())
+    return size / done if done and size else bounds.bytes_per_game(players)
 
 
 def _execute_on(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, where,
@@ -594,8 +758,11 @@ def _execute_on(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, wher
                       if (out / "games" / part_name(c)).exists()
                       and (out / "seats" / part_name(c)).exists())
     games_done = manifest["games_done"] = sum(b - a for a, b in map(plan.chunk_range, complete))
+    saved = {"complete": complete, "games_done": games_done}  # as last written to disk
     plan.compile(driver)
     engine = engine_play(driver, plan, where.threads)
+    sink = PartSink(out, plan, plan.policy_names,
+                    metadata=lambda table, c: rundir.part_stamp(manifest, table, c))
 
     def save(tally) -> None:
         session["chunk_s"] = {str(c): round(s, 3) for c, s in tally.chunk_s.items()}
@@ -605,6 +772,7 @@ def _execute_on(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, wher
         manifest["games_done"] = games_done + tally.games
         manifest["status"] = ("complete" if manifest["games_done"] == plan.games_total
                               else "incomplete")
+        manifest.setdefault("files", {}).update(sink.sha)
         run_s = timings["total_s"] + elapsed - timings["compile_s"] - compile_s
         manifest["timings"] = {
             "compile_s": round(timings["compile_s"] + compile_s, 3),
@@ -615,22 +783,33 @@ def _execute_on(plan: RunPlan, out: Path, manifest: dict[str, Any], driver, wher
             "games_per_s": round(manifest["games_done"] / run_s, 1) if run_s > 0 else 0.0,
         }
         write_manifest(out, manifest)
+        saved.update(complete=list(manifest["chunks"]["complete"]),
+                     games_done=manifest["games_done"])
 
     chunks = (Chunk(c, plan.chunk_inputs(*plan.chunk_range(c))) for c in range(plan.n_chunks))
     bar = Progress("rnr-sim run", plan.games_total, games_done, show=progress, log=log)
     try:
         with bar:
-            tally = execute(chunks, lambda chunk: engine(chunk.inputs),
-                            PartSink(out, plan, plan.policy_names), skip=set(complete),
-                            backend=where, progress=bar, warm_up=driver.needs_compile,
+            tally = execute(chunks, lambda chunk: engine(chunk.inputs), sink,
+                            skip=set(complete), backend=where, progress=bar,
+                            warm_up=driver.needs_compile,
                             after=lambda chunk, tally: save(tally))
+        save(tally)
     except InputError as e:
+        # The manifest on disk is the last one written: the message counts its games, and
+        # parts it does not record go, as after a Ctrl-C.
+        _remove_unrecorded(out, saved["complete"])
+        done = saved["games_done"]
+        if isinstance(e, bounds.DiskFull):
+            per_game = _bytes_per_game(out, saved["complete"], done, plan.players)
+            raise InputError(bounds.disk_full_message(
+                e, out, plan.games_total - done, per_game, done, _resume_hint(out))) from None
         raise InputError(
-            f"{e}; the run dir keeps the {manifest['games_done']:,} games done: fix the "
-            f"cause and "
-            f"continue with `rnr-sim run --resume {shlex.quote(str(out))}`"
+            f"{e}; the run dir keeps the {done:,} games done: fix the cause and "
+            f"continue with `{_resume_hint(out)}`"
         ) from None
-    save(tally)
+    if tally.interrupted:
+        _remove_unrecorded(out, saved["complete"])
     return RunResult(out, manifest, tally.interrupted)
 
 

@@ -144,17 +144,23 @@ class Field:
 
     def scores(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
                threads: int | None, first_deal: int = 0, backend=None,
-               search: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
+               search: np.ndarray | None = None, evaluator: Evaluator | None = None
+               ) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """(inputs, score float64[games]) of every game (``matchups`` order): the subject's
         win share of the game, 1 a win, 0.5 a draw, 0 a loss; ``inputs`` holds the engine
         inputs and each game's ``candidate`` and ``field`` position. Played by the
         evaluation service, here or on ``backend`` (e.g. Ray), with the same results;
-        ``search``: the search budgets per policy row (``driver.play_games``'s)."""
+        ``search``: the search budgets per policy row (``driver.play_games``'s);
+        ``evaluator``: a caller's open evaluator (its bar, Ctrl-C and backend) instead of one
+        of this call's own."""
         games = self.matchups(len(candidates), deals, first_deal)
         pool = Pool.of_plan(self.plan, np.vstack([np.stack(candidates), self.rows_fixed]),
                             search)
-        with Evaluator(driver, backend=backend, threads=threads) as ev:
-            outcome = ev.play(pool, games, seed)
+        if evaluator is not None:
+            outcome = evaluator.play(pool, games, seed)
+        else:
+            with Evaluator(driver, backend=backend, threads=threads) as ev:
+                outcome = ev.play(pool, games, seed)
         if outcome is None:
             raise KeyboardInterrupt
         inputs = games.inputs()
@@ -164,10 +170,12 @@ class Field:
         return inputs, outcome.score.ravel()
 
     def play(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
-             threads: int | None, backend=None) -> tuple[np.ndarray, np.ndarray]:
+             threads: int | None, backend=None, evaluator: Evaluator | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
         """(share float64[k], per-deal shares float64[k, n_field * deals]) of each
         candidate: the tuned deck's win share, a draw counting half."""
-        _, score = self.scores(driver, candidates, deals, seed, threads, backend=backend)
+        _, score = self.scores(driver, candidates, deals, seed, threads, backend=backend,
+                               evaluator=evaluator)
         k = len(candidates)
         per_deal = score.reshape(k, self.n_field * deals, 2).mean(axis=2)
         return per_deal.mean(axis=1), per_deal
@@ -211,15 +219,17 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     fixed = np.ascontiguousarray(plan.policy_table)
     fld = Field(plan=plan, n_field=n_field, rows_fixed=fixed)
     with where:
-        return _search(fld, plan, start, start_pilot, driver, n_field, budget, seed,
+        return fit(fld, plan, start, start_pilot, driver, n_field, budget, seed,
                        where.threads, holdout_deals, log, progress, None if backend == "local" else where)
 
 
-def _search(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: int,
-            budget: int, seed: int, threads: int | None, holdout_deals: int | None,
-            log: Callable[[str], None], progress: Callable[[int], None] | None,
-            backend) -> TuneResult:
-    """The CMA-ES search and the held-out check of ``tune``."""
+def fit(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: int,
+        budget: int, seed: int, threads: int | None, holdout_deals: int | None,
+        log: Callable[[str], None], progress: Callable[[int], None] | None,
+        backend, evaluator: Evaluator | None = None) -> TuneResult:
+    """The CMA-ES search and the held-out check of ``tune`` for the subject of ``fld``
+    (``plan.decks[0]``), starting from ``start`` (``start_pilot`` 's weights); ``evaluator``:
+    play through the caller's (``discover`` tunes its elites so)."""
     import cma
 
     dim = len(TUNED)
@@ -242,7 +252,7 @@ def _search(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: i
     for g in range(generations):
         xs = es.ask()
         cands = [_decode(np.asarray(x), start) for x in xs]
-        shares, _ = fld.play(driver, cands, deals, search_seed, threads, backend)
+        shares, _ = fld.play(driver, cands, deals, search_seed, threads, backend, evaluator)
         games_search += per_gen
         es.tell(xs, [-float(s) for s in shares])  # cma minimises
         k = int(np.argmax(shares))
@@ -256,7 +266,7 @@ def _search(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: i
     # The random pilot plays the same deals: how much of the deck's result is its pilot's
     # skill (restricted play, Jaffe 2012).
     shares, per_deal = fld.play(driver, [start, best_w, POLICIES["random"]], holdout,
-                                seed + HOLDOUT_SEED_OFFSET, threads, backend)
+                                seed + HOLDOUT_SEED_OFFSET, threads, backend, evaluator)
     if progress is not None:
         progress(3 * n_field * holdout * 2)
     gain, lo, hi = paired_gain(per_deal[1], per_deal[0])

@@ -49,13 +49,19 @@ CHECKED_FUZZ_ARGS = ("check", "fuzz", "--games", "512", "--players", "2,3", "--c
                      "--no-progress", "--json")
 _CHECKED_FUZZ: subprocess.Popen | None = None
 
+#: The pinned games played by the engine compiled by numba as it ships
+#: (``RNR_SIM_PLAIN_NUMBA=1``, engine/patching.py), in a process of its own started with the
+#: session when a test asks for it (``plain_numba_games``): its first run compiles that
+#: build into its own folder of the numba cache.
+_PLAIN_NUMBA: subprocess.Popen | None = None
+
 
 def pytest_collection_modifyitems(session, config, items) -> None:
     """The tests that wait for a compile in another process run last, so that the rest of
     the suite runs meanwhile (the order of every other test is kept); the checked build's
     fuzz starts here if a selected test waits for it."""
-    global _CHECKED_FUZZ
-    waits = ("search_trace_compiled", "checked_fuzz")
+    global _CHECKED_FUZZ, _PLAIN_NUMBA
+    waits = ("search_trace_compiled", "checked_fuzz", "plain_numba_games")
     waiting = [item for item in items
                if any(f in getattr(item, "fixturenames", ()) for f in waits)]
     if waiting:
@@ -67,10 +73,16 @@ def pytest_collection_modifyitems(session, config, items) -> None:
             [sys.executable, "-m", "rnr_sim.cli", *CHECKED_FUZZ_ARGS], env=env,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             cwd=Path(__file__).parent)
+    if _PLAIN_NUMBA is None and any("plain_numba_games" in getattr(item, "fixturenames", ())
+                                    for item in items):
+        env = {**os.environ, "RNR_SIM_PLAIN_NUMBA": "1"}
+        _PLAIN_NUMBA = subprocess.Popen(
+            [sys.executable, str(Path(__file__).parent / "engine_golden_run.py")], env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
-    for process in (_WARM_UP, _CHECKED_FUZZ):
+    for process in (_WARM_UP, _CHECKED_FUZZ, _PLAIN_NUMBA):
         if process is not None and process.poll() is None:
             process.kill()
             process.wait()
@@ -83,6 +95,15 @@ def checked_fuzz() -> tuple[int, str, str]:
     assert _CHECKED_FUZZ is not None
     out, err = _CHECKED_FUZZ.communicate(timeout=900)
     return _CHECKED_FUZZ.returncode, out, err
+
+
+@pytest.fixture
+def plain_numba_games() -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of tests/engine_golden_run.py with every numba patch off,
+    run with the session in a process of its own (``pytest_collection_modifyitems``)."""
+    assert _PLAIN_NUMBA is not None
+    out, err = _PLAIN_NUMBA.communicate(timeout=900)
+    return _PLAIN_NUMBA.returncode, out, err
 
 
 @pytest.fixture

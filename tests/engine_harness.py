@@ -320,6 +320,13 @@ class Table:
         names = names or ("UA",)
         return [self.ua(p, names[k % len(names)], dp) for k in range(3)]
 
+    def set_uas_lost(self, p: int, n: int) -> Table:
+        """``p`` has lost ``n`` UAs before (destroyed, out of play) besides those in its UA
+        Area: the next one destroyed beyond them counts toward Art. III §2."""
+        self.pl[p, L.P_N_UAS] += n
+        self.pl[p, L.P_UAS_LOST] += n
+        return self
+
     def play_area(self, p: int, name: str, dp: int | None = None) -> int:
         """A card in the Play Area (already resolved): a Defense with ``dp`` DP left, an
         Attack dealing ``dp`` damage (default: printed), a lasting Rights card..."""
@@ -583,7 +590,8 @@ class Table:
         does (``do_action``), and return the list kept after it (``still_legal``)."""
         n = int(self._n_acts)
         row = [int(x) for x in self.acts[k]]
-        game.do_action(*self.bundles(), self.memo, p, row[0], row[1], row[2], row[3])
+        game.do_action(*self.bundles(), self.memo, p, row[L.A_KIND], row[L.A_SLOT],
+                       row[L.A_EFFECT], row[L.A_TARGET])
         m = game.still_legal(self.cards, self.rules, self.pl, self.sl, p, self.acts, n, k)
         self._n_acts = m
         return [tuple(int(x) for x in r) for r in self.acts[:m]]
@@ -617,7 +625,7 @@ class Table:
         game.lose(self.rules, self.pl, self.gm, self.tr, p, PATH[path], RULE[rule])
 
     def pick_opponent(self, p: int, verb: str) -> int:
-        return int(D.pick_opponent(self.pl, self.w, self.gm, p, VERB[verb]))
+        return int(D.pick_opponent(self.pl, self.w, self.gm, p, enums.VERB_AIM[VERB[verb]]))
 
     def setup(self, decks: list[list[str]], first: int = 0, seed: int = 1, table: int = 0,
               deal: int = 0) -> None:

@@ -317,6 +317,30 @@ def test_amend9_active_player_wins_simultaneous_petitions(active):
     assert (t.winner, t.path) == (active, "petition")
 
 
+@pytest.mark.parametrize("active", [0, 1])
+@pytest.mark.parametrize("timing", ["at_once", "by_step"])
+def test_amend9_simultaneous_on_destroy_effects_fire_the_active_players_first(active, timing):
+    """An equal Attack-on-Attack destroys both Attacks at once (Amend. I §4), and each holds
+    'on destroy: strike ua 5' while both players are on their last UA (2 DP): the two
+    effects are released together, and the active player's fires first (Amend. IX), so the
+    active player destroys the last UA and wins, whichever seat it is; its opponent's
+    effect never fires. The same when the effects wait for step iii (R47 ``by_step``)."""
+    t = Table([card("Martyr", "attack", "liberty_bell", cost=0, damage=3,
+                    effects=["on destroy: strike ua 5"])],
+              uas=None, rules={"on_destroy_timing": timing})
+    for q in (0, 1):
+        t.ua(q, "UA", dp=2)
+        t.set_uas_lost(q, 2)
+    other = 1 - active
+    theirs = t.play_area(other, "Martyr")
+    (mine,) = t.hand(active, "Martyr")
+    t.set_active(active)
+    t.play_card(active, mine, aoa=(other, theirs))
+    t.resolve_phase()
+    assert (t.over, t.winner, t.path) == (True, active, "attack")
+    assert [e[1] for e in t.events("destroy")] == [other, active, other]  # two Martyrs, a UA
+
+
 def test_amend9_no_instant_responses():
     """Seat 1 is struck on seat 0's turn while it holds IP, cards and a damaged Fort whose
     'activate 1: repair 3' would answer the blow: it may not act until its own turn (its

@@ -14,7 +14,8 @@ from engine_harness import (
     catalog_of,
 )
 
-from rnr_sim.cards import CatalogError, parse_catalog
+from rnr_sim import enums
+from rnr_sim.cards import DEFAULT_CATALOG, CatalogError, load_catalog, parse_catalog
 
 PASSIVE = 1e9  # a policy's stop weight that plays nothing
 
@@ -486,6 +487,16 @@ def test_art7_s6_activated_card_turns_sideways_until_its_next_turn():
     t.set_active(0)
     t.take_turn(0)
     assert not t.sideways(0, fort)
+
+
+def test_art4_one_order_per_card():
+    """Art. IV (preamble): a card belongs to one Order; the grammar has no dual
+    classification, so a card naming two is refused, and every card of the shipped sets
+    compiles to exactly one of the seven."""
+    with pytest.raises(CatalogError, match="field 'type'"):
+        catalog_of([card("Hybrid", "attack") | {"type": ["attack", "defense"]}])
+    types = load_catalog(DEFAULT_CATALOG).compile()[:, enums.C_TYPE]
+    assert set(types.tolist()) <= set(range(len(enums.CARD_TYPES)))
 
 
 def test_art7_s7_at_most_two_effects():

@@ -1,10 +1,10 @@
 """How the engine compiles (docs/engine.md, "The first compile"): every kernel it compiles
 on its own declares its signature, so it compiles once whatever its callers pass; the
-faster copy of numba's inliner is in place; the big kernels marked ``@called`` are
-called by their callers, not copied into them; and the copies of ``take_turn`` and
-``apply_effect`` are always and never inlined. Any of these lost, the games stay the same
-but the first compile grows again (33 kernels compiled two to seven times; 30 s more
-inlining; 6-8 s more LLVM work) or the games run slower."""
+faster copy of numba's inliner is in place for the engine's kernels and numba's own for
+any other; the big kernels marked ``@called`` are called by their callers, not copied into
+them; and the copies of ``take_turn`` and ``apply_effect`` are always and never inlined.
+Any of these lost, the games stay the same but the first compile grows again or the games
+run slower (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from rnr_sim.engine import (
     rng,
     search,
     state,
-    typing_memo,
+    state_api,
 )
 
 # Kernels called from Python only (the batch workers are in batch.py and search_batch.py,
@@ -32,7 +32,7 @@ LAZY = {"search.search_decision"}
 
 
 def kernels():
-    for module in (game, decisions, state, rng, search):
+    for module in (game, decisions, state, rng, search, state_api):
         for name, obj in vars(module).items():
             if isinstance(obj, CPUDispatcher) and obj.py_func.__module__ == module.__name__:
                 yield f"{module.__name__.rsplit('.', 1)[-1]}.{name}", obj
@@ -82,43 +82,6 @@ def test_the_inliner_copies_a_kept_ir_once_and_a_fresh_ir_never():
     assert all(kept.deepcopy(c) is c for c in copies)  # the copy to return: not made
     fresh = inliner._Copier(fresh=True)
     assert all(fresh.deepcopy(b) is b for b in blocks)  # an IR made for this inline
-
-
-def test_numba_flags_hash_and_compare_as_numba_would():
-    from numba.core.compiler import Flags
-
-    assert typing_memo.INSTALLED, "numba's typing moved: typing_memo.py patches nothing now"
-    numba_hash = inspect.unwrap(Flags.__hash__)
-    numba_eq = inspect.unwrap(Flags.__eq__)
-    a, b, c = Flags(), Flags(), Flags()
-    a.nrt = True
-    b.nrt = True
-    c.nrt = False  # not a's options: unequal
-    d = Flags()
-    d.enable_ssa = d.enable_ssa  # its default, set: equal to a Flags with nothing set
-    for x, y in [(a, a), (a, b), (a, c), (d, Flags()), (Flags(), c)]:
-        assert hash(x) == numba_hash(x)
-        assert (x == y) is numba_eq(x, y)
-
-
-def test_a_call_type_is_resolved_once_and_remembered():
-    import operator
-
-    from numba import types
-    from numba.core.registry import cpu_target
-
-    context = cpu_target.typing_context
-    context.refresh()
-    getitem = context.resolve_value_type(operator.getitem)
-    assert type(getitem) is types.Function
-    args = (types.int32[:, ::1], types.UniTuple(types.int64, 2))
-    resolve = inspect.unwrap(type(getitem).get_call_type)
-    sig = getitem.get_call_type(context, args, {})
-    assert sig == resolve(getitem, context, args, {})  # numba's own answer
-    assert sig.return_type == types.int32
-    assert getitem.get_call_type(context, args, {}) is sig  # remembered
-    other = (types.int16[:, :, ::1], types.UniTuple(types.int64, 3))
-    assert getitem.get_call_type(context, other, {}).return_type == types.int16
 
 
 def called_kernels():
@@ -190,21 +153,29 @@ def test_the_copies_a_kernel_links_of_its_callees_are_its_own():
 
     optimize = codegen.CPUCodeLibrary._optimize_final_module
     assert inspect.unwrap(optimize) is not optimize  # the wrapper is what numba calls
-    module = ll.parse_assembly(
-        "define linkonce_odr i64 @copy(i64 %x) { ret i64 %x }\n"
-        "define i64 @own(i64 %x) { %y = call i64 @copy(i64 %x)\n ret i64 %y }\n"
-        "declare i64 @called(i64)\n")
-    seen = {}
+    def linkages(own: str) -> dict:
+        module = ll.parse_assembly(
+            "define linkonce_odr i64 @copy(i64 %x) { ret i64 %x }\n"
+            f'define i64 @"{own}"(i64 %x) {{ %y = call i64 @copy(i64 %x)\n ret i64 %y }}\n'
+            "declare i64 @called(i64)\n")
+        seen = {}
 
-    class Library:
-        _final_module = module
+        class Library:
+            _final_module = module
 
-    def passes(library):
-        seen.update({fn.name: fn.linkage for fn in library._final_module.functions})
+        def passes(library):
+            seen.update({fn.name: fn.linkage for fn in library._final_module.functions})
 
-    linker._patched_optimize(passes)(Library())
-    assert seen == {"copy": ll.Linkage.internal, "own": ll.Linkage.external,
-                    "called": ll.Linkage.external}
+        linker._patched_optimize(passes)(Library())
+        return seen
+
+    engine_kernel = linker.mangled_prefix("rnr_sim.engine.game", "own") + "E"
+    assert linkages(engine_kernel) == {"copy": ll.Linkage.internal,
+                                       engine_kernel: ll.Linkage.external,
+                                       "called": ll.Linkage.external}
+    # another's kernel (the analytics', a user's) is linked as numba links it
+    elsewhere = linker.mangled_prefix("rnr_sim.analytics", "own") + "E"
+    assert linkages(elsewhere)["copy"] == ll.Linkage.linkonce_odr
 
 
 def test_the_copies_of_marked_kernels_are_told_how_to_inline():
@@ -224,10 +195,12 @@ def test_the_copies_of_marked_kernels_are_told_how_to_inline():
     assert linker.copy_attribute(turn + "_elsewhere") is None
     assert linker.copy_attribute(linker.mangled_prefix("rnr_sim.engine.game", "destroy") + "E") \
         is None
+    worker = linker.mangled_prefix("rnr_sim.engine.batch", "worker") + "E"
     module = ll.parse_assembly(
         f'define linkonce_odr i64 @"{turn}E"(i64 %x) {{ ret i64 %x }}\n'
         f'define linkonce_odr i64 @"{effect}E"(i64 %x) {{ ret i64 %x }}\n'
-        "define linkonce_odr i64 @copy(i64 %x) { ret i64 %x }\n")
+        "define linkonce_odr i64 @copy(i64 %x) { ret i64 %x }\n"
+        f'define i64 @"{worker}"(i64 %x) {{ ret i64 %x }}\n')
     seen = {}
 
     class Library:
@@ -238,22 +211,8 @@ def test_the_copies_of_marked_kernels_are_told_how_to_inline():
                      for fn in library._final_module.functions})
 
     linker._patched_optimize(passes)(Library())
-    assert seen == {f"{turn}E": ["alwaysinline"], f"{effect}E": ["noinline"], "copy": []}
-
-
-def test_machine_code_is_generated_at_llvm_codegen_level_1():
-    """numba's target machine (one a process) generates the engine's machine code at
-    LLVM's codegen level ``config.CODEGEN_LEVEL``; its IR passes keep numba's level."""
-    import numba
-    from numba.core.registry import cpu_target
-
-    from rnr_sim.engine import config
-
-    codegen = cpu_target.target_context.codegen()
-    options = {}
-    type(codegen)._customize_tm_options(codegen, options)
-    assert options["opt"] == config.CODEGEN_LEVEL == 1
-    assert numba.config.OPT == 3
+    assert seen == {f"{turn}E": ["alwaysinline"], f"{effect}E": ["noinline"], "copy": [],
+                    worker: []}
 
 
 def test_kernels_are_told_their_arrays_never_overlap():
@@ -282,34 +241,3 @@ def test_kernels_are_told_their_arrays_never_overlap():
         return head.count("noalias")
 
     assert pointer_marks(told) > pointer_marks(plain) + 2
-
-
-def _optimized_with(monkeypatch, function_name):
-    """The cost levels of the module passes a library defining ``function_name`` ran."""
-    import llvmlite.ir as llir
-    from numba.core.registry import cpu_target
-
-    codegen = cpu_target.target_context.codegen()
-    costs = []
-    numba_manager = codegen._module_pass_manager
-
-    def spy(**kwargs):
-        costs.append(kwargs.get("cost", "full"))
-        return numba_manager(**kwargs)
-
-    monkeypatch.setattr(codegen, "_module_pass_manager", spy)
-    module = llir.Module(name="m")
-    fn = llir.Function(module, llir.FunctionType(llir.IntType(64), []), name=function_name)
-    llir.IRBuilder(fn.append_basic_block()).ret(llir.Constant(llir.IntType(64), 7))
-    from numba.core.compiler_lock import global_compiler_lock
-
-    with global_compiler_lock:
-        library = codegen.create_library("t")
-        library.add_ir_module(module)
-        library.finalize()
-    return costs
-
-
-def test_an_engine_module_skips_the_cheap_passes_others_keep_them(monkeypatch):
-    assert _optimized_with(monkeypatch, "_ZN7rnr_sim6engine4game4testE") == ["full"]
-    assert _optimized_with(monkeypatch, "_ZN8elsewhere4testE") == ["cheap", "full"]

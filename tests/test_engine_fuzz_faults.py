@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 from engine_harness import Table, card, catalog_of, play_batch
 
+from rnr_sim import enums
 from rnr_sim.engine import game
 from rnr_sim.engine import layout as L
 
@@ -78,6 +79,20 @@ def test_r46_healing_stops_at_the_top_of_lp():
     t.apply_effect(0, "heal", 1_000_000)  # again, at the top: no wrap to a negative LP
     assert t.lp(0) == INT32_MAX and t.alive(0) and not t.over
 
+
+
+def test_r46_drain_stops_at_the_bottom_of_lp():
+    """UA drain lands without change_lp (the drains are simultaneous, R24) and stops at
+    LP_MIN as change_lp's losses do: two UAs draining 2,000,000,000 each (beyond any legal
+    catalog, whose numbers stop at 1,000,000: set in the compiled table) leave the
+    controller at -2,147,483,647 and lost, where int32 arithmetic wrapped it to +294,967,396
+    and kept it alive."""
+    t = Table(uas=None)
+    t.uas(0, "UA", "Drain UA", "Drain UA")
+    t.uas(1, "UA")
+    t.cards[t.card_id("Drain UA"), enums.C_DRAIN] = 2_000_000_000
+    t.drain_step(0)
+    assert t.lp(0) == L.LP_MIN and t.over and t.winner == 1 and t.path == "life"
 
 # ============================================================== Bill escalation (R28)
 def test_r28_bill_cost_doubles_past_twenty_plays():

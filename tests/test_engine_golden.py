@@ -33,3 +33,16 @@ def test_the_sample_games_are_the_pinned_games():
     digests = {threads: records_digest(bench.play(plan, inputs, threads)) for threads in (1, 2)}
     assert digests == {1: GOLDEN, 2: GOLDEN}, (
         f"the sample games changed: {digests}; if on purpose, set GOLDEN to the new digest")
+
+
+def test_numba_as_it_ships_plays_the_pinned_games(plain_numba_games):
+    """With every numba patch off (``RNR_SIM_PLAIN_NUMBA=1``, engine/patching.py), compiled
+    into its own folder of the numba cache, the engine plays the same games."""
+    import json
+
+    code, out, err = plain_numba_games
+    assert code == 0, err[-3000:]
+    result = json.loads(out)
+    assert result["patched"] == []
+    assert result["cache_dir"].endswith("plain-numba")
+    assert result["digests"] == {"1": GOLDEN, "2": GOLDEN}

@@ -353,3 +353,30 @@ def test_r51_last_standing_eliminates_instead():
     t.set_lp(1, 2)
     t.drain_step(0)
     assert not t.over and not t.alive(1) and t.alive(0) and t.alive(2)
+
+
+@pytest.mark.parametrize("resolve,drawn", [(True, 2), (False, 0)])
+def test_r52_a_paid_activation_resolves_when_its_card_is_destroyed(resolve, drawn):
+    """Seat 0 pays for its Sentry's 'activate 1: draw 2' (step vi); at step iii its Volley
+    destroys a UA whose 'on destroy: strike 10' is aimed back at seat 0 (R36) and destroys
+    the Sentry. The activation was paid for and still resolves at step vi, as R50 keeps a
+    destroyed card's on-resolve effects; with R50's switch off it fizzles. Nothing of it
+    waits after the phase."""
+    t = Table([card("Booby UA", "ua", "liberty_bell", dp=2, drain=0,
+                    effects=["on destroy: strike 10"]),
+               card("Sentry", "defense", "eagle", cost=1, dp=5, effects=["activate 1: draw 2"])],
+              uas=None, rules={"destroyed_cards_resolve": resolve})
+    t.uas(0, "UA")
+    t.uas(1, "Booby UA")
+    t.draw_pile(0, "Filler", "Filler", "Filler")
+    sentry = t.play_area(0, "Sentry")
+    t.play_area(0, "Volley")
+    t.activate(0, sentry)
+    t.resolve_phase()
+    assert t.zone(0, sentry) == "discard" and t.uas_lost(1) == 1
+    assert len([e for e in t.events("draw") if e[1] == 0]) == drawn
+    t.clear_events()
+    t.resolve_phase()  # the next Resolve Phase finds nothing of it waiting
+    assert [e for e in t.events("draw") if e[1] == 0] == []
+    assert t.invariant_violations() == 0
+

@@ -191,17 +191,20 @@ def test_switch_attack_targets(targets, ua_dp):  # R48, Amend. II §4
     assert sorted(t.dp(1, s) for s in t.slots(1, "UA")) == ua_dp
 
 
-@pytest.mark.parametrize("resolve,lp", [(True, 97), (False, 100)])
-def test_switch_destroyed_cards_resolve(resolve, lp):  # R50
-    """An Attack played this turn loses its Attack-on-Attack at step ii: its 'lp 3' still
-    resolves at step iii, or fizzles with the switch off."""
-    t = Table([card("Gambit", "attack", "liberty_bell", cost=0, damage=2, effects=["lp 3"]),
+@pytest.mark.parametrize("resolve,lp", [(True, 95), (False, 100)])
+def test_switch_destroyed_cards_resolve(resolve, lp):  # R50, R52
+    """An Attack played this turn and activated loses its Attack-on-Attack at step ii: its
+    'lp 3' (R50) and its paid 'activate 1: lp 2' (R52) still resolve at step iii, or both
+    fizzle with the switch off."""
+    t = Table([card("Gambit", "attack", "liberty_bell", cost=0, damage=2,
+                    effects=["lp 3", "activate 1: lp 2"]),
                card("Titan", "attack", "liberty_bell", cost=1, damage=9)],
               rules={"destroyed_cards_resolve": resolve})
     titan = t.play_area(1, "Titan")
     (gambit,) = t.hand(0, "Gambit")
     t.set_ip(0, pillar=1)
     t.play_card(0, gambit, aoa=(1, titan))
+    t.activate(0, gambit, e=1)
     t.resolve_phase()
     assert t.zone(0, gambit) == "discard" and t.lp(1) == lp
 
@@ -282,3 +285,33 @@ def test_r14_lp_cap_stops_gains_only():
     assert t.lp(0) == 100
     t.apply_effect(1, "lp", 3)  # losses are never clamped
     assert t.lp(0) == 97
+
+
+@pytest.mark.parametrize("reset,fort_upright", [("every_card", True), ("each_turn_cards", False)])
+def test_switch_sideways_reset(reset, fort_upright):  # R29; Art. VII §6, Amend. V §3
+    """Two activated cards: Fort ('activate 1: repair 3') and Beacon, which also bears an
+    'each turn' effect. At their controller's next turn Beacon is upright under either
+    reading; Fort too by default, but stays sideways under the literal one (no 'each turn'
+    effect; no card text turns it upright), so it cannot be activated again."""
+    t = Table([card("Beacon", "defense", "eagle", cost=1, dp=10,
+                    effects=["each turn: heal 1", "activate 1: draw 1"])],
+              rules={"sideways_reset": reset})
+    t.set_policy(0, stop=PASSIVE)
+    t.set_policy(1, stop=PASSIVE)
+    t.draw_pile(0, "Filler", "Filler")
+    t.draw_pile(1, "Filler")
+    fort = t.play_area(0, "Fort")
+    beacon = t.play_area(0, "Beacon")
+    t.activate(0, fort)
+    t.activate(0, beacon, e=1)
+    t.resolve_phase()
+    t.end_phase()
+    t.take_turn(1)
+    assert t.sideways(0, fort) and t.sideways(0, beacon, e=1)
+    t.set_active(0)
+    t.take_turn(0)
+    assert not t.sideways(0, beacon, e=1)
+    assert t.sideways(0, fort) is not fort_upright
+    t.set_ip(0, other=5)
+    offered = {(r[1], r[2]) for r in t.legal_actions(0)}
+    assert ((fort, 0) in offered) is fort_upright and (beacon, 1) in offered

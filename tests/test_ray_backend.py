@@ -38,7 +38,7 @@ def ray_cluster():
     """A local Ray of 2 CPUs, started once for the session; every backend joins it."""
     from rnr_sim.ray_backend import import_ray, init_ray
 
-    ray = import_ray()
+    ray = import_ray(local=True)
     init_ray(num_cpus=2)
     yield ray
     ray.shutdown()
@@ -163,6 +163,22 @@ def test_tune_plays_the_same_games_on_ray(ray_cluster):
     assert (ray.weights == local.weights).all()
 
 
+@needs_ray
+def test_discover_finds_the_same_archive_on_ray(ray_cluster, tmp_path):
+    import polars as pl
+
+    from rnr_sim.discover import DiscoverOptions, discover
+
+    toy = Path(__file__).parent / "fixtures" / "discover"
+    for backend in ("local", "ray"):
+        discover(DiscoverOptions(field=[toy / "field.txt"], cards=[toy / "toy.toml"],
+                                 budget=60_000, seed=3, backend=backend,
+                                 out=tmp_path / backend), progress=False)
+    for name in ("archive.parquet", "deck_cards.parquet", "matchups.parquet"):
+        assert pl.read_parquet(tmp_path / "local" / name).equals(
+            pl.read_parquet(tmp_path / "ray" / name)), name
+
+
 # ---------------------------------------------------------------------------- without Ray
 
 
@@ -182,3 +198,38 @@ def test_an_unknown_backend_or_a_stray_address_is_bad_input():
         execution.open_backend("dask")
     with pytest.raises(InputError, match="--backend ray"):
         execution.open_backend("local", address="auto")
+
+
+# ---------------------------------------------------------------------------- kept local
+
+
+@pytest.mark.skipif(not HAVE_RAY, reason="Ray is not installed (pip install 'rnr-sim[ray]')")
+def test_a_local_ray_is_started_on_the_loopback_address():
+    """A fresh process importing ray for a local start: the node address Ray will give the
+    local Ray's servers is the loopback one (ray 2.60 would otherwise pick the machine's
+    network address even for ``_node_ip_address="127.0.0.1"``), and the setting that made
+    it so is not left in the environment."""
+    import subprocess
+
+    code = ("import os; from rnr_sim.ray_backend import import_ray, safety_warnings; "
+            "ray = import_ray(local=True); print(ray.util.get_node_ip_address()); "
+            "print(os.environ.get('RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER')); "
+            "print(safety_warnings(ray, local=True))")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_AUTH_MODE")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120, check=True).stdout.split("\n")
+    assert out[:3] == ["127.0.0.1", "None", "[]"]
+
+
+def test_token_authentication_turned_off_by_the_environment_is_warned(monkeypatch):
+    from rnr_sim.ray_backend import CVE, safety_warnings
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    (warning,) = safety_warnings(None, local=False)
+    assert "RAY_AUTH_MODE=disabled turns Ray's token authentication off" in warning
+    assert CVE == "CVE-2023-48022" and CVE in warning
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    assert safety_warnings(None, local=False) == []
+    monkeypatch.delenv("RAY_AUTH_MODE")
+    assert safety_warnings(None, local=False) == []  # Ray's default: on

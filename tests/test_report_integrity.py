@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from rundir_tools import stop_after
 
 from rnr_sim import runner
 from rnr_sim.cli import main
@@ -108,19 +109,6 @@ def test_a_part_with_rows_removed_is_an_error(run, tmp_path, capsys):
     assert_refused(capsys, run, tmp_path / "out", "part-00003.parquet")
 
 
-def stop_after(run: Path, chunks: int) -> dict:
-    """Make ``run`` what a run stopped after ``chunks`` chunks leaves behind."""
-    man = runner.read_manifest(run)
-    for c in man["chunks"]["complete"][chunks:]:
-        for table in ("games", "seats"):
-            (run / table / runner.part_name(c)).unlink()
-    man["chunks"]["complete"] = man["chunks"]["complete"][:chunks]
-    man["games_done"] = chunks * CHUNK
-    man["status"] = "incomplete"
-    runner.write_manifest(run, man)
-    return man
-
-
 def test_a_stopped_run_gets_a_banner_above_the_verdict(run, tmp_path):
     man = stop_after(run, 2)
     index = build_report(run, tmp_path / "out")
@@ -150,13 +138,17 @@ def test_out_refuses_a_folder_of_other_files(run, tmp_path, capsys):
     assert (out / "notes.txt").read_text() == "my notes"
 
 
-def test_out_refuses_the_report_of_another_run(run, tmp_path, capsys):
+def test_out_refuses_the_report_of_another_run(run, decks_module, tmp_path, capsys):
+    from fake_engine import engine_driver
+
     out = tmp_path / "out"
     build_report(run, out)
-    other = Path(shutil.copytree(run, tmp_path / "other"))
-    man = runner.read_manifest(other)
-    man["seed"] += 1  # a different run (its games would differ)
-    runner.write_manifest(other, man)
+    other = tmp_path / "other"  # the same decks, another seed: another run
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runner, "engine_driver", engine_driver)
+        runner.start_run(runner.RunOptions(decks=decks_module, games=GAMES, chunk_size=CHUNK,
+                                           out=other, seed=runner.DEFAULT_SEED + 1),
+                         progress=False, log=lambda m: None)
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
     code, _, err = cli(capsys, "report", str(other), "--out", str(out))
     assert code == 2 and "another run" in err
@@ -194,12 +186,15 @@ def test_out_that_is_a_file_is_refused(run, tmp_path):
 
 
 def shuffle_rows(run: Path, seed: int) -> None:
-    """Rewrite every part with its rows in another order (the same games)."""
+    """Rewrite every part with its rows in another order (the same games), as the run
+    would have written it (``rundir_tools.rewrite_part``)."""
+    from rundir_tools import rewrite_part
+
     rng = np.random.default_rng(seed)
     for table in ("games", "seats"):
         for part in sorted((run / table).glob("*.parquet")):
             df = pl.read_parquet(part)
-            df[rng.permutation(df.height).tolist()].write_parquet(part)
+            rewrite_part(part, df[rng.permutation(df.height).tolist()])
 
 
 def test_tables_come_out_in_the_same_order_whatever_the_row_order(run, tmp_path):

@@ -124,6 +124,63 @@ def test_search_never_reads_hidden_cards(eng):
     np.testing.assert_array_equal(a[3], b[3])
 
 
+def test_the_tie_break_leaves_the_pilot_memory_alone(eng):
+    """The search asks its rollout pilot's own pick (the tie-break) on a copy: the real
+    memory gets neither the card values that pick noted nor what it would have queued
+    (``decisions.note_queued``) when the search takes no action. After a decision, the
+    seat's hand values are as the Play Phase's start left them (not noted) and nothing is
+    queued."""
+    from rnr_sim.engine.decisions import PM_QUEUED0, PM_VALUE0
+
+    L = eng[4]
+    t, g, memo, acts, p = _state(eng)
+    pick, n, _vals, _rows = _decide(eng, t, g, memo, acts, p)
+    assert n > 0
+    hand = g.lists[p, L.L_HAND, : g.players[p, L.P_N_HAND]]
+    assert np.isnan(memo[p, PM_VALUE0 + hand]).all()
+    assert (memo[p, PM_QUEUED0: PM_QUEUED0 + E.N_VERBS] == 0).all()
+
+
+def test_determinize_deals_anew_only_what_the_seat_cannot_see(eng):
+    """Art. VI §1 (the Draw Pile is private), §7 (a hand is private, its size public): the
+    search's determinization redeals each opponent's hand and Draw Pile together, hand
+    sizes kept, and reshuffles the seat's own Draw Pile; the seat's hand (in order), every
+    open zone and every count are as they were, and the cards of each pool are the same
+    cards. Some seeds deal an opponent another hand (so the checks could fail)."""
+    from rnr_sim.engine import state_api
+
+    L = eng[4]
+    t, g, memo, acts, p = _state(eng)
+    sg, smemo, _sacts, _vals = _scratch(eng)
+    pl, sl = g.players, g.slots
+    hidden = (L.Z_HAND, L.Z_DRAW)
+
+    def pool(gg, q):
+        return sorted(int(gg.slots[q, s, L.S_CARD]) for s in range(pl[q, L.P_DECK_SIZE])
+                      if gg.slots[q, s, L.S_ZONE] in hidden)
+
+    def listed(gg, q, lst, count):
+        return [int(s) for s in gg.lists[q, lst, : gg.players[q, count]]]
+
+    redealt = 0
+    for seed in range(8):
+        state_api.clone(g, memo, sg, smemo)
+        state_api.determinize(sg, smemo, p, np.uint64(1000 + seed), np.uint64(seed))
+        np.testing.assert_array_equal(sg.players, g.players)  # every count, hand sizes too
+        for q in range(g.game[L.G_N_PLAYERS]):
+            open_zones = [s for s in range(pl[q, L.P_DECK_SIZE]) if sl[q, s, L.S_ZONE] not in hidden]
+            for s in open_zones:
+                np.testing.assert_array_equal(sg.slots[q, s], sl[q, s])
+            assert listed(sg, q, L.L_BOARD, L.P_N_BOARD) == listed(g, q, L.L_BOARD, L.P_N_BOARD)
+            assert pool(sg, q) == pool(g, q)
+            if q == p:
+                assert listed(sg, q, L.L_HAND, L.P_N_HAND) == listed(g, q, L.L_HAND, L.P_N_HAND)
+            elif sorted(listed(sg, q, L.L_HAND, L.P_N_HAND)) != \
+                    sorted(listed(g, q, L.L_HAND, L.P_N_HAND)):
+                redealt += 1
+    assert redealt > 0
+
+
 def test_own_hand_is_seen(eng):
     """The search does read what its seat may see: a state with another own hand gives
     other options (so the test above could fail)."""
@@ -153,7 +210,9 @@ def test_resuming_from_a_copied_state_gives_the_same_game(eng):
     p = game.play_from(t, g, memo, acts, 0, 6)
     assert p >= 0 and g.game[L.G_OVER] == 0
     sg, smemo2, sacts, _vals = _scratch(eng)
-    search.copy_game(g, sg, memo, smemo2)
+    from rnr_sim.engine import state_api
+
+    state_api.clone(g, memo, sg, smemo2)
     g.players[:] = 0  # the original is gone: only the copy can finish the game
     game.play_from(t, sg, smemo2, sacts, p, 10_000)
     for a, b in zip((straight.players, straight.game, straight.masks),
@@ -194,7 +253,7 @@ def _assert_takes(eng, t, g, memo, acts, lethal):
     that wins as surely, e.g. an Attack when the opponent has no Defense), where stopping
     does not; the lethal card's own option wins every rollout too."""
     pick, n, vals, rows = _decide(eng, t, g, memo, acts, 0, k=8, n=2)
-    card = [int(g.slots[0, r[1], eng[4].S_CARD]) for r in rows]
+    card = [int(g.slots[0, r[eng[4].A_SLOT], eng[4].S_CARD]) for r in rows]
     assert pick >= 0
     assert vals[pick] == 1.0 and vals[n] < 1.0
     assert any(card[i] in lethal and vals[i] == 1.0 for i in range(n))
@@ -284,3 +343,35 @@ def test_search_plays_the_third_petition(eng):
     pl[0, L.P_IP_OTHER] += 40
     pl[0, L.P_LP] = 60
     _assert_takes(eng, t, g, memo, acts, {int(sl[0, in_hand, L.S_CARD])})
+
+
+#: The search games below, pinned as ``test_engine_golden`` pins the heuristic games: a
+#: change to the engine's build must leave them as they are; a change to the rules or the
+#: search changes them on purpose (then put the new digest here and say so in the commit).
+SEARCH_GOLDEN = "ee0f131b203ad23e"
+
+
+def test_the_search_games_are_the_pinned_games(eng):
+    """18 games, each sample deck searching (K=2, N=1) against the next one, both seat
+    orders: their records hash to ``SEARCH_GOLDEN``."""
+    from test_engine_golden import records_digest
+
+    plan, driver = eng[0], eng[1]
+    k = len(plan.policy_table)
+    table = np.vstack([plan.policy_table, plan.policy_table])
+    budget = np.zeros((2 * k, 2), dtype=np.int64)
+    budget[k:] = (2, 1)
+    n_decks = len(DECKS)
+    seat_deck = np.array([[d, (d + 1) % n_decks] for d in range(n_decks) for _ in (0, 1)],
+                         dtype=np.int32)
+    seat_policy = np.array([[plan.deck_policy[a] + k, plan.deck_policy[b]]
+                            for a, b in seat_deck], dtype=np.int32)
+    n = len(seat_deck)
+    records = driver.play_games(plan.cards, plan.deck_cards, plan.deck_size, seat_deck,
+                                seat_policy, np.arange(n, dtype=np.int64),
+                                np.arange(n, dtype=np.int64),
+                                (np.arange(n) % 2).astype(np.int32), plan.rules, 7,
+                                threads=2, policies=table, search=budget)
+    assert records_digest(records) == SEARCH_GOLDEN, (
+        f"the search games changed: {records_digest(records)}; if on purpose, set "
+        "SEARCH_GOLDEN to the new digest")

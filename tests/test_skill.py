@@ -204,7 +204,7 @@ def test_ray_backend_gives_the_same_games_and_skill_table_as_local():
     decks = [DECKS / f"{n}.txt" for n in ("bison_bell_uprising", "eagle_blockade",
                                           "scroll_assembly")]
     local = skill.play(decks, games=6, seed=4, threads=1)
-    ray = import_ray()
+    ray = import_ray(local=True)
     started = not ray.is_initialized()
     if started:
         init_ray(num_cpus=2)

@@ -82,9 +82,7 @@ def branch_summary(seat_games_b: pl.LazyFrame, branches: pl.LazyFrame) -> pl.Laz
     out -- a game between two decks of one branch gives that branch exactly one win per
     game (less draws) by construction, which would pull its rate toward 1 / players.
     Branches whose decks played nothing have 0 games."""
-    members = branches.group_by(pl.col("main_branch").alias("branch")).agg(
-        pl.len().alias("decks"), pl.col("deck").sort().str.join(", ").alias("deck_names")
-    )
+    members = branch_members(branches)
     rows = seat_games_b.with_columns(
         (pl.len().over("game_id", "branch") > 1).alias("_same_branch"))
     field = rows.filter(~pl.col("_same_branch"))
@@ -93,9 +91,17 @@ def branch_summary(seat_games_b: pl.LazyFrame, branches: pl.LazyFrame) -> pl.Laz
     )
     same = rows.filter(pl.col("_same_branch")).group_by("branch").agg(
         pl.len().alias("same_branch_games"))
+    wr = ratio_by_deal(field, "won", pl.lit(1), by=["branch"], name="win_rate")
+    return branch_table(members, agg, same, wr)
+
+
+def branch_table(members: pl.LazyFrame, agg: pl.LazyFrame, same: pl.LazyFrame,
+                 win_rate: pl.LazyFrame) -> pl.LazyFrame:
+    """``branch_summary``'s table from its parts: per branch its ``members`` (decks,
+    deck_names), ``agg`` (games, wins, draws against other branches), ``same``
+    (same_branch_games) and the win rate's interval (``ratio_by_deal``)."""
     counts = ("decks", "games", "wins", "draws", "same_branch_games")
-    wr = ratio_by_deal(field, "won", pl.lit(1), by=["branch"], name="win_rate").select(
-        "branch", "win_rate", "win_rate_lo", "win_rate_hi", "win_rate_deff")
+    wr = win_rate.select("branch", "win_rate", "win_rate_lo", "win_rate_hi", "win_rate_deff")
     out = (
         members.join(agg, on="branch", how="full", coalesce=True)
         .join(same, on="branch", how="left")
@@ -106,3 +112,10 @@ def branch_summary(seat_games_b: pl.LazyFrame, branches: pl.LazyFrame) -> pl.Laz
         .join(wr, on="branch", how="left")
     )
     return out.sort("branch")
+
+
+def branch_members(branches: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
+    """Per main branch: ``decks`` (how many) and ``deck_names`` (sorted, comma-separated)."""
+    return branches.lazy().group_by(pl.col("main_branch").alias("branch")).agg(
+        pl.len().alias("decks"), pl.col("deck").sort().str.join(", ").alias("deck_names")
+    )

@@ -31,7 +31,6 @@ from rnr_sim.analytics.stats import (
     two_sided_p,
     with_rate,
 )
-from rnr_sim.analytics.units import table_se
 
 COUNT_COLUMNS = (
     "held", "held_wins", "oh", "oh_wins", "gih", "gih_wins", "played", "played_wins",
@@ -250,8 +249,14 @@ def turn_bands(turns: np.ndarray, min_rows: int = MIN_BAND_ROWS) -> np.ndarray:
     """Band index (0, 1, ...) of each value of ``turns``: consecutive turn counts, from the
     shortest, are merged until a band holds ``min_rows`` rows; a short remainder at the
     long end joins the last band. Dense turn counts are bands of their own."""
-    vals, inv, cnt = np.unique(turns, return_inverse=True, return_counts=True)
-    band = np.empty(len(vals), dtype=np.int64)
+    _, inv, cnt = np.unique(turns, return_inverse=True, return_counts=True)
+    return bands_of_counts(cnt, min_rows)[inv]
+
+
+def bands_of_counts(cnt: np.ndarray, min_rows: int = MIN_BAND_ROWS) -> np.ndarray:
+    """``turn_bands`` from the counts of each turn value present, shortest first: the band
+    of each value (a run read in parts keeps the counts, not the rows)."""
+    band = np.empty(len(cnt), dtype=np.int64)
     b, acc = 0, 0
     for i, c in enumerate(cnt):
         band[i] = b
@@ -260,19 +265,7 @@ def turn_bands(turns: np.ndarray, min_rows: int = MIN_BAND_ROWS) -> np.ndarray:
             b, acc = b + 1, 0
     if acc and b > 0:
         band[band == b] = b - 1
-    return band[inv]
-
-
-def _strata(part: pl.DataFrame, min_rows: int) -> tuple[np.ndarray, int]:
-    """Stratum of each of one deck's rows: (players, turn order, turn band)."""
-    st = np.zeros(part.height, dtype=np.int64)
-    nxt = 0
-    indexed = part.select("n_players", "order", "turns").with_row_index("i")
-    for _, sub in indexed.group_by("n_players", "order", maintain_order=True):
-        b = turn_bands(sub["turns"].to_numpy(), min_rows)
-        st[sub["i"].to_numpy()] = nxt + b
-        nxt += int(b.max()) + 1
-    return st, nxt
+    return band
 
 
 def _mh_parts(x: np.ndarray, y: np.ndarray, st: np.ndarray, ns: np.ndarray, ms: np.ndarray,
@@ -294,11 +287,16 @@ def _mh_parts(x: np.ndarray, y: np.ndarray, st: np.ndarray, ns: np.ndarray, ms: 
     big_n = np.maximum(ns, 1.0)
     u = float(((a * n0 - c * n1) / big_n).sum())
     v = float((n1 * n0 / big_n).sum())
-    w1, w0 = (n0 / big_n)[st], (n1 / big_n)[st]
-    resid = y - (ms / big_n)[st]
-    du = np.where(x > 0, resid * w1, -resid * w0)
-    dv = np.where(x > 0, w1 * w1, w0 * w0)
+    du, dv = mh_row_terms(x > 0, y - (ms / big_n)[st], (n0 / big_n)[st], (n1 / big_n)[st])
     return u, v, _segment_sum(du, starts), _segment_sum(dv, starts)
+
+
+def mh_row_terms(seen: np.ndarray, resid: np.ndarray, w1: np.ndarray, w0: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's ``dU``, ``dV`` (``_mh_parts``): ``resid·w1``, ``w1²`` where the card was
+    seen, else ``-resid·w0``, ``w0²`` (``resid = y - m/N``, ``w1 = n0/N``, ``w0 = n1/N`` of
+    the row's stratum)."""
+    return np.where(seen, resid * w1, -resid * w0), np.where(seen, w1 * w1, w0 * w0)
 
 
 def _deck_parts(units: pl.DataFrame) -> dict[str, pl.DataFrame]:
@@ -307,108 +305,6 @@ def _deck_parts(units: pl.DataFrame) -> dict[str, pl.DataFrame]:
         return {}
     return {k[0]: v for k, v in
             units.partition_by("deck", as_dict=True, maintain_order=True).items()}
-
-
-def _mh_deck(seen: np.ndarray, masks: np.ndarray, y: np.ndarray, st: np.ndarray,
-             ns: np.ndarray, ms: np.ndarray, turns: np.ndarray, starts: np.ndarray
-             ) -> list[tuple[float, float, np.ndarray, np.ndarray, float, float]]:
-    """``_mh_parts`` for every card of one deck at once, plus each card's seen rows and
-    the sum of their turns: [(U, V, per-deal dU, per-deal dV, seen rows, seen turns)].
-
-    The same arithmetic as ``_mh_parts`` per card (bit-identical), with the (row, card)
-    loops compiled (``card_kernels``): the counts per stratum are whole numbers; the
-    per-deal sums add a deal's rows in the order ``_segment_sum`` does (``numpy.sum`` of
-    fewer than 8 rows, ``numpy.add.reduceat`` of up to 8); beyond that ``_mh_parts`` runs."""
-    from rnr_sim.analytics import card_kernels as ck
-
-    masks = np.ascontiguousarray(masks, dtype=np.uint64)
-    seen = np.ascontiguousarray(seen, dtype=np.uint64)
-    st = np.ascontiguousarray(st, dtype=np.int64)
-    n_strata = len(ns)
-    n1, a, rows, seen_turns = ck.mh_counts(seen, masks, st, np.ascontiguousarray(y),
-                                           np.ascontiguousarray(turns), n_strata)
-    n0, c = ns - n1, ms - a
-    big_n = np.maximum(ns, 1.0)
-    # each card's strata summed on their own, as _mh_parts sums them (a 2-D sum may
-    # add in another order)
-    u = [float(r.sum()) for r in (a * n0 - c * n1) / big_n]
-    v = [float(r.sum()) for r in n1 * n0 / big_n]
-    sizes = np.diff(np.r_[starts, len(y)])
-    equal = bool(len(sizes)) and bool((sizes == sizes[0]).all())
-    # the orders _segment_sum adds in: a row sum (equal sizes), else reduceat
-    sequential = bool(len(sizes)) and (sizes[0] < 8 if equal else int(sizes.max()) <= 8)
-    if sequential:
-        g1 = np.ascontiguousarray(n0 / big_n)
-        g0 = np.ascontiguousarray(n1 / big_n)
-        resid = y - (ms / big_n)[st]
-        zu, zv = ck.mh_deal_sums(seen, masks, st, resid, g1, g0,
-                                 np.ascontiguousarray(starts, dtype=np.int64),
-                                 np.r_[starts[1:], len(y)].astype(np.int64), not equal)
-    out = []
-    for k, m in enumerate(masks):
-        if sequential:
-            out.append((u[k], v[k], zu[k], zv[k], float(rows[k]),
-                        float(seen_turns[k])))
-        else:
-            x = ((seen & np.uint64(m)) != 0).astype(np.float64)
-            out.append((*_mh_parts(x, y, st, ns, ms, starts), float(rows[k]),
-                        float(seen_turns[k])))
-    return out
-
-
-def _interval_row(u: float, v: float, zu: np.ndarray, zv: np.ndarray,
-                  tables: np.ndarray) -> dict[str, float | None]:
-    """``U/V`` with its delta-method standard error from per-deal sums ``zu``, ``zv`` of
-    deals in ``tables`` (``units.table_se``: tables are strata of the design)."""
-    out: dict[str, float | None] = dict.fromkeys(ADJUSTED_COLUMNS[:5])
-    if v <= 0 or len(zu) < 2:
-        return out
-    est = u / v
-    se = table_se((zu - est * zv) / v, tables)
-    out.update(iwd_adjusted=est, iwd_adjusted_lo=max(-1.0, est - Z95 * se),
-               iwd_adjusted_hi=min(1.0, est + Z95 * se), iwd_adjusted_se=se,
-               iwd_adjusted_p=two_sided_p(est / se) if se > 0 else (1.0 if est == 0 else 0.0))
-    return out
-
-
-def _interval_rows(u: np.ndarray, v: np.ndarray, zu: np.ndarray, zv: np.ndarray,
-                   tables: np.ndarray) -> list[dict[str, float | None]]:
-    """``_interval_row`` for several estimates over the same deals at once (one deck's
-    cards): ``u``, ``v`` [cards], ``zu``, ``zv`` [cards, deals]. The same arithmetic,
-    bit for bit: ``units.table_se`` per row, its per-table sums compiled
-    (``card_kernels.table_sums``, added in ``numpy.bincount``'s order)."""
-    from rnr_sim.analytics import card_kernels as ck
-
-    n_k, n_d = zu.shape
-    valid = (v > 0) & (n_d >= 2)
-    t = np.asarray(tables)
-    if t.dtype.kind not in "iu" or (len(t) and t.min() < 0):
-        _, t = np.unique(t, return_inverse=True)
-    t = np.ascontiguousarray(t, dtype=np.int64)
-    se = np.full(n_k, np.nan)
-    est = np.where(valid, u / np.where(valid, v, 1.0), np.nan)
-    if valid.any() and n_d:
-        idx = np.flatnonzero(valid)
-        z = (zu[idx] - est[idx, None] * zv[idx]) / v[idx, None]
-        d = np.bincount(t).astype(np.float64)
-        s_, ss = ck.table_sums(np.ascontiguousarray(z), t, len(d))
-        many = d >= 2
-        with np.errstate(invalid="ignore", divide="ignore"):
-            per = np.where(many, d / np.where(many, d - 1.0, 1.0) * (ss - s_ * s_ / d), ss)
-        present = d > 0
-        # each row summed on its own, as table_se sums its tables
-        se[idx] = [math.sqrt(max(float(row[present].sum()), 0.0)) for row in per]
-    rows = []
-    for k in range(n_k):
-        out: dict[str, float | None] = dict.fromkeys(ADJUSTED_COLUMNS[:5])
-        if valid[k]:
-            e, sk = float(est[k]), float(se[k])
-            out.update(iwd_adjusted=e, iwd_adjusted_lo=max(-1.0, e - Z95 * sk),
-                       iwd_adjusted_hi=min(1.0, e + Z95 * sk), iwd_adjusted_se=sk,
-                       iwd_adjusted_p=two_sided_p(e / sk) if sk > 0
-                       else (1.0 if e == 0 else 0.0))
-        rows.append(out)
-    return rows
 
 
 def adjusted_iwd(
@@ -444,75 +340,20 @@ def adjusted_iwd(
     games of the same deck, the same length and the same turn order in which it did not.
     What it cannot say: game length is itself an outcome of play, so a card whose effect
     is to shorten or lengthen games has that part of its effect held fixed.
-    Returns (per card, per deck and card), sorted by card (then deck).
+    Returns (per card, per deck and card), sorted by card (then deck). Computed by
+    ``card_sums.CardFold`` (``units`` as one part; the report folds a run part by part).
     """
-    card_acc: dict[str, list] = {}  # card -> [U, V, [unit ids], [zu], [zv], turn sums]
-    deck_rows: list[dict] = []
-    by_deck = _deck_parts(units)
-    for (deck,), cards in masks.partition_by("deck", as_dict=True, maintain_order=True).items():
-        part = by_deck.get(deck)
-        if part is None or part.height == 0:
-            continue
-        st, n_strata = _strata(part, min_rows)
-        y = part["won"].cast(pl.Float64).to_numpy()
-        seen = part["seen"].to_numpy()
-        turns = part["turns"].cast(pl.Float64).to_numpy()
-        total_turns = float(turns.sum())  # whole numbers: exact in any order
-        unit = part["unit"].to_numpy()
-        starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
-        deal_ids = unit[starts]
-        deal_tables = part["table_id"].to_numpy()[starts]
-        ns = np.bincount(st, minlength=n_strata).astype(np.float64)
-        ms = np.bincount(st, weights=y, minlength=n_strata)
-        names = cards["card"].to_list()
-        parts = _mh_deck(seen, cards["mask"].to_numpy(), y, st, ns, ms, turns, starts)
-        intervals = _interval_rows(np.array([p[0] for p in parts]), np.array([p[1] for p in parts]),
-                                   np.array([p[2] for p in parts]).reshape(len(parts), -1),
-                                   np.array([p[3] for p in parts]).reshape(len(parts), -1),
-                                   deal_tables)
-        for j, (u, v, zu, zv, n1, seen_turns) in enumerate(parts):
-            card = names[j]
-            gap = (seen_turns / n1 - (total_turns - seen_turns) / (len(y) - n1)
-                   if 0 < n1 < len(y) else None)
-            deck_rows.append({"deck": deck, "card": card, **intervals[j],
-                              "adjusted_deals": len(starts), "turn_gap": gap})
-            acc = card_acc.setdefault(card, [0.0, 0.0, [], [], [], 0.0, 0.0, 0.0, 0.0])
-            acc[0] += u
-            acc[1] += v
-            acc[2].append(deal_ids)
-            acc[3].append(zu)
-            acc[4].append(zv)
-            acc[5] += seen_turns
-            acc[6] += n1
-            acc[7] += total_turns - seen_turns
-            acc[8] += len(y) - n1
-    card_rows = []
-    n_units = int(units["unit"].max() or 0) + 1 if units.height else 0
-    unit_table = np.zeros(n_units, dtype=np.int64)
-    if units.height:
-        unit_table[units["unit"].to_numpy()] = units["table_id"].to_numpy()
-    sum_u, sum_v = np.zeros(n_units), np.zeros(n_units)
-    touched = np.zeros(n_units, dtype=bool)
-    for card, (u, v, ids, zus, zvs, t1, n1, t0, n0) in card_acc.items():
-        if len(ids) == 1:  # one deck holds the card: its deals, in order (as bincount: 0 + z)
-            deal_units, zu, zv = ids[0], zus[0] + 0.0, zvs[0] + 0.0
-        else:  # per deal, 0 + the decks' sums in deck order, as np.bincount adds them
-            for i, a, b in zip(ids, zus, zvs, strict=True):  # a deck's deals are distinct
-                sum_u[i] += a
-                sum_v[i] += b
-                touched[i] = True
-            deal_units = np.flatnonzero(touched)
-            zu, zv = sum_u[deal_units], sum_v[deal_units]
-            sum_u[deal_units] = sum_v[deal_units] = 0.0
-            touched[deal_units] = False
-        card_rows.append({"card": card,
-                          **_interval_row(u, v, zu, zv, unit_table[deal_units]),
-                          "adjusted_deals": len(zu),
-                          "turn_gap": t1 / n1 - t0 / n0 if n1 > 0 and n0 > 0 else None})
-    schema = {c: pl.Float64 for c in ADJUSTED_COLUMNS} | {"adjusted_deals": pl.Int64}
-    by_card = pl.DataFrame(card_rows, schema={"card": pl.String, **schema})
-    by_deck = pl.DataFrame(deck_rows, schema={"deck": pl.String, "card": pl.String, **schema})
-    return by_card.sort("card"), by_deck.sort("deck", "card")
+    from rnr_sim.analytics.card_sums import CardFold
+
+    # the adjusted IWD reads won, seen, turns and the strata only; the fold's first pass
+    # also counts opening hands and plays (for the raw rates): none given, none counted
+    units = units.with_columns([pl.lit(0, pl.UInt64).alias(c) for c in ("opening", "played")
+                                if c not in units.columns])
+    fold = CardFold(masks, min_rows)
+    fold.add_counts(units)
+    fold.finish_counts()
+    fold.add_deals(units)
+    return fold.adjusted()
 
 
 # ---------------------------------------------------------------- per-deal intervals of the raw rates
@@ -525,11 +366,15 @@ DEAL_RATES = (
 _SUMS = ("held", "held_wins", "oh", "oh_wins", "gih", "gih_wins", "played", "played_wins")
 
 
-def _segment_sum(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
+def _segment_sum(x: np.ndarray, starts: np.ndarray, equal: bool | None = None) -> np.ndarray:
     """Sums of ``x`` (1-D or 2-D) over the row blocks that begin at ``starts``: a reshape
-    when every block has the same size (a deck's deals usually do), else ``reduceat``."""
+    when every block has the same size (a deck's deals usually do), else ``reduceat``.
+    ``equal`` says whether every deal of the deck has the same size (a part of a run
+    sums as the whole run does); None: whether these blocks do."""
     sizes = np.diff(np.r_[starts, len(x)])
-    if len(sizes) and (sizes == sizes[0]).all() and sizes[0] > 0:
+    if equal is None:
+        equal = bool(len(sizes)) and bool((sizes == sizes[0]).all())
+    if equal and len(sizes) and sizes[0] > 0:
         return x.reshape(len(starts), int(sizes[0]), *x.shape[1:]).sum(axis=1)
     return np.add.reduceat(x, starts, axis=0)
 
@@ -564,22 +409,6 @@ def _weights(col: str) -> np.ndarray:
     else:
         w[idx[col]] = 1.0
     return w
-
-
-def _table_moments(x: np.ndarray, tstarts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per table block: first moments ``S`` [tables, cards, 8] and second moments ``M``
-    [tables, cards, 8, 8] of the per-deal ``_SUMS`` vectors ``x`` [cards, 8, deals]
-    (whole numbers, so float32 products and sums stay exact up to 2^24 per table):
-    ``S`` sums the vectors over the table's deals, ``M`` their outer products."""
-    n_t, n_k, n_s = len(tstarts), x.shape[0], x.shape[1]
-    s_ = np.empty((n_t, n_k, n_s))
-    m_ = np.empty((n_t, n_k, n_s, n_s))
-    ends = np.r_[tstarts[1:], x.shape[2]]
-    for t, (lo, hi) in enumerate(zip(tstarts.tolist(), ends.tolist(), strict=True)):
-        blk = x[:, :, lo:hi]
-        s_[t] = blk.sum(axis=2)
-        m_[t] = np.matmul(blk, blk.transpose(0, 2, 1))
-    return s_, m_
 
 
 def _rate_moments(s: np.ndarray, m: np.ndarray, d: np.ndarray, tids: np.ndarray,
@@ -634,12 +463,6 @@ def _raw_iwd(key: dict, s: np.ndarray, m: np.ndarray, d: np.ndarray) -> dict:
     return out
 
 
-def _block(ref: tuple) -> np.ndarray:
-    """float32[deals, 8]: one card's per-deal ``_SUMS`` vectors over one table's deals."""
-    x, j, lo, hi = ref
-    return x[j, :, lo:hi].T
-
-
 def card_deal_intervals(units: pl.DataFrame, masks: pl.DataFrame
                         ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """95% intervals of the raw card rates with the deal as the unit: per card (decks
@@ -654,87 +477,35 @@ def card_deal_intervals(units: pl.DataFrame, masks: pl.DataFrame
     linearisation of the difference, ``iwd_se`` and ``iwd_p`` (two-sided normal).
 
     Per table, only the first and second moments of the per-deal count vectors are
-    needed; for a card several decks hold, they add up over the decks, plus the cross
-    products of two holders' counts in the tables where they meet.
+    needed; for a card several decks hold, of the vectors summed over the decks per deal.
+    Computed by ``card_sums.CardFold`` (``units`` as one part).
     """
-    n_units = int(units["unit"].max() or 0) + 1 if units.height else 0
-    unit_table = np.zeros(n_units, dtype=np.int64)
-    if units.height:
-        unit_table[units["unit"].to_numpy()] = units["table_id"].to_numpy()
-    deck_moments: list[dict[str, np.ndarray]] = []
-    deck_keys: list[dict] = []
-    deck_iwd: list[dict] = []
-    # card -> table -> [d, S (8), M (8x8), [per-deal base blocks of the holders]]
-    pooled: dict[str, dict[int, list]] = {}
-    by_deck = _deck_parts(units)
-    for (deck,), cards in masks.partition_by("deck", as_dict=True, maintain_order=True).items():
-        part = by_deck.get(deck)
-        if part is None or part.height == 0:
-            continue
-        unit = part["unit"].to_numpy()
-        starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
-        tables = unit_table[unit[starts]]
-        tstarts = np.flatnonzero(np.r_[True, tables[1:] != tables[:-1]])
-        tids = tables[tstarts]
-        d = np.diff(np.r_[tstarts, len(tables)]).astype(np.float64)
-        names = cards["card"].to_list()
-        sums = _deal_vectors(part["won"].cast(pl.Float64).to_numpy(),
-                             part["opening"].to_numpy(), part["seen"].to_numpy(),
-                             part["played"].to_numpy(), cards["mask"].to_numpy(), starts)
-        s_t, m_t = _table_moments(sums, tstarts)
-        deck_moments.append(_rate_moments(s_t, m_t, d, tids, len(deck_keys)))
-        for j, card in enumerate(names):
-            key = {"deck": deck, "card": card}
-            deck_keys.append(key)
-            deck_iwd.append(_raw_iwd(key, s_t[:, j], m_t[:, j], d))
-            acc = pooled.setdefault(card, {})
-            ends = np.r_[tstarts[1:], len(tables)]
-            for i, t in enumerate(tids.tolist()):
-                block = (sums, j, tstarts[i], ends[i])  # stacked only if another deck comes
-                cur = acc.get(t)
-                if cur is None:
-                    acc[t] = [d[i], s_t[i, j].copy(), m_t[i, j].copy(), [block]]
-                else:  # another deck holding the card at this table: add it and the cross terms
-                    mine = _block(block)
-                    for other in cur[3]:
-                        cross = (_block(other).T @ mine).astype(np.float64)
-                        cur[2] += cross + cross.T
-                    cur[1] += s_t[i, j]
-                    cur[2] += m_t[i, j]
-                    cur[3].append(block)
-    card_moments: list[dict[str, np.ndarray]] = []
-    card_keys: list[dict] = []
-    card_iwd: list[dict] = []
-    for card, by_table in pooled.items():
-        tids = np.array(sorted(by_table), dtype=np.int64)
-        d = np.array([by_table[t][0] for t in tids.tolist()])
-        s_c = np.stack([by_table[t][1] for t in tids.tolist()])
-        m_c = np.stack([by_table[t][2] for t in tids.tolist()])
-        card_moments.append(_rate_moments(s_c[:, None], m_c[:, None], d, tids,
-                                          len(card_keys)))
-        card_keys.append({"card": card})
-        card_iwd.append(_raw_iwd({"card": card}, s_c, m_c, d))
+    from rnr_sim.analytics.card_sums import CardFold
 
-    def assemble(moments: list[dict[str, np.ndarray]], keys: list[dict], iwd: list[dict],
-                 by: list[str]) -> pl.DataFrame:
-        key_schema = {k: pl.String for k in by}
-        iwd_schema = key_schema | {c: pl.Float64 for c in ("iwd_lo", "iwd_hi", "iwd_se",
-                                                           "iwd_p")}
-        out = pl.DataFrame(iwd, schema=iwd_schema)
-        if not moments:
-            return out
-        names = pl.DataFrame(keys, schema={k: pl.String for k in by}).with_row_index("key")
-        mom = pl.DataFrame({c: np.concatenate([m[c] for m in moments]) for c in moments[0]})
-        mom = mom.with_columns(pl.col("key").cast(pl.UInt32)).join(names, on="key")
-        for r_idx, (name, _, _) in enumerate(DEAL_RATES):
-            r = ratio_from_moments(mom.filter(pl.col("rate") == r_idx).lazy(), by,
-                                   name).collect()
-            out = out.join(r.select(*by, f"{name}_lo", f"{name}_hi", f"{name}_se",
-                                    f"{name}_deff"), on=by, how="left")
+    fold = CardFold(masks)
+    fold.add_counts(units)
+    return fold.intervals()
+
+
+def assemble_intervals(moments: list[dict[str, np.ndarray]], keys: list[dict],
+                       iwd: list[dict], by: list[str]) -> pl.DataFrame:
+    """The raw rates' per-deal intervals (``card_deal_intervals``) from per-key moments
+    (``_rate_moments``), the keys (``by`` columns) and raw-IWD rows (``_raw_iwd``)."""
+    key_schema = {k: pl.String for k in by}
+    iwd_schema = key_schema | {c: pl.Float64 for c in ("iwd_lo", "iwd_hi", "iwd_se",
+                                                       "iwd_p")}
+    out = pl.DataFrame(iwd, schema=iwd_schema)
+    if not moments:
         return out
-
-    return (assemble(card_moments, card_keys, card_iwd, ["card"]),
-            assemble(deck_moments, deck_keys, deck_iwd, ["deck", "card"]))
+    names = pl.DataFrame(keys, schema={k: pl.String for k in by}).with_row_index("key")
+    mom = pl.DataFrame({c: np.concatenate([m[c] for m in moments]) for c in moments[0]})
+    mom = mom.with_columns(pl.col("key").cast(pl.UInt32)).join(names, on="key")
+    for r_idx, (name, _, _) in enumerate(DEAL_RATES):
+        r = ratio_from_moments(mom.filter(pl.col("rate") == r_idx).lazy(), by,
+                               name).collect()
+        out = out.join(r.select(*by, f"{name}_lo", f"{name}_hi", f"{name}_se",
+                                f"{name}_deff"), on=by, how="left")
+    return out
 
 
 # ---------------------------------------------------------------- the residual-bias baseline

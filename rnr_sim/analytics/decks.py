@@ -73,17 +73,25 @@ def deck_summary(seat_games: pl.LazyFrame, decks: pl.LazyFrame) -> pl.LazyFrame:
     mirrors = rows.filter(pl.col("mirror")).group_by("deck").agg(
         pl.len().alias("mirror_games"), pl.col("won").sum().alias("mirror_wins")
     )
+    wr = ratio_by_deal(field, "won", pl.lit(1), by=["deck"], name="win_rate")
+    return deck_table(deck_names(decks), agg, mirrors, wr, path_shares_by_deal(field, ["deck"]))
+
+
+def deck_table(names: pl.LazyFrame, agg: pl.LazyFrame, mirrors: pl.LazyFrame,
+               win_rate: pl.LazyFrame, shares: pl.LazyFrame) -> pl.LazyFrame:
+    """``deck_summary``'s table from its parts: the decks' ``names``, per deck ``agg``
+    (field counts and turn quartiles), ``mirrors`` (mirror_games, mirror_wins), the win
+    rate's interval (``ratio_by_deal``) and the path shares' (``path_shares_by_deal``)."""
     counts = ["games", "wins", "draws", *[f"wins_{p}" for p in WIN_PATHS],
               "mirror_games", "mirror_wins"]
-    wr = ratio_by_deal(field, "won", pl.lit(1), by=["deck"], name="win_rate")
     out = (
-        deck_names(decks)
+        names
         .join(agg, on="deck", how="full", coalesce=True)
         .join(mirrors, on="deck", how="left")
         .with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in counts])
-        .join(wr, on="deck", how="left")
+        .join(win_rate, on="deck", how="left")
         .with_columns(pl.col("win_rate_deals").fill_null(0))
-        .join(path_shares_by_deal(field, ["deck"]), on="deck", how="left")
+        .join(shares, on="deck", how="left")
     )
     return out.sort(["win_rate", "deck"], descending=[True, False], nulls_last=True)
 
@@ -100,10 +108,20 @@ def path_shares_by_deal(rows: pl.LazyFrame, by: Sequence[str] = ()) -> pl.LazyFr
         *[(pl.col("won") & (pl.col("path") == p)).cast(pl.Float64).sum().alias(f"y_{p}")
           for p in WIN_PATHS],
     ).collect().lazy()
+    moments = {p: deal_moments(per_deal.select(*keys, DEAL_STRATUM, DEAL,
+                                               pl.col(f"y_{p}").alias("y"), "n"), keys)
+               for p in WIN_PATHS}
+    return path_shares_from_moments(moments, keys)
+
+
+def path_shares_from_moments(moments: dict[str, pl.LazyFrame], keys: Sequence[str] = ()
+                             ) -> pl.LazyFrame:
+    """``path_shares_by_deal`` from each path's per-(``keys``, table) deal moments
+    (``stats.deal_moments`` of y = wins by the path, n = wins)."""
+    keys = list(keys)
     out = None
     for p in WIN_PATHS:
-        sums = per_deal.select(*keys, DEAL_STRATUM, DEAL, pl.col(f"y_{p}").alias("y"), "n")
-        share = ratio_from_moments(deal_moments(sums, keys), keys, name=f"share_{p}").select(
+        share = ratio_from_moments(moments[p], keys, name=f"share_{p}").select(
             *keys, f"share_{p}", f"share_{p}_lo", f"share_{p}_hi")
         if out is None:
             out = share

@@ -15,10 +15,12 @@ import polars as pl
 
 from rnr_sim.analytics.nash import nash_bootstrap
 from rnr_sim.analytics.stats import (
+    deal_moments,
+    deal_sums,
     exploitability,
     nash_equilibrium,
     rate,
-    ratio_by_deal,
+    ratio_from_moments,
     wilson_hi,
     wilson_lo,
 )
@@ -73,6 +75,19 @@ def fixed_tables(composition: pl.DataFrame) -> bool:
     )
 
 
+def opponents(rows: pl.LazyFrame, composition: pl.LazyFrame, *extra: str) -> pl.LazyFrame:
+    """``rows`` keyed by (``table_id``, ``row``), once per ``col`` the row key met at its
+    table: every other key, and itself when it holds two or more seats; with the row's
+    ``seats`` (and the ``extra`` composition columns)."""
+    comp = composition.select("table_id", "row", "seats", *extra)
+    cols = composition.select("table_id", pl.col("row").alias("col"))
+    return (
+        rows.join(comp, on=["table_id", "row"], how="inner")
+        .join(cols, on="table_id", how="inner")
+        .filter((pl.col("row") != pl.col("col")) | (pl.col("seats") >= 2))
+    )
+
+
 def pair_counts_by_table(counts: pl.LazyFrame, composition: pl.LazyFrame) -> pl.LazyFrame:
     """Pair counts per (``row``, ``col``) through fixed table compositions.
 
@@ -80,12 +95,8 @@ def pair_counts_by_table(counts: pl.LazyFrame, composition: pl.LazyFrame) -> pl.
     two or more seats. Its counts there are its seat rows in that table; ``games`` adds
     the table's games once per (table, row, col). Columns: ``row``, ``col``, PAIR_COUNTS.
     """
-    comp = composition.select("table_id", "row", "seats", "table_games")
-    cols = composition.select("table_id", pl.col("row").alias("col"))
     per_table = (
-        counts.join(comp, on=["table_id", "row"], how="inner")
-        .join(cols, on="table_id", how="inner")
-        .filter((pl.col("row") != pl.col("col")) | (pl.col("seats") >= 2))
+        opponents(counts, composition, "table_games")
         .group_by("table_id", "row", "col")
         .agg(
             pl.col("table_games").first().alias("games"),
@@ -102,12 +113,8 @@ def pair_counts_by_table(counts: pl.LazyFrame, composition: pl.LazyFrame) -> pl.
 def pair_counts_by_deal(counts: pl.LazyFrame, composition: pl.LazyFrame) -> pl.LazyFrame:
     """As ``pair_counts_by_table``, one row per (``table_id``, ``deal``, ``row``, ``col``):
     ``n``, ``wins`` (``counts`` from ``key_counts_by_table`` over rows with ``deal``)."""
-    comp = composition.select("table_id", "row", "seats")
-    cols = composition.select("table_id", pl.col("row").alias("col"))
     return (
-        counts.join(comp, on=["table_id", "row"], how="inner")
-        .join(cols, on="table_id", how="inner")
-        .filter((pl.col("row") != pl.col("col")) | (pl.col("seats") >= 2))
+        opponents(counts, composition)
         .group_by("table_id", "deal", "row", "col")
         .agg(pl.col("n").sum(), pl.col("wins").sum())
     )
@@ -118,9 +125,24 @@ def matchup_intervals(pairs: pl.LazyFrame) -> pl.LazyFrame:
     deal as the unit (``stats.ratio_by_deal``): ``win_rate_lo``, ``win_rate_hi``,
     ``win_rate_deff``. ``pairs``: rows with ``table_id``, ``deal``, ``row``, ``col``,
     ``wins`` and ``n`` (``pair_counts_by_deal``; or ``matchup_pairs`` with ``n = 1``)."""
-    return ratio_by_deal(pairs, "wins", "n", by=["row", "col"], name="win_rate").select(
+    sums = deal_sums(pairs, "wins", "n", by=["row", "col"])
+    return intervals_from_moments(deal_moments(sums, ["row", "col"]))
+
+
+def intervals_from_moments(moments: pl.LazyFrame) -> pl.LazyFrame:
+    """``matchup_intervals`` from per-(``row``, ``col``, table) deal moments
+    (``stats.deal_moments`` of y = wins, n = row-seat observations)."""
+    return ratio_from_moments(moments, ["row", "col"], name="win_rate").select(
         pl.col("row").cast(pl.String), pl.col("col").cast(pl.String),
         "win_rate_lo", "win_rate_hi", "win_rate_deff")
+
+
+def pair_moments_by_table(moments: pl.LazyFrame, composition: pl.LazyFrame) -> pl.LazyFrame:
+    """Per-(``row``, ``col``, table) deal moments through fixed table compositions, from
+    per-(table, ``row``) moments of the row key's per-deal wins and seat rows: in a table
+    of fixed composition a key's deals are the same against every other key of the table
+    (``pair_counts_by_deal``), so its moments are too."""
+    return opponents(moments, composition).drop("seats")
 
 
 def deal_intervals(seat_games: pl.LazyFrame, tables: pl.LazyFrame, key: str = "deck"
@@ -252,7 +274,7 @@ def payoff_matrix(matrix: pl.DataFrame, keys: list[str]) -> tuple[np.ndarray, np
 def metagame_nash(
     matrix: pl.DataFrame,
     keys: list[str],
-    deals: pl.DataFrame | None = None,
+    deals: pl.DataFrame | dict | None = None,
     players: int = 2,
 ) -> pl.DataFrame:
     """The Nash equilibrium of the metagame and each deck's standing against it.
@@ -264,7 +286,8 @@ def metagame_nash(
     ``expected_win_rate = 0.5 + Σ_j share_j · payoff[deck, j]`` (its win rate against the
     mix; 0.5 for every deck in the support, at most 0.5 for the rest), ``in_support``,
     ``opponents`` (decks it met), and the mix's ``exploitability`` (≈ 0: what the best
-    deck gains against the mix). With ``deals`` (``nash.matchup_deals``), the bootstrap
+    deck gains against the mix). With ``deals`` (``nash.matchup_deals`` or its
+    ``nash.deal_patterns``), the bootstrap
     over deals (``nash.nash_bootstrap``) adds ``share_lo``/``share_hi`` (95% percentile
     interval), ``support_freq`` (share of resamples with the deck in the mix) and
     ``replicates``; else those are null.

@@ -62,8 +62,29 @@ def _balanced(s: np.ndarray) -> np.ndarray:
     return np.where((nf > 0) & (ns > 0), both, pooled)
 
 
+def deal_patterns(deals: pl.DataFrame) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
+    """Per matchup (decks a < b, in the order ``deals`` first meets them): the distinct
+    outcomes of its deals, ``float64[patterns, 8]`` (a's ``wf, nf, ws, ns``, then b's;
+    sorted), and how many deals had each (``int64[patterns]``). ``deals``:
+    ``matchup_deals``. A deal's outcome is a few small counts, so a matchup has a few
+    patterns however many deals it played: ``nash_bootstrap`` needs nothing more."""
+    out = {}
+    pair = deals.with_columns(
+        pl.min_horizontal("row", "col").alias("a"), pl.max_horizontal("row", "col").alias("b"))
+    for (a, b), part in pair.partition_by("a", "b", as_dict=True, maintain_order=True).items():
+        side_a = part.filter(pl.col("row") == a).select("table_id", "deal", *_V)
+        side_b = part.filter(pl.col("row") == b).select("table_id", "deal", *_V)
+        both = side_a.join(side_b, on=["table_id", "deal"], how="full", coalesce=True,
+                           suffix="_b").fill_null(0.0)
+        v = both.select(*_V, *[f"{c}_b" for c in _V]).to_numpy()
+        if len(v):
+            patterns, freq = np.unique(v, axis=0, return_counts=True)
+            out[(a, b)] = (patterns, freq.astype(np.int64))
+    return out
+
+
 def nash_bootstrap(
-    deals: pl.DataFrame,
+    deals: pl.DataFrame | dict[tuple[str, str], tuple[np.ndarray, np.ndarray]],
     keys: list[str],
     replicates: int = REPLICATES,
     seed: int = SEED,
@@ -75,30 +96,23 @@ def nash_bootstrap(
     replacement (the same draw for both decks' sides, so a deal's games stay together);
     the seat-balanced win rates and the payoff ``(wr_ij - wr_ji) / 2`` are rebuilt and
     the metagame solved exactly (``stats.nash_equilibrium``) over the decks that met
-    another deck. Per deck: ``share_lo``/``share_hi``, the 2.5% and 97.5% quantiles of its
-    share over the replicates (a percentile interval), ``support_freq``, the share of
-    replicates in which its share exceeds ``support`` (1%), and ``replicates``.
+    another deck. ``deals``: ``matchup_deals``, or its ``deal_patterns``. Per deck:
+    ``share_lo``/``share_hi``, the 2.5% and 97.5% quantiles of its share over the
+    replicates (a percentile interval), ``support_freq``, the share of replicates in
+    which its share exceeds ``support`` (1%), and ``replicates``.
     """
+    patterns = deals if isinstance(deals, dict) else deal_patterns(deals)
     k = len(keys)
     idx = {d: i for i, d in enumerate(keys)}
     rng = np.random.default_rng(seed)
     wr = np.full((replicates, k, k), np.nan)
-    d = deals.filter(pl.col("row").is_in(keys) & pl.col("col").is_in(keys))
-    pair = d.with_columns(
-        pl.min_horizontal("row", "col").alias("a"), pl.max_horizontal("row", "col").alias("b"))
-    for (a, b), part in pair.partition_by("a", "b", as_dict=True, maintain_order=True).items():
-        side_a = part.filter(pl.col("row") == a).select("table_id", "deal", *_V)
-        side_b = part.filter(pl.col("row") == b).select("table_id", "deal", *_V)
-        both = side_a.join(side_b, on=["table_id", "deal"], how="full", coalesce=True,
-                           suffix="_b").fill_null(0.0)
-        v = both.select(*_V, *[f"{c}_b" for c in _V]).to_numpy()
-        n = len(v)
-        if n == 0:
+    for (a, b), (pattern, freq) in patterns.items():
+        if a not in idx or b not in idx:
             continue
+        n = int(freq.sum())
         # Drawing n deals with replacement = drawing how many times each distinct deal
         # outcome comes up: a multinomial over the few patterns (exact, and fast).
-        patterns, freq = np.unique(v, axis=0, return_counts=True)
-        sums = rng.multinomial(n, freq / n, size=replicates).astype(np.float64) @ patterns
+        sums = rng.multinomial(n, freq / n, size=replicates).astype(np.float64) @ pattern
         wr[:, idx[a], idx[b]] = _balanced(sums[:, :4])
         wr[:, idx[b], idx[a]] = _balanced(sums[:, 4:])
     shares = np.full((replicates, k), np.nan)

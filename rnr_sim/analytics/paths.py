@@ -15,7 +15,7 @@ import polars as pl
 
 from rnr_sim.analytics.decks import WIN_PATHS, path_share_columns
 from rnr_sim.analytics.stats import Z95, chi2_sf, rate, ratio_by_deal, two_sided_p
-from rnr_sim.analytics.units import table_se
+from rnr_sim.analytics.units import grow, table_se_from_sums
 
 PATH_COUNT_COLUMNS = ("games", "wins", "draws", *[f"wins_{p}" for p in WIN_PATHS])
 
@@ -141,53 +141,157 @@ def path_expectation(deal_counts: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
     decks that won by p at least once.
     """
     df = deal_counts.lazy().collect() if isinstance(deal_counts, pl.LazyFrame) else deal_counts
-    rows = []
     decks = df["deck"].unique().sort().to_list()
     n_units = int(df["unit"].max()) + 1 if df.height else 0
-    cols = ["games", "wins", *[f"wins_{p}" for p in WIN_PATHS]]
-    cube = _unit_matrix(df, cols, decks, n_units) if df.height else np.zeros((0, 0, len(cols)))
+    cube = _unit_matrix(df, list(EXPECTATION_COLUMNS), decks, n_units) if df.height else \
+        np.zeros((0, 0, len(EXPECTATION_COLUMNS)))
     tables = np.zeros(n_units, dtype=np.int64)
     if df.height:
         tables[df["unit"].to_numpy()] = df["table_id"].to_numpy()
+    acc = PathExpectation()
+    acc.add(np.ascontiguousarray(cube.transpose(2, 0, 1)), tables)
+    return acc.frame(np.arange(len(decks)))
 
-    def _se(z: np.ndarray) -> float:
-        return table_se(z, tables)
 
-    games_d, wins_d = cube[:, :, 0].sum(axis=0), cube[:, :, 1].sum(axis=0)
-    wins_k = cube[:, :, 1].sum(axis=1)  # all wins per deal
-    total_games, total_wins = float(games_d.sum()), float(wins_d.sum())
-    for j, p in enumerate(WIN_PATHS):
-        row: dict = {"path": p, "wins": int(cube[:, :, 2 + j].sum()) if df.height else 0,
-                     "flat": 1.0 / len(WIN_PATHS)}
-        if total_wins <= 0 or n_units < 2:
+#: The per-(deal, deck) counts the deck-pool expectation reads, in ``_unit_matrix`` order.
+EXPECTATION_COLUMNS = ("games", "wins", *[f"wins_{p}" for p in WIN_PATHS])
+
+
+class PathExpectation:
+    """``path_expectation`` from sums that a run read part by part adds up (``add``, each
+    deal once): per deck its totals, and per table the deals ``d`` and, for each path,
+    the first and second moments of the per-deal vectors of the decks' wins by the path
+    ``a`` and their wins ``w``. Each linearisation of the module's estimates is linear in
+    (``a``, ``w``) with coefficients of the totals (the path's share, each deck's mix and
+    weight), so its per-table sums, and ``units.table_se``, are quadratic forms in those
+    moments (``frame``)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[int, int] = {}
+        self.tot = np.zeros((len(EXPECTATION_COLUMNS), 0))  # [column, deck]
+        self.d = np.zeros(0)
+        n = len(WIN_PATHS)
+        self.sa, self.sw = np.zeros((n, 0, 0)), np.zeros((0, 0))  # [path,] table, deck
+        self.maa, self.maw = np.zeros((n, 0, 0, 0)), np.zeros((n, 0, 0, 0))
+        self.mww = np.zeros((0, 0, 0))  # [table, deck, deck]
+
+    def add(self, counts: np.ndarray, tables: np.ndarray) -> None:
+        """Deals, each once, table by table: ``counts`` [EXPECTATION_COLUMNS, deal, deck]
+        of per-deal counts (decks in a fixed order; more may come later), ``tables``
+        [deal] their table ids."""
+        if not len(tables):
+            return
+        for t in np.unique(tables).tolist():
+            self.tables.setdefault(int(t), len(self.tables))
+        code = np.array([self.tables[int(t)] for t in tables.tolist()], dtype=np.int64)
+        n_t, n_d, n_p = len(self.tables), counts.shape[2], len(WIN_PATHS)
+        self.tot = grow(self.tot, (self.tot.shape[0], n_d))
+        for j in range(counts.shape[0]):  # over the deals: a row sum per column
+            self.tot[j, :n_d] += counts[j].sum(axis=0)
+        self.d = grow(self.d, (n_t,))
+        self.sa, self.sw = grow(self.sa, (n_p, n_t, n_d)), grow(self.sw, (n_t, n_d))
+        self.maa = grow(self.maa, (n_p, n_t, n_d, n_d))
+        self.maw = grow(self.maw, (n_p, n_t, n_d, n_d))
+        self.mww = grow(self.mww, (n_t, n_d, n_d))
+        w = counts[1]
+        cuts = np.flatnonzero(np.r_[True, code[1:] != code[:-1], True])
+        for lo, hi in zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True):
+            t, ws = int(code[lo]), w[lo:hi]
+            self.d[t] += hi - lo
+            self.sw[t, :n_d] += ws.sum(axis=0)
+            self.mww[t, :n_d, :n_d] += ws.T @ ws
+            for j in range(n_p):
+                a = counts[2 + j, lo:hi]
+                self.sa[j, t, :n_d] += a.sum(axis=0)
+                self.maa[j, t, :n_d, :n_d] += a.T @ a
+                self.maw[j, t, :n_d, :n_d] += a.T @ ws
+
+    def add_moments(self, table_ids: np.ndarray, m: dict[str, np.ndarray]) -> None:
+        """Sums ``add`` would add, already summed over some deals (``m``: ``d`` [table],
+        ``tot`` [column, deck], ``sa``, ``sw``, ``maa``, ``maw``, ``mww`` as the
+        attributes, on the tables ``table_ids``): the report fold's compiled pass."""
+        for t in table_ids.tolist():
+            self.tables.setdefault(int(t), len(self.tables))
+        code = np.array([self.tables[int(t)] for t in table_ids.tolist()], dtype=np.int64)
+        n_t, n_d, n_p = len(self.tables), m["tot"].shape[1], len(WIN_PATHS)
+        self.tot = grow(self.tot, (self.tot.shape[0], n_d))
+        self.tot[:, :n_d] += m["tot"]
+        self.d = grow(self.d, (n_t,))
+        self.sa, self.sw = grow(self.sa, (n_p, n_t, n_d)), grow(self.sw, (n_t, n_d))
+        self.maa = grow(self.maa, (n_p, n_t, n_d, n_d))
+        self.maw = grow(self.maw, (n_p, n_t, n_d, n_d))
+        self.mww = grow(self.mww, (n_t, n_d, n_d))
+        self.d[code] += m["d"]
+        self.sw[code, :n_d] += m["sw"]
+        self.mww[code, :n_d, :n_d] += m["mww"]
+        self.sa[:, code, :n_d] += m["sa"]
+        self.maa[:, code, :n_d, :n_d] += m["maa"]
+        self.maw[:, code, :n_d, :n_d] += m["maw"]
+
+    def frame(self, decks: np.ndarray) -> pl.DataFrame:
+        """The ``path_expectation`` table over ``decks`` (indices into the deck axis of
+        ``add``: the decks that played, in the order of their names)."""
+        n_d = self.tot.shape[1]
+        decks = np.asarray(decks, dtype=np.int64)
+        tot = self.tot[:, decks] if n_d else np.zeros((len(EXPECTATION_COLUMNS), 0))
+        games_d, wins_d, a_tot = tot[0], tot[1], tot[2:].T  # a_tot [deck, path]
+        total_games, total_wins = float(games_d.sum()), float(wins_d.sum())
+        order = [self.tables[t] for t in sorted(self.tables)]
+        d = self.d[order] if len(order) else np.zeros(0)
+        ok = total_wins > 0 and d.sum() >= 2
+        ix = np.ix_(order, decks)
+        rows = []
+        for j, p in enumerate(WIN_PATHS):
+            row: dict = {"path": p, "wins": int(a_tot[:, j].sum()) if len(decks) else 0,
+                         "flat": 1.0 / len(WIN_PATHS)}
+            if not ok:
+                rows.append(row)
+                continue
+            won = wins_d > 0
+            mix = np.where(won, a_tot[:, j] / np.where(won, wins_d, 1.0), 0.0)
+            weight = games_d / total_games  # the design fixes each deck's games
+            coef = np.where(won, weight / np.where(won, wins_d, 1.0), 0.0)
+            share = row["wins"] / total_wins
+            expected = float((weight * mix).sum())
+            # per deal: z_share = (Σ a - share Σ w) / W, z_exp = Σ coef (a - mix w)
+            c_share = (np.full(len(decks), 1.0 / total_wins),
+                       np.full(len(decks), -share / total_wins))
+            c_exp = (coef, -coef * mix)
+            c_gap = (c_share[0] - c_exp[0], c_share[1] - c_exp[1])
+            sa, sw = self.sa[j][ix], self.sw[ix]
+            maa = self.maa[j][np.ix_(order, decks, decks)]
+            maw = self.maw[j][np.ix_(order, decks, decks)]
+            mww = self.mww[np.ix_(order, decks, decks)]
+
+            se_s, se_e, se_g = (_quadratic_se(d, sa, sw, maa, maw, mww, c)
+                                for c in (c_share, c_exp, c_gap))
+            gap = share - expected
+            row.update(
+                share=share, share_lo=share - Z95 * se_s, share_hi=share + Z95 * se_s,
+                expected=expected, expected_lo=expected - Z95 * se_e,
+                expected_hi=expected + Z95 * se_e, gap=gap, gap_lo=gap - Z95 * se_g,
+                gap_hi=gap + Z95 * se_g, gap_se=se_g,
+                gap_p=two_sided_p(gap / se_g) if se_g > 0 else (1.0 if gap == 0 else 0.0),
+                decks=int((a_tot[:, j] > 0).sum()),
+            )
             rows.append(row)
-            continue
-        a_dp = cube[:, :, 2 + j]  # [unit, deck]
-        share = row["wins"] / total_wins
-        z_share = (a_dp.sum(axis=1) - share * wins_k) / total_wins
-        won = wins_d > 0
-        mix = np.where(won, a_dp.sum(axis=0) / np.where(won, wins_d, 1.0), 0.0)
-        weight = games_d / total_games  # the design fixes each deck's games
-        expected = float((weight * mix).sum())
-        coef = np.where(won, weight / np.where(won, wins_d, 1.0), 0.0)
-        z_exp = ((a_dp - mix[None, :] * cube[:, :, 1]) * coef[None, :]).sum(axis=1)
-        se_s, se_e, se_g = _se(z_share), _se(z_exp), _se(z_share - z_exp)
-        gap = share - expected
-        row.update(
-            share=share, share_lo=share - Z95 * se_s, share_hi=share + Z95 * se_s,
-            expected=expected, expected_lo=expected - Z95 * se_e,
-            expected_hi=expected + Z95 * se_e, gap=gap, gap_lo=gap - Z95 * se_g,
-            gap_hi=gap + Z95 * se_g, gap_se=se_g,
-            gap_p=two_sided_p(gap / se_g) if se_g > 0 else (1.0 if gap == 0 else 0.0),
-            decks=int((a_dp.sum(axis=0) > 0).sum()),
-        )
-        rows.append(row)
-    schema = {"path": pl.String, "wins": pl.Int64, "share": pl.Float64,
-              "share_lo": pl.Float64, "share_hi": pl.Float64, "expected": pl.Float64,
-              "expected_lo": pl.Float64, "expected_hi": pl.Float64, "gap": pl.Float64,
-              "gap_lo": pl.Float64, "gap_hi": pl.Float64, "gap_se": pl.Float64,
-              "gap_p": pl.Float64, "flat": pl.Float64, "decks": pl.Int64}
-    return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema)
+        schema = {"path": pl.String, "wins": pl.Int64, "share": pl.Float64,
+                  "share_lo": pl.Float64, "share_hi": pl.Float64, "expected": pl.Float64,
+                  "expected_lo": pl.Float64, "expected_hi": pl.Float64, "gap": pl.Float64,
+                  "gap_lo": pl.Float64, "gap_hi": pl.Float64, "gap_se": pl.Float64,
+                  "gap_p": pl.Float64, "flat": pl.Float64, "decks": pl.Int64}
+        return pl.DataFrame([{k: r.get(k) for k in schema} for r in rows], schema=schema)
+
+
+def _quadratic_se(d: np.ndarray, sa: np.ndarray, sw: np.ndarray, maa: np.ndarray,
+                  maw: np.ndarray, mww: np.ndarray, c: tuple[np.ndarray, np.ndarray]) -> float:
+    """``units.table_se`` of the per-deal linearisation ``z = ca·a + cw·w`` from the
+    per-table moments of ``a`` and ``w`` (``PathExpectation``)."""
+    ca, cw = c
+    s = sa @ ca + sw @ cw
+    ss = (np.einsum("tij,i,j->t", maa, ca, ca) + 2.0 * np.einsum("tij,i,j->t", maw, ca, cw)
+          + np.einsum("tij,i,j->t", mww, cw, cw))
+    return table_se_from_sums(d, s, ss)
 
 
 def main_paths(deck_summary: pl.DataFrame) -> pl.DataFrame:
@@ -223,6 +327,14 @@ def main_path_win_rates(
     players = rows.group_by("main_path").agg(pl.col("n_players").max().alias("players"),
                                              pl.len().alias("games"),
                                              pl.col("won").sum().alias("wins"))
+    return main_path_table(rates, players, mains)
+
+
+def main_path_table(rates: pl.DataFrame, players: pl.DataFrame, mains: pl.DataFrame
+                    ) -> pl.DataFrame:
+    """``main_path_win_rates``' table from its parts: per main path the win rate's
+    interval (``ratio_by_deal``), ``players`` (players, games, wins) and the decks'
+    main paths ``mains``."""
     info = rates.join(players, on="main_path", how="left")
     names = mains.filter(pl.col("main_path").is_not_null()).group_by("main_path").agg(
         pl.col("deck").sort().str.join(", ").alias("decks"))

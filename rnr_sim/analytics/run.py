@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,39 +35,24 @@ class Run:
     decks: pl.LazyFrame
     cards: pl.LazyFrame
     lp_curves: pl.LazyFrame | None = None
-    materialized: bool = field(default=False, compare=False)
+    parts: dict[str, list[Path]] | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:
         return self.path.name
 
-    def materialize(self) -> Run:
-        """The same run with games, seats, decks and cards read into memory once.
+    def deal_parts(self, game_columns: tuple[str, ...] | None = None,
+                   seat_columns: tuple[str, ...] | None = None
+                   ) -> Iterator[tuple[pl.DataFrame, pl.DataFrame]]:
+        """The run's games and seats part by part, in whole deals (``parts.deal_parts``;
+        the columns given, else all the analysis reads): the only way the report reads
+        them."""
+        from rnr_sim.analytics import parts as p
 
-        The report evaluates many small pipelines over the same tables; reading each
-        parquet file once and handing out ``.lazy()`` views of the frames keeps it fast.
-        """
-        if self.materialized:
-            return self
-        games, seats, decks, cards = pl.collect_all(
-            [self.games, self.seats, self.decks, self.cards]
-        )
-        # runs are written in game order: flag it so joins on game_id can merge
-        games, seats = _flag_sorted(games), _flag_sorted(seats)
-        return replace(
-            self,
-            games=games.lazy(),
-            seats=seats.lazy(),
-            decks=decks.lazy(),
-            cards=cards.lazy(),
-            materialized=True,
-        )
-
-
-def _flag_sorted(frame: pl.DataFrame) -> pl.DataFrame:
-    if frame.height and frame["game_id"].is_sorted():
-        return frame.with_columns(pl.col("game_id").set_sorted())
-    return frame
+        checked = self.parts if self.parts is not None else check_parts(self.path,
+                                                                        self.manifest)
+        return p.deal_parts(checked, game_columns or p.GAME_COLUMNS,
+                            seat_columns or p.SEAT_COLUMNS)
 
 
 def _first_line(e: Exception) -> str:
@@ -110,9 +96,10 @@ def check_parts(run_dir: str | Path, manifest: dict[str, Any]) -> dict[str, list
     Every part of ``chunks.complete`` must be there in both folders, readable, and hold
     the games of its chunk (rows and ``game_id`` range, when the manifest records its
     ``chunk_size`` and ``games_total``); no other part may be there; the games add up to
-    ``games_done``. Any breach is an InputError naming the file (the report would
-    otherwise publish figures over a different set of games). Returns table -> parts in
-    chunk order.
+    ``games_done``; and each file is the run's own (``rundir.verify_run_dir``: its
+    identity, place and SHA-256). Any breach is an InputError naming the file (the report
+    would otherwise publish figures over a different set of games). Returns table -> parts
+    in chunk order.
     """
     run_dir = Path(run_dir)
     names = _chunk_names(run_dir, manifest)
@@ -169,6 +156,9 @@ def check_parts(run_dir: str | Path, manifest: dict[str, Any]) -> dict[str, list
         raise InputError(f"{run_dir / 'games'}: the parts hold {games_seen:,} games, the "
                          f"manifest records {done:,} (games_done): the run dir was altered; "
                          "run it again")
+    from rnr_sim.rundir import verify_run_dir
+
+    verify_run_dir(run_dir, manifest)  # by content: each part's identity and SHA-256
     return out
 
 
@@ -228,7 +218,7 @@ def load_run(run_dir: str | Path) -> Run:
     if lp_file.is_file():
         lp = pl.scan_parquet(lp_file)
         _check_columns(lp, LP_COLUMNS, lp_file)
-    return Run(path, manifest, games, seats, frames["decks"], frames["cards"], lp)
+    return Run(path, manifest, games, seats, frames["decks"], frames["cards"], lp, parts)
 
 
 def seat_games(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:

@@ -56,13 +56,18 @@ def seat_intervals(flagged_games: pl.LazyFrame) -> pl.LazyFrame:
     ``first_win_rate``, ``_lo``, ``_hi``, ``_se``, ``_deff``, ``_deals``). Within a deal
     every seat order is played, so the decks' strength cancels out of the comparison: the
     design effect is below 1 and the interval narrower than one over independent games."""
-    frames = []
     win_first = pl.col("winner_seat") == pl.col("first_seat")
-    for scope, p2 in SCOPES:
-        part = ratio_by_deal(flagged_games.filter(_scope_filter(scope, p2)), win_first,
-                             pl.lit(1), by=["n_players"], name="first_win_rate")
-        frames.append(part.with_columns(pl.lit(scope).alias("scope"), pl.lit(p2).alias("p2"),
-                                        pl.col("n_players").cast(pl.Int8)))
+    return seat_interval_frame({
+        (scope, p2): ratio_by_deal(flagged_games.filter(_scope_filter(scope, p2)), win_first,
+                                   pl.lit(1), by=["n_players"], name="first_win_rate")
+        for scope, p2 in SCOPES})
+
+
+def seat_interval_frame(by_scope: dict[tuple[str, str], pl.LazyFrame]) -> pl.LazyFrame:
+    """``seat_intervals``' frame from each scope's ``ratio_by_deal`` by ``n_players``."""
+    frames = [part.with_columns(pl.lit(scope).alias("scope"), pl.lit(p2).alias("p2"),
+                                pl.col("n_players").cast(pl.Int8))
+              for (scope, p2), part in by_scope.items()]
     return pl.concat(frames, how="vertical_relaxed")
 
 
@@ -86,12 +91,20 @@ def seat_advantage(flagged_games: pl.LazyFrame) -> pl.LazyFrame:
         .alias("other_wins"),
         (pl.col("winner_seat") == -1).sum().alias("draws"),
     )
+    players = flagged_games.select(pl.col("n_players").unique())
+    return seat_table(cells, players, seat_intervals(flagged_games))
+
+
+def seat_table(cells: pl.LazyFrame, players: pl.LazyFrame, intervals: pl.LazyFrame
+               ) -> pl.LazyFrame:
+    """``seat_advantage``'s table from its parts: per (``n_players``, ``mirror``,
+    ``p2_used``) the ``cells``' games, first_wins, other_wins and draws; the run's
+    ``players`` (each ``n_players`` played); the scopes' ``seat_intervals``."""
     counts = ["games", "first_wins", "other_wins", "draws"]
     scopes = pl.LazyFrame(
         {"scope": [s for s, _ in SCOPES], "p2": [p for _, p in SCOPES],
          "order": list(range(len(SCOPES)))}
     )
-    players = flagged_games.select(pl.col("n_players").unique())
     members = scopes.join(cells, how="cross").filter(
         ((pl.col("scope") == "all") | pl.col("mirror"))
         & (
@@ -107,7 +120,7 @@ def seat_advantage(flagged_games: pl.LazyFrame) -> pl.LazyFrame:
         .with_columns([pl.col(c).fill_null(0).cast(pl.Int64) for c in counts])
         .with_columns((1.0 / pl.col("n_players").cast(pl.Float64)).alias("fair"))
     )
-    intervals = seat_intervals(flagged_games).select(
+    intervals = intervals.select(
         "scope", "p2", pl.col("n_players").cast(out.collect_schema()["n_players"]),
         "first_win_rate_lo", "first_win_rate_hi", "first_win_rate_deff")
     return (

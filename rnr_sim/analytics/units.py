@@ -2,7 +2,9 @@
 
 The deal ``(table_id, deal)`` is the independent unit of a run; each table plays a fixed
 number of deals, so tables are strata of the design. ``table_se`` is the numpy twin of
-the variance in ``stats.ratio_by_deal``, for estimators already linearised per deal.
+the variance in ``stats.ratio_by_deal``, for estimators already linearised per deal
+(``table_se_from_sums`` from its per-table sums). ``grow`` pads the arrays of sums a run
+read part by part keeps.
 """
 
 from __future__ import annotations
@@ -27,10 +29,26 @@ def table_se(z: np.ndarray, table: np.ndarray) -> float:
     if t.dtype.kind not in "iu" or (len(t) and t.min() < 0):
         _, t = np.unique(t, return_inverse=True)
     d = np.bincount(t).astype(np.float64)
-    s = np.bincount(t, weights=z)
-    ss = np.bincount(t, weights=z * z)
+    return table_se_from_sums(d, np.bincount(t, weights=z), np.bincount(t, weights=z * z))
+
+
+def table_se_from_sums(d: np.ndarray, s: np.ndarray, ss: np.ndarray) -> float:
+    """``table_se`` from its per-table deals ``d`` and sums ``s`` of ``z`` and ``ss`` of
+    ``z²`` (tables in ascending order; a table with no deal adds nothing), as a run read
+    part by part keeps them."""
     many = d >= 2
     with np.errstate(invalid="ignore", divide="ignore"):
         per = np.where(many, d / np.where(many, d - 1.0, 1.0) * (ss - s * s / d), ss)
     var = per[d > 0].sum()
     return math.sqrt(max(float(var), 0.0))
+
+
+def grow(a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``a`` padded with zeros to at least ``shape`` on every axis: the sums of a run read
+    part by part grow as new tables, decks or turn counts come."""
+    want = tuple(max(x, y) for x, y in zip(a.shape, shape, strict=True))
+    if want == a.shape:
+        return a
+    out = np.zeros(want, dtype=a.dtype)
+    out[tuple(slice(0, n) for n in a.shape)] = a
+    return out

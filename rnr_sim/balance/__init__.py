@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from rnr_sim.errors import InputError
+from rnr_sim.runner import DEFAULT_SEED  # the seed every command defaults to
 
 DEFAULT_BUDGET = 2_000_000
-DEFAULT_SEED = 20261231
 MIN_BUDGET = 20_000
 MAX_BUDGET = 10**10
 SEARCH_SHARE = 0.7
@@ -55,6 +55,8 @@ class BalanceOptions:
     seed: int = DEFAULT_SEED
     rules: str | Path | None = None
     threads: int | None = None
+    backend: str = "local"  # where the games are played: "local" or "ray"
+    address: str | None = None  # a Ray cluster to join (default: start one)
     out: str | Path | None = None
     suggestions: int = DEFAULT_SUGGESTIONS
     rediscover: bool = True
@@ -157,10 +159,9 @@ def balance(options: BalanceOptions, progress: bool = True,
     Ctrl-C during the search stops after the games under way (``Balance.stopped``;
     ``--resume`` carries on from ``out/.balance/``)."""
     from rnr_sim import runner
-    from rnr_sim.balance import output, search, verify
     from rnr_sim.balance.targets import knobs_of, load_targets
-    from rnr_sim.evaluation import BatchStore, Evaluator, Pool
-    from rnr_sim.execution import Progress, log_to_stderr
+    from rnr_sim.dirlock import DirLock
+    from rnr_sim.execution import log_to_stderr, open_backend
 
     log = log or log_to_stderr
     t_start = time.perf_counter()
@@ -204,6 +205,22 @@ def balance(options: BalanceOptions, progress: bool = True,
         if fresh and not options.resume:
             shutil.rmtree(out, ignore_errors=True)
         raise
+    where = open_backend(options.backend, options.address, options.threads)
+    # One writer at a time: a second balance (or --resume) on this dir is told who holds it.
+    with DirLock(out, "balance dir"):
+        return _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs,
+                        budget, n_suggest, where, log, progress, t_start)
+
+
+def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, budget,
+             n_suggest, where, log, progress, t_start) -> Balance:
+    """``balance``'s phases, the dir locked: search, verification, re-discovery."""
+    from rnr_sim import runner
+    from rnr_sim.balance import output, search, verify
+    from rnr_sim.evaluation import BatchStore, Evaluator, Pool
+    from rnr_sim.execution import Progress
+
+    n = len(plan.decks)
     driver = runner.engine_driver()
     plan.compile(driver)
     support_matters = tf.targets.min_support is not None
@@ -221,7 +238,9 @@ def balance(options: BalanceOptions, progress: bool = True,
         shutil.rmtree(out / stale, ignore_errors=True)
     t0 = time.perf_counter()
     bar = Progress("balance: search", total=search_budget, show=progress, log=log)
-    with bar, Evaluator(driver, threads=options.threads, progress=bar, store=store) as ev:
+    remote = None if options.backend == "local" else where
+    with where, bar, Evaluator(driver, backend=remote, threads=options.threads, progress=bar,
+                               store=store) as ev:
         found = search.run(ev, meta, plan.catalog, knobs, tf.targets, tf.scope.max_changes,
                            search_budget, options.seed, n_suggest, bar=bar, log=bar.note)
         if found is None or found.stopped:
@@ -244,7 +263,7 @@ def balance(options: BalanceOptions, progress: bool = True,
             "a pair")
         checked.append(verify.check(rank, f, meta, tf.targets, options.cards, options.rules,
                                     deals, options.seed, out / "verify" / f"{rank:02d}",
-                                    options.threads, progress, log))
+                                    options, progress, log))
     verify_s = time.perf_counter() - t0
     # The metagame after: a warm-started discovery with each patched catalog.
     from rnr_sim.discover import MIN_BUDGET as DISCOVER_MIN
@@ -261,7 +280,7 @@ def balance(options: BalanceOptions, progress: bool = True,
             f"{b:,} games")
         after[v.rank] = verify.rediscover(v.compare_dir / "variant-catalog.toml", meta,
                                           tf.targets, options.rules, b, options.seed,
-                                          v.compare_dir / "discovery", options.threads,
+                                          v.compare_dir / "discovery", options,
                                           progress, log)
         left -= after[v.rank]["games"]
         v.after = after[v.rank]

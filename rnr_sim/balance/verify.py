@@ -134,8 +134,10 @@ def max_iwd(run_dir: Path) -> tuple[float, str, float, float] | None:
 
 
 def check(rank: int, patch: Path, meta, targets: Targets, cards, rules, deals: int,
-          seed: int, out: Path, threads: int | None, progress: bool, log) -> Verified:
-    """Run ``compare`` for one suggestion (module docstring) into ``out``."""
+          seed: int, out: Path, options, progress: bool, log) -> Verified:
+    """Run ``compare`` for one suggestion (module docstring) into ``out``, with the
+    threads and backend of ``options`` (``BalanceOptions``)."""
+    threads = options.threads
     from rnr_sim.compare import CompareOptions, compare_runs, run_compare, summary_json
     from rnr_sim.compare.runs import write_summary
 
@@ -143,7 +145,8 @@ def check(rank: int, patch: Path, meta, targets: Targets, cards, rules, deals: i
                                deals)
     options = CompareOptions(decks=list(meta.paths), patch=patch, games=deals,
                              seed=seed + VERIFY_SEED_OFFSET, cards=cards, rules=rules,
-                             threads=threads, out=out, command=command)
+                             threads=threads, backend=options.backend,
+                             address=options.address, out=out, command=command)
     result = run_compare(options, progress=progress, log=log)
     pair = compare_runs(result.baseline_dir, result.variant_dir)
     write_summary(result, summary_json(result, pair, None))
@@ -207,13 +210,16 @@ def _compare_command(paths, patch: Path, cards, rules, seed: int, deals: int) ->
 
 
 def rediscover(catalog_file: Path, meta, targets: Targets, rules, budget: int, seed: int,
-               out: Path, threads: int | None, progress: bool, log) -> dict[str, Any]:
-    """The strongest deck a warm-started discovery finds with the patched catalog."""
+               out: Path, options, progress: bool, log) -> dict[str, Any]:
+    """The strongest deck a warm-started discovery finds with the patched catalog (the
+    threads and backend of ``options``, ``BalanceOptions``)."""
     from rnr_sim.discover import DiscoverOptions, discover
 
     found = discover(DiscoverOptions(field=list(meta.paths), cards=[catalog_file],
                                      budget=budget, seed=seed + REDISCOVER_SEED_OFFSET,
-                                     rules=rules, threads=threads, out=out),
+                                     rules=rules, threads=options.threads,
+                                     backend=options.backend, address=options.address,
+                                     out=out),
                      progress=progress, log=log)
     if found.stopped:
         raise KeyboardInterrupt
@@ -221,8 +227,7 @@ def rediscover(catalog_file: Path, meta, targets: Targets, rules, budget: int, s
     share = float(top["share_heldout"])
     limit = targets.deck_share_max
     return {"dir": str(out), "budget": budget, "games": found.manifest["games"]["total"],
-            "deck": str(out / top["deck_file"]), "cell": f"{top['cell_path']}, wins at turn "
-            f"{top['speed_lo']:.0f}-{top['speed_hi']:.0f}", "pilot": top["pilot"],
+            "deck": str(out / top["deck_file"]), "cell": top["cell"], "pilot": top["pilot"],
             "share": share, "share_lo": float(top["share_heldout_lo"]),
             "share_hi": float(top["share_heldout_hi"]),
             "breaks": None if limit is None else bool(share > limit),

@@ -7,11 +7,17 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import EXIT_INTERRUPTED, CardsOption, RulesOption, ThreadsOption
+from rnr_sim.commands.options import (
+    DEFAULT_SEED,
+    EXIT_INTERRUPTED,
+    deck_list_option,
+    option,
+    out_option,
+    shared_options,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -27,7 +33,7 @@ def register(app: typer.Typer) -> None:
         "same deals as the unchanged catalog, weak ones stopped early. Each suggestion is "
         "written as a card patch (suggestions/NN.toml, best first), checked by compare on "
         "fresh deals and followed by a discovery with the patched catalog. The metagame is "
-        "the --field decks (DECK arguments join them, so --field decks/*.txt works) or a "
+        "the --field decks (several after one flag: --field decks/*.txt) or a "
         "discovery dir's elites and field, weighted by its equilibrium mix. --budget bounds "
         "every game played. `rnr-sim report DIR` draws the result.",
         epilog="Example: rnr-sim balance --field decks/*.txt --targets targets.toml "
@@ -35,39 +41,34 @@ def register(app: typer.Typer) -> None:
     )(balance_command)
 
 
+FieldOption = deck_list_option("--field", "The decks of the metagame (or --discovery).")
+TargetsOption = option(Path | None, "--targets", metavar="T.toml",
+                       help="The targets and the scope (docs/design.md, \"Balance targets\").")
+DiscoveryOption = option(Path | None, "--discovery", metavar="DIR",
+                         help="A discovery dir: its elites and field, weighted by its "
+                              "equilibrium mix, are the metagame (its catalog, unless --cards).")
+BudgetOption = option(int, "--budget", metavar="GAMES", show_default=True,
+                      help="Every game the command plays: search, verification, re-discovery.")
+OutOption = out_option("DIR", "The balance dir. Default: runs/balance-<date-time>.")
+SuggestionsOption = option(int, "--suggestions", metavar="N", show_default=True,
+                           help="Suggestions kept and verified, at most.")
+RediscoverOption = option(bool, "--rediscover/--no-rediscover", show_default=True,
+                          help="Search the metagame again with each patched catalog (discover).")
+ResumeOption = option(bool, "--resume", help="Carry on a stopped balance run in --out (give "
+                                             "the same options).")
+
+
+@shared_options
 def balance_command(
-    more: Annotated[list[Path] | None, typer.Argument(
-        metavar="[DECK]...", show_default=False,
-        help="More field decks (what a shell expands --field decks/*.txt into).")] = None,
-    field: Annotated[list[Path] | None, typer.Option(
-        "--field", metavar="DECK", show_default=False,
-        help="A deck of the metagame (repeat, or list the rest after it).")] = None,
-    targets: Annotated[Path | None, typer.Option(
-        "--targets", metavar="T.toml", show_default=False,
-        help="The targets and the scope (docs/design.md, \"Balance targets\").")] = None,
-    discovery: Annotated[Path | None, typer.Option(
-        "--discovery", metavar="DIR", show_default=False,
-        help="A discovery dir: its elites and field, weighted by its equilibrium mix, are "
-        "the metagame (its catalog, unless --cards).")] = None,
-    budget: Annotated[int, typer.Option("--budget", metavar="GAMES",
-                                        help="Every game the command plays.")] = 2_000_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the search.")] = 20261231,
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="DIR", show_default=False,
-        help="The balance dir. Default: runs/balance-<date-time>.")] = None,
-    suggestions: Annotated[int, typer.Option(
-        "--suggestions", metavar="N", help="Suggestions kept and verified, at most.")] = 3,
-    rediscover: Annotated[bool, typer.Option(
-        "--rediscover/--no-rediscover",
-        help="Search the metagame again with each patched catalog (discover).")] = True,
-    resume: Annotated[bool, typer.Option(
-        "--resume", help="Carry on a stopped balance run in --out (the same options).")] = False,
-    cards: CardsOption = None,
-    rules: RulesOption = None,
-    threads: ThreadsOption = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q",
-                                        help="No progress bars or notes.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    field: FieldOption = None,
+    targets: TargetsOption = None,
+    discovery: DiscoveryOption = None,
+    budget: BudgetOption = 2_000_000,
+    out: OutOption = None,
+    suggestions: SuggestionsOption = 3,
+    rediscover: RediscoverOption = True,
+    resume: ResumeOption = False,
+    *, seed, cards, rules, threads, backend, address, quiet, as_json,
 ) -> None:
     from rnr_sim.balance import BalanceOptions, balance
     from rnr_sim.compare import Interrupted
@@ -75,9 +76,10 @@ def balance_command(
 
     if targets is None:
         raise InputError("balance needs --targets T.toml (docs/design.md, \"Balance targets\")")
-    decks = [*(field or []), *(more or [])]
-    options = BalanceOptions(targets=targets, field=decks, discovery=discovery, cards=cards,
-                             budget=budget, seed=seed, rules=rules, threads=threads, out=out,
+    options = BalanceOptions(targets=targets, field=field or [], discovery=discovery,
+                             cards=cards, budget=budget,
+                             seed=DEFAULT_SEED if seed is None else seed, rules=rules,
+                             threads=threads, backend=backend, address=address, out=out,
                              suggestions=suggestions, rediscover=rediscover, resume=resume,
                              command=shlex.join(["rnr-sim", *sys.argv[1:]]))
     show = not (quiet or as_json)

@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import AddressOption
+from rnr_sim.commands.options import (
+    games_option,
+    option,
+    shared_options,
+)
 from rnr_sim.errors import InputError
+
+GamesOption = games_option("Engine games per timed call. Default: 200,000 (--quick: 2,000).")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``bench`` to the app."""
-    app.command(
-        "bench",
-        short_help="Measure engine and end-to-end throughput.",
-        help="Measure games per second on two-player games of the sample decks: the warm "
-        "engine on 1 thread and on all threads (wall and CPU time), its speed-up over the "
-        "same engine as plain Python (NUMBA_DISABLE_JIT=1, in a subprocess), and `rnr-sim "
-        "run` end to end. Prints a table, or JSON with --json.",
-        epilog="Example: rnr-sim bench --quick",
-    )(bench_command)
+    app.command("bench", short_help="Measure engine and end-to-end throughput.",
+                epilog="Example: rnr-sim bench --quick")(bench_command)
 
 
 def _parse_threads(values: list[str] | None) -> list[int] | None:
@@ -43,60 +41,45 @@ def _parse_threads(values: list[str] | None) -> list[int] | None:
     return out
 
 
+ThreadCountsOption = option(list[str] | None, "--threads", "-t", metavar="N[,N...]",
+                            help="Thread counts to time (repeat or comma-separate). Default: 1 "
+                                 "and all.")
+PureGamesOption = option(int | None, "--pure-games", metavar="N",
+                         help="Games played as plain Python (NUMBA_DISABLE_JIT=1); 0 skips it. "
+                              "Default: 200 (--quick: 10).")
+RunGamesOption = option(int | None, "--run-games", metavar="N",
+                        help="Games of the end-to-end `rnr-sim run`; 0 skips it. Default: "
+                             "200,000 (--quick: 2,000).")
+RepeatOption = option(int | None, "--repeat", "-r", metavar="N",
+                      help="Timed runs per measurement; the fastest counts. Default: 3 (--quick: "
+                           "1).")
+QuickOption = option(bool, "--quick", help="Tiny sizes: checks the bench runs, in seconds.")
+ProfileOption = option(bool, "--profile",
+                       help="Instead of timing: play --games games (default 100,000) on 1 thread "
+                            "under Linux perf and print where their time goes, by compiled "
+                            "kernel.")
+LinesOption = option(bool, "--lines",
+                     help="With --profile: by source function and line (the engine compiled once "
+                          "more, with line tables, and cached beside the numba cache).")
+
+
+@shared_options
 def bench_command(
-    games: Annotated[
-        int | None,
-        typer.Option("--games", "-n", metavar="N", show_default=False,
-                     help="Engine games per timed call. Default: 200,000 (--quick: 2,000)."),
-    ] = None,
-    threads: Annotated[
-        list[str] | None,
-        typer.Option("--threads", "-t", metavar="N[,N...]", show_default=False,
-                     help="Thread counts to time (repeat or comma-separate). Default: 1 and "
-                     "all."),
-    ] = None,
-    pure_games: Annotated[
-        int | None,
-        typer.Option("--pure-games", metavar="N", show_default=False,
-                     help="Games played as plain Python (NUMBA_DISABLE_JIT=1); 0 skips it. "
-                     "Default: 200 (--quick: 10)."),
-    ] = None,
-    run_games: Annotated[
-        int | None,
-        typer.Option("--run-games", metavar="N", show_default=False,
-                     help="Games of the end-to-end `rnr-sim run`; 0 skips it. Default: "
-                     "200,000 (--quick: 2,000)."),
-    ] = None,
-    repeat: Annotated[
-        int | None,
-        typer.Option("--repeat", "-r", metavar="N", show_default=False,
-                     help="Timed runs per measurement; the fastest counts. Default: 3 "
-                     "(--quick: 1)."),
-    ] = None,
-    backend: Annotated[
-        str,
-        typer.Option("--backend", metavar="local|ray",
-                     help="ray: also time the end-to-end run on Ray (a local Ray, or "
-                     "--address), beside the local one."),
-    ] = "local",
-    address: AddressOption = None,
-    quick: Annotated[
-        bool, typer.Option("--quick", help="Tiny sizes: checks the bench runs, in seconds."),
-    ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the results as one JSON object."),
-    ] = False,
-    profile: Annotated[
-        bool, typer.Option("--profile", help="Instead of timing: play --games games "
-                           "(default 100,000) on 1 thread under Linux perf and print where "
-                           "their time goes, by compiled kernel."),
-    ] = False,
-    lines: Annotated[
-        bool, typer.Option("--lines", help="With --profile: by source function and line "
-                           "(the engine compiled once more, with line tables, and cached "
-                           "beside the numba cache)."),
-    ] = False,
+    games: GamesOption = None,
+    threads: ThreadCountsOption = None,
+    pure_games: PureGamesOption = None,
+    run_games: RunGamesOption = None,
+    repeat: RepeatOption = None,
+    quick: QuickOption = False,
+    profile: ProfileOption = False,
+    lines: LinesOption = False,
+    *, backend, address, as_json,
 ) -> None:
+    """Measure games per second on two-player games of the sample decks: the warm engine on 1
+    thread and on all threads (wall and CPU time), its speed-up over the same engine as
+    plain Python (NUMBA_DISABLE_JIT=1, in a subprocess), and `rnr-sim run` end to end
+    (with --backend ray, on Ray too, beside the local one). Prints a table, or JSON with
+    --json."""
     if profile or lines:
         timing = [name for name, given in (("--threads", bool(threads)),
                                            ("--pure-games", pure_games is not None),
@@ -127,7 +110,7 @@ def bench_command(
     if backend == "ray":
         from rnr_sim.ray_backend import import_ray
 
-        import_ray()
+        import_ray(local=address is None)
     elif address is not None:
         raise InputError("--address joins a Ray cluster: give it with --backend ray")
     options.backend, options.address = backend, address

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import typer
 
 from rnr_sim import enums
 from rnr_sim.cards import load_catalog
-from rnr_sim.commands.options import CardsOption, RulesOption
+from rnr_sim.cards.schema import TYPE_STATS
+from rnr_sim.commands.options import argument, option, shared_options
 from rnr_sim.decks import is_legal, load_deck, validate_deck
 from rnr_sim.display import format_table
 from rnr_sim.errors import InputError
@@ -32,49 +34,36 @@ def _shown_path(path) -> str:
 
 def register(app: typer.Typer) -> None:
     """Add ``cards``, ``validate`` and ``rules`` to the app."""
-    app.command(
-        "cards",
-        short_help="List the card catalog.",
-        help="List the card catalog as the tool reads it: stats, keywords, parsed effects.",
-        epilog="Example: rnr-sim cards --type freedom --branch eagle; "
-        "rnr-sim cards --cards base.toml --cards expansion.toml --set Expansion",
-    )(cards_command)
-    app.command(
-        "validate",
-        short_help="Check deck lists against Article V.",
-        help="Check deck lists against the Laws of Deck Construction (Article V). "
-        "Exit 0 all legal, 1 some illegal, 2 a file could not be read.",
-        epilog="Example: rnr-sim validate decks/*.txt --rules variant.toml",
-    )(validate_command)
-    app.command(
-        "rules",
-        short_help="Show the rules profile's switches.",
-        help="Show every rules switch: value, default, ruling and the article it reads.",
-        epilog="Example: rnr-sim rules --rules variant.toml",
-    )(rules_command)
+    app.command("cards", short_help="List the card catalog.",
+                epilog="Example: rnr-sim cards --type freedom --branch eagle; "
+                       "rnr-sim cards --cards base.toml --cards expansion.toml "
+                       "--set Expansion")(cards_command)
+    app.command("validate", short_help="Check deck lists against Article V.",
+                epilog="Example: rnr-sim validate decks/*.txt --rules "
+                       "variant.toml")(validate_command)
+    app.command("rules", short_help="Show the rules profile's switches.",
+                epilog="Example: rnr-sim rules --rules variant.toml")(rules_command)
 
 
 # ---------------------------------------------------------------------------- cards
 
 
+CardTypeOption = option(str | None, "--type", metavar="T",
+                        help=f"Only this Order: {', '.join(enums.CARD_TYPES)}.")
+BranchOption = option(str | None, "--branch", metavar="B",
+                      help=f"Only this Branch: {', '.join(enums.BRANCHES)}.")
+SetNameOption = option(str | None, "--set", metavar="NAME",
+                       help="Only the cards this set defines (errata'd or not), any case.")
+
+
+@shared_options
 def cards_command(
-    cards: CardsOption = None,
-    card_type: Annotated[
-        str | None,
-        typer.Option("--type", metavar="T", show_default=False,
-                     help=f"Only this Order: {', '.join(enums.CARD_TYPES)}."),
-    ] = None,
-    branch: Annotated[
-        str | None,
-        typer.Option("--branch", metavar="B", show_default=False,
-                     help=f"Only this Branch: {', '.join(enums.BRANCHES)}."),
-    ] = None,
-    set_name: Annotated[
-        str | None,
-        typer.Option("--set", metavar="NAME", show_default=False,
-                     help="Only the cards this set defines (errata'd or not), any case."),
-    ] = None,
+    card_type: CardTypeOption = None,
+    branch: BranchOption = None,
+    set_name: SetNameOption = None,
+    *, cards, as_json,
 ) -> None:
+    """List the card catalog as the tool reads it: stats, keywords, parsed effects."""
     type_filter = pick(card_type, enums.CARD_TYPES, "--type", "card type")
     branch_filter = pick(branch, enums.BRANCHES, "--branch", "branch")
     catalog = load_catalog(cards)
@@ -84,6 +73,9 @@ def cards_command(
         if type_filter in (None, c.type) and branch_filter in (None, c.branch)
         and set_filter in (None, catalog.set_of(i))
     ]
+    if as_json:
+        typer.echo(json.dumps(cards_json(catalog, shown), indent=2, ensure_ascii=False))
+        return
     typer.echo(f"{catalog_title(catalog)}: {len(shown)} of {len(catalog)} cards")
     if not shown:
         return
@@ -103,6 +95,27 @@ def cards_command(
               + (["errata"] if with_errata else []))
     for line in format_table(header, rows, right={0, header.index("cost")}):
         typer.echo(line)
+
+
+def cards_json(catalog, shown) -> dict[str, Any]:
+    """The catalog as ``cards --json`` prints it: its sets and files, then each card shown
+    with the fields the table shows, stats by name and effects one string each."""
+    return {
+        "sets": [{"name": name, "version": version,
+                  "path": None if source.path is None else _shown_path(source.path)}
+                 for source, (name, version) in zip(catalog.sources, catalog.source_sets,
+                                                    strict=True)],
+        "cards_total": len(catalog),
+        "cards": [{
+            "id": i, "name": c.name, "set": catalog.set_of(i), "type": c.type,
+            "branch": c.branch, "rarity": c.rarity,
+            "cost": None if c.type == "ua" else c.cost,
+            "stats": {s: getattr(c, s) for s in TYPE_STATS[c.type] if s != "cost"},
+            "keywords": list(c.keywords),
+            "effects": [e.describe() for e in c.all_effects()],
+            "errata": [_shown_place(at) for at in c.errata],
+        } for i, c in shown],
+    }
 
 
 def catalog_title(catalog) -> str:
@@ -149,14 +162,16 @@ def pick(value: str | None, valid: tuple[str, ...], option: str, what: str) -> s
 # ---------------------------------------------------------------------------- validate
 
 
+DecksArgument = argument(list[Path], metavar="DECK", help="Deck list files.")
+
+
+@shared_options
 def validate_command(
-    decks: Annotated[
-        list[Path],
-        typer.Argument(metavar="DECK", show_default=False, help="Deck list files."),
-    ],
-    cards: CardsOption = None,
-    rules: RulesOption = None,
+    decks: DecksArgument,
+    *, cards, rules,
 ) -> None:
+    """Check deck lists against the Laws of Deck Construction (Article V). Exit 0 all legal, 1
+    some illegal, 2 a file could not be read."""
     catalog = load_catalog(cards)
     profile = load_profile(rules)
     if rules is not None:
@@ -194,9 +209,22 @@ def validate_command(
 # ---------------------------------------------------------------------------- rules
 
 
-def rules_command(rules: RulesOption = None) -> None:
+@shared_options
+@shared_options
+def rules_command(*, rules, as_json) -> None:
+    """Show every rules switch: value, default, ruling and the article it reads."""
     profile = load_profile(rules)
     changed = profile.changed()
+    if as_json:
+        typer.echo(json.dumps({
+            "profile": profile.name, "source": None if not profile.source else str(profile.source),
+            "changed": sorted(changed),
+            "switches": [{"name": s.name, "value": profile[s.name], "default": s.default,
+                          "choices": list(s.choices) if s.choices else None,
+                          "ruling": s.ruling, "source": s.cite, "summary": s.summary}
+                         for s in SWITCHES],
+        }, indent=2, ensure_ascii=False))
+        return
     source = f" ({profile.source})" if profile.source else " (the defaults)"
     typer.echo(f"rules profile '{profile.name}'{source}: "
                f"{len(changed)} of {len(SWITCHES)} switches changed")

@@ -5,79 +5,69 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import PlayersOption, ThreadsOption
+from rnr_sim.commands.options import (
+    argument,
+    games_option,
+    option,
+    shared_options,
+)
+
+GamesOption = games_option("Deals per table in each run.", default=200)
 
 
 def register(check_app: typer.Typer) -> None:
     """Add ``coverage`` to the ``check`` group."""
-    check_app.command(
-        "coverage",
-        short_help="Measure how often the report's 95% intervals hold the value.",
-        help="Play K independent seeds of the decks (default: the sample decks) with the "
-        "real runner, compute every interval of the report for each (deck, matchup, "
-        "first seat, path shares, branch, each card metric), and print per family the "
-        "share of intervals that hold the mean of the other seeds' estimates, with its own "
-        "95% interval, for the report's per-deal intervals (after) and for Wilson intervals "
-        "over independent games (before), and the design effects. Target: 93-97%. With "
-        "--compare (the default), each seed is played as `rnr-sim compare` plays it (a "
-        "baseline and a variant on the same deals; the variant: --patch, --rules-b, or a "
-        "built-in patch, Minuteman Volley damage 3 -> 6) and compare's deltas (decks, "
-        "matchups, first seat, paths, patched and moved cards) are checked the same way; "
-        "the report's families then come from the baseline run.",
-        epilog="Example: rnr-sim check coverage --seeds 40 --games 300",
-    )(coverage_command)
+    check_app.command("coverage",
+                      short_help="Measure how often the report's 95% intervals hold the value.",
+                      epilog="Example: rnr-sim check coverage --seeds 40 "
+                             "--games 300")(coverage_command)
 
 
+DecksArgument = argument(list[Path] | None, metavar="[DECK]...",
+                         help="Deck lists. Default: the sample decks (decks/*.txt).")
+SeedsOption = option(int, "--seeds", "-k", metavar="K",
+                     help="Independent seeds (runs), at least 3.")
+CompareOption = option(bool | None, "--compare/--no-compare",
+                       help="Also measure compare's deltas (each seed then plays a baseline and "
+                            "a variant on the same deals: about 1.5 times as long). Default: on, "
+                            "off with --mirrors (compare plays no mirrors).")
+PatchOption = option(Path | None, "--patch", metavar="CARDS.toml",
+                     help="The variant's card patch for --compare (as for `rnr-sim compare`). "
+                          "Default: Minuteman Volley damage 3 -> 6, unless --rules-b.")
+RulesBOption = option(Path | None, "--rules-b", metavar="RULES.toml",
+                      help="The variant's rules profile for --compare.")
+DiscoveryOption = option(Path | None, "--discovery", metavar="DIR",
+                         help="Measure instead the held-out intervals of a discovery dir "
+                              "(`rnr-sim discover`): its elites and field decks re-measured "
+                              "against its field on --seeds seeds of --games deals a field "
+                              "deck.")
+
+
+@shared_options
 def coverage_command(
-    decks: Annotated[
-        list[Path] | None,
-        typer.Argument(metavar="[DECK]...", show_default=False,
-                       help="Deck lists. Default: the sample decks (decks/*.txt)."),
-    ] = None,
-    seeds: Annotated[
-        int,
-        typer.Option("--seeds", "-k", metavar="K", help="Independent seeds (runs), at least 3."),
-    ] = 20,
-    games: Annotated[
-        int,
-        typer.Option("--games", "-n", metavar="N", help="Deals per table in each run."),
-    ] = 200,
-    players: PlayersOption = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", metavar="S", show_default=False,
-                     help="First seed; the runs use S, S+1, ... Default: the run default."),
-    ] = None,
-    mirrors: Annotated[
-        bool, typer.Option("--mirrors", help="Also play each deck against itself."),
-    ] = False,
-    threads: ThreadsOption = None,
-    compare: Annotated[
-        bool | None,
-        typer.Option("--compare/--no-compare", show_default=False,
-                     help="Also measure compare's deltas (each seed then plays a baseline "
-                     "and a variant on the same deals: about 1.5 times as long). Default: on, "
-                     "off with --mirrors (compare plays no mirrors)."),
-    ] = None,
-    patch: Annotated[
-        Path | None,
-        typer.Option("--patch", metavar="CARDS.toml", show_default=False,
-                     help="The variant's card patch for --compare (as for `rnr-sim "
-                     "compare`). Default: Minuteman Volley damage 3 -> 6, unless --rules-b."),
-    ] = None,
-    rules_b: Annotated[
-        Path | None,
-        typer.Option("--rules-b", metavar="RULES.toml", show_default=False,
-                     help="The variant's rules profile for --compare."),
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the coverage table as one JSON object."),
-    ] = False,
+    decks: DecksArgument = None,
+    seeds: SeedsOption = 20,
+    games: GamesOption = 200,
+    compare: CompareOption = None,
+    patch: PatchOption = None,
+    rules_b: RulesBOption = None,
+    discovery: DiscoveryOption = None,
+    *, players, seed, mirrors, threads, as_json,
 ) -> None:
+    """Play K independent seeds of the decks (default: the sample decks) with the real runner,
+    compute every interval of the report for each (deck, matchup, first seat, path
+    shares, branch, each card metric), and print per family the share of intervals that
+    hold the mean of the other seeds' estimates, with its own 95% interval, for the
+    report's per-deal intervals (after) and for Wilson intervals over independent games
+    (before), and the design effects. Target: 93-97%. With --compare (the default), each
+    seed is played as `rnr-sim compare` plays it (a baseline and a variant on the same
+    deals; the variant: --patch, --rules-b, or a built-in patch, Minuteman Volley damage
+    3 -> 6) and compare's deltas (decks, matchups, first seat, paths, patched and moved
+    cards) are checked the same way; the report's families then come from the baseline
+    run. The runs use the seeds --seed, --seed + 1, ..."""
     from rnr_sim import runner
     from rnr_sim.analytics.coverage import format_coverage, measure_coverage
     from rnr_sim.errors import InputError
@@ -99,9 +89,14 @@ def coverage_command(
     first = runner.DEFAULT_SEED if seed is None else seed
     log = (lambda msg: None) if as_json else (
         lambda msg: typer.echo(f"check coverage: {msg}", err=True))
-    cov = measure_coverage(deck_paths, [first + i for i in range(seeds)], games,
-                           players=players or 2, threads=threads, mirrors=mirrors,
-                           progress=log, compare=compare, patch=patch, rules_b=rules_b)
+    if discovery is not None:
+        cov = _discovery_coverage(discovery, [first + i for i in range(seeds)], games,
+                                  threads, log)
+    else:
+        cov = measure_coverage(deck_paths, [first + i for i in range(seeds)], games,
+                               players=players or 2, threads=threads, mirrors=mirrors,
+                               progress=log, compare=compare, patch=patch,
+                               rules_b=rules_b)
     if as_json:
         typer.echo(json.dumps({
             "seeds": cov.seeds, "games": cov.games, "players": cov.players,
@@ -111,3 +106,16 @@ def coverage_command(
         }, indent=2))
     else:
         typer.echo(format_coverage(cov))
+
+
+def _discovery_coverage(discovery: Path, seeds: list[int], games: int, threads, log):
+    """The coverage of a discovery dir's held-out intervals (``discover.coverage``)."""
+    import time
+
+    from rnr_sim.analytics.coverage import CoverageRun, coverage_table
+    from rnr_sim.discover.coverage import heldout_intervals
+
+    t0 = time.perf_counter()
+    intervals, total = heldout_intervals(discovery, seeds, games, threads, log)
+    return CoverageRun(seeds, games, 2, sorted(set(intervals["subject"])), total, intervals,
+                       coverage_table(intervals), [], round(time.perf_counter() - t0, 1))

@@ -6,35 +6,28 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
+from rnr_sim.commands.options import games_option, option, shared_options
 from rnr_sim.errors import InputError
 
 DEFAULT_GAMES = 100_000
 DEFAULT_SEED = 1
 
+GamesOption = games_option("Games to play at least (whole cases: rounded up).",
+                           default=DEFAULT_GAMES)
+
 
 def register(check_app: typer.Typer) -> None:
     """Add ``fuzz`` to the ``check`` group."""
-    check_app.command(
-        "fuzz",
-        short_help="Fuzz the engine with random legal inputs; exit 1 on any failure.",
-        help="Play fuzz cases S, S+1, ... until --games games are played. Case S draws, "
-        "from the seed S alone, a rules profile, a card catalog and 2-6 decks with their "
-        "policies, all legal under the contracts; writes them as files and reads them "
-        "back with the tool's own readers; then plays --case-games games at each player "
-        "count with the engine's invariant checks on and every array index checked (the "
-        "engine's checked build, compiled once), checks every game's record "
-        "(winner, path, turns, LP, UAs, Petitions, masks) and replays one game in "
-        "8 alone on one thread (determinism). Prints the counts and, for each "
-        "failure, the seed that reproduces it. Exit 0 when clean, 1 on any failure, "
-        "2 on bad options.",
-        epilog="Example: rnr-sim check fuzz --games 200000 --seed 1. Reproduce a failure "
-        "of case 1234 at 3 players: rnr-sim check fuzz --seed 1234 --games 512 --players 3 "
-        "--dump fuzz-cases",
-    )(fuzz_command)
+    check_app.command("fuzz",
+                      short_help="Fuzz the engine with random legal inputs; exit 1 on any "
+                                 "failure.",
+                      epilog="Example: rnr-sim check fuzz --games 200000 --seed 1. "
+                             "Reproduce a failure of case 1234 at 3 players: "
+                             "rnr-sim check fuzz --seed 1234 --games 512 --players "
+                             "3 --dump fuzz-cases")(fuzz_command)
 
 
 def parse_players(text: str) -> list[int]:
@@ -50,44 +43,35 @@ def parse_players(text: str) -> list[int]:
     return out
 
 
+SeedOption = option(int, "--seed", metavar="S", help="First case's seed (0 to 2**63-1).")
+PlayersOption = option(str, "--players", metavar="P[,P...]",
+                       help="Player counts to play each case at.")
+CaseGamesOption = option(int, "--case-games", metavar="G", help="Games per case and player count.")
+DumpOption = option(Path | None, "--dump", metavar="DIR",
+                    help="Write each failing case's catalog, rules and deck files to "
+                         "DIR/case-<seed>/, with the `rnr-sim replay` line of each failing game.")
+ProgressOption = option(bool, "--progress/--no-progress", help="Show a progress bar.")
+
+
+@shared_options
 def fuzz_command(
-    games: Annotated[
-        int,
-        typer.Option("--games", "-n", metavar="N",
-                     help="Games to play at least (whole cases: rounded up)."),
-    ] = DEFAULT_GAMES,
-    seed: Annotated[
-        int,
-        typer.Option("--seed", metavar="S", help="First case's seed (0 to 2**63-1)."),
-    ] = DEFAULT_SEED,
-    players: Annotated[
-        str,
-        typer.Option("--players", metavar="P[,P...]",
-                     help="Player counts to play each case at."),
-    ] = "2,3,4",
-    case_games: Annotated[
-        int,
-        typer.Option("--case-games", metavar="G",
-                     help="Games per case and player count."),
-    ] = 512,
-    threads: Annotated[
-        int | None,
-        typer.Option("--threads", "-t", metavar="N", show_default=False,
-                     help="Engine threads. Default: all cores. Results do not depend on it."),
-    ] = None,
-    dump: Annotated[
-        Path | None,
-        typer.Option("--dump", metavar="DIR", show_default=False,
-                     help="Write each failing case's catalog, rules and deck files to "
-                     "DIR/case-<seed>/, with the `rnr-sim replay` line of each failing game."),
-    ] = None,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the results as one JSON object."),
-    ] = False,
-    progress: Annotated[
-        bool, typer.Option("--progress/--no-progress", help="Show a progress bar."),
-    ] = True,
+    games: GamesOption = DEFAULT_GAMES,
+    seed: SeedOption = DEFAULT_SEED,
+    players: PlayersOption = "2,3,4",
+    case_games: CaseGamesOption = 512,
+    dump: DumpOption = None,
+    progress: ProgressOption = True,
+    *, threads, as_json,
 ) -> None:
+    """Play fuzz cases S, S+1, ... until --games games are played. Case S draws, from the seed
+    S alone, a rules profile, a card catalog and 2-6 decks with their policies, all
+    legal under the contracts; writes them as files and reads them back with the tool's
+    own readers; then plays --case-games games at each player count with the engine's
+    invariant checks on and every array index checked (the engine's checked build,
+    compiled once), checks every game's record (winner, path, turns, LP, UAs, Petitions,
+    masks) and replays one game in 8 alone on one thread (determinism). Prints the
+    counts and, for each failure, the seed that reproduces it. Exit 0 when clean, 1 on
+    any failure, 2 on bad options."""
     # The fuzzer plays the engine's checked build: an array index out of range raises
     # instead of reading a wrong element (engine/indexing.py). Read at the engine's import.
     os.environ.setdefault("RNR_SIM_CHECKED_INDICES", "1")

@@ -5,48 +5,45 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import CardsOption, RulesOption
+from rnr_sim.commands.options import (
+    argument,
+    games_option,
+    shared_options,
+)
 from rnr_sim.display import format_table
 from rnr_sim.errors import InputError
 
 DEFAULT_GAMES = 20
+GamesOption = games_option("Games per ordered pairing.", default=DEFAULT_GAMES)
 
 
 def register(check_app: typer.Typer) -> None:
     """Add ``pilots`` to the ``check`` group."""
-    check_app.command(
-        "pilots",
-        short_help="Audit the pilots' plays on replays; exit 1 on any wasted play.",
-        help="Play --games traced games of every ordered pairing of the decks (the games "
-        "`rnr-sim replay --game K` shows) and count, per 100 games, the plays a good "
-        "player would not make: a repair that restored nothing, a recover that found "
-        "nothing, IP gained in the Play Phase and lost unspent (Art. II §2), cards a "
-        "force draw handed an opponent whose Draw Pile still held "
-        "30 or more. Also counts Attack-on-Attack fights (won, even, blocks), Player 2 "
-        "free Pillars with a lost on-resolve effect (R41) and the most Pillars in play. "
-        "Exit 0 when no fault was seen, 1 otherwise, 2 on bad input.",
-        epilog="Example: rnr-sim check pilots decks/*.txt --games 20",
-    )(pilots_command)
+    check_app.command("pilots",
+                      short_help="Audit the pilots' plays on replays; exit 1 on any wasted play.",
+                      epilog="Example: rnr-sim check pilots decks/*.txt --games "
+                             "20")(pilots_command)
 
 
+DecksArgument = argument(list[Path], metavar="DECK...", help="2 or more deck lists.")
+
+
+@shared_options
 def pilots_command(
-    decks: Annotated[list[Path], typer.Argument(metavar="DECK...", help="2 or more deck lists.")],
-    games: Annotated[int, typer.Option("--games", "-n", metavar="N",
-                                       help="Games per ordered pairing.")] = DEFAULT_GAMES,
-    seed: Annotated[int | None, typer.Option("--seed", metavar="S",
-                                             help="Master seed (default: the run default).")] = None,
-    cards: CardsOption = None,
-    rules: RulesOption = None,
-    policy: Annotated[str | None, typer.Option(
-        "--policy", metavar="P", show_default=False,
-        help="Pilot for every seat (a built-in or a policy file), overriding each deck's "
-        "'Policy:' header.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    decks: DecksArgument,
+    games: GamesOption = DEFAULT_GAMES,
+    *, seed, cards, rules, policy, as_json,
 ) -> None:
+    """Play --games traced games of every ordered pairing of the decks (the games `rnr-sim
+    replay --game K` shows) and count, per 100 games, the plays a good player would not
+    make: a repair that restored nothing, a recover that found nothing, IP gained in the
+    Play Phase and lost unspent (Art. II §2), cards a force draw handed an opponent
+    whose Draw Pile still held 30 or more. Also counts Attack-on-Attack fights (won,
+    even, blocks), Player 2 free Pillars with a lost on-resolve effect (R41) and the
+    most Pillars in play. Exit 0 when no fault was seen, 1 otherwise, 2 on bad input."""
     from rnr_sim.audit import COUNTS, FAULTS, audit_games
 
     if len(decks) < 2:

@@ -8,100 +8,62 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
-    AddressOption,
-    BackendOption,
-    CardsOption,
-    NoReportOption,
-    PlayersOption,
-    ReportDirOption,
-    RulesOption,
-    ThreadsOption,
+    argument,
+    games_option,
+    option,
+    out_option,
+    shared_options,
 )
+
+GamesOption = games_option("Deals per table, each in every seat order, in each run; with "
+                           "--precision the most to play. Default: "
+                           f"{runner.DEFAULT_GAMES:,} (with --precision: 50,000).")
+OutOption = out_option("DIR", "New or empty folder for baseline/ and variant/. Default: "
+                              "runs/compare-<YYYYmmdd-HHMMSS>.")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``compare`` to the app."""
-    app.command(
-        "compare",
-        short_help="Check a card patch or rules variant on the same deals.",
-        help="Play the decks twice on the same tables, deals, seat orders and seed: once as "
-        "they are (the baseline), once with a card patch (--patch) and/or another rules "
-        "profile (--rules-b). Every deck's win rate, matchup, victory-path share, seat "
-        "figure and card metric is compared game by game, with 95% intervals from the "
-        "paired per-deal differences and Benjamini-Hochberg flags. Writes both run dirs "
-        "and a report (reports/<name>/index.html).",
-        epilog="Example: rnr-sim compare decks/*.txt --patch volley.toml --precision 0.01",
-    )(compare_command)
+    app.command("compare", short_help="Check a card patch or rules variant on the same deals.",
+                epilog="Example: rnr-sim compare decks/*.txt --patch "
+                       "volley.toml --precision 0.01")(compare_command)
 
 
+DecksArgument = argument(list[Path], metavar="DECK", help="Deck list files.")
+PatchOption = option(Path | None, "--patch", metavar="CARDS.toml",
+                     help='Card patch: [cards."Name"] fields to change, [[add]] cards, remove = '
+                          "[...] (docs/designers.md).")
+RulesBOption = option(Path | None, "--rules-b", metavar="PATH",
+                      help="The variant's rules profile (a full profile, as for --rules).")
+PrecisionOption = option(float | None, "--precision", metavar="X",
+                         help="Add deals until every deck's win-rate change has a 95% half-width "
+                              "of at most X (0.01 = 1 point), by the Chow-Robbins rule; --games "
+                              "caps it.")
+
+
+@shared_options
 def compare_command(
-    decks: Annotated[
-        list[Path],
-        typer.Argument(metavar="DECK", show_default=False, help="Deck list files."),
-    ],
-    patch: Annotated[
-        Path | None,
-        typer.Option("--patch", metavar="CARDS.toml", show_default=False,
-                     help="Card patch: [cards.\"Name\"] fields to change, [[add]] cards, "
-                     "remove = [...] (docs/designers.md)."),
-    ] = None,
-    rules_b: Annotated[
-        Path | None,
-        typer.Option("--rules-b", metavar="PATH", show_default=False,
-                     help="The variant's rules profile (a full profile, as for --rules)."),
-    ] = None,
-    games: Annotated[
-        int | None,
-        typer.Option("--games", "-n", metavar="N", show_default=False,
-                     help="Deals per table, each in every seat order, in each run; with "
-                     "--precision the most to play. Default: "
-                     f"{runner.DEFAULT_GAMES:,} (with --precision: 50,000)."),
-    ] = None,
-    players: PlayersOption = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", metavar="S", show_default=False,
-                     help=f"Master seed, the same for both runs. Default: {runner.DEFAULT_SEED}."),
-    ] = None,
-    precision: Annotated[
-        float | None,
-        typer.Option("--precision", metavar="X", show_default=False,
-                     help="Add deals until every deck's win-rate change has a 95% half-width "
-                     "of at most X (0.01 = 1 point), by the Chow-Robbins rule; --games caps it."),
-    ] = None,
-    rules: RulesOption = None,
-    cards: CardsOption = None,
-    policy: Annotated[
-        str | None,
-        typer.Option("--policy", metavar="P", show_default=False,
-                     help="Heuristic player for every deck (default: each deck's header)."),
-    ] = None,
-    threads: ThreadsOption = None,
-    backend: BackendOption = "local",
-    address: AddressOption = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", metavar="DIR", show_default=False,
-                     help="New or empty folder for baseline/ and variant/. "
-                     "Default: runs/compare-<YYYYmmdd-HHMMSS>."),
-    ] = None,
-    report: ReportDirOption = None,
-    no_report: NoReportOption = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress, no table: only where the "
-                           "results are."),
-    ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print a machine-readable summary on stdout only."),
-    ] = False,
+    decks: DecksArgument,
+    patch: PatchOption = None,
+    rules_b: RulesBOption = None,
+    games: GamesOption = None,
+    precision: PrecisionOption = None,
+    out: OutOption = None,
+    *, players, seed, rules, cards, policy, threads, backend, address, report, no_report, quiet,
+    as_json,
 ) -> None:
+    """Play the decks twice on the same tables, deals, seat orders and seed: once as they are
+    (the baseline), once with a card patch (--patch) and/or another rules profile
+    (--rules-b). Every deck's win rate, matchup, victory-path share, seat figure and
+    card metric is compared game by game, with 95% intervals from the paired per-deal
+    differences and Benjamini-Hochberg flags. Writes both run dirs and a report
+    (reports/<name>/index.html)."""
     from rnr_sim.compare import (
         CompareOptions,
         Interrupted,

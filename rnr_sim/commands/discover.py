@@ -6,79 +6,80 @@ from __future__ import annotations
 import json
 import shlex
 import sys
-from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from rnr_sim.commands.options import (
-    AddressOption,
-    BackendOption,
-    CardsOption,
-    RulesOption,
-    ThreadsOption,
+    DEFAULT_SEED,
+    EXIT_INTERRUPTED,
+    deck_list_option,
+    option,
+    out_option,
+    shared_options,
 )
+
+FieldOption = deck_list_option("--field", "The decks every candidate plays. Default: the "
+                                          "shipped sample decks.")
+BudgetOption = option(int, "--budget", metavar="GAMES", show_default=True,
+                      help="Every game the command plays: search, tuning, held-out, metagame.")
+OutOption = out_option("DIR", "The discovery dir. Default: runs/discover-<date-time>.")
+ResumeOption = option(bool, "--resume", help="Carry on a stopped discovery in --out (give the "
+                                             "same options).")
+MetaOption = option(bool, "--meta", help="Search in rounds, each against the equilibrium mix "
+                                         "of the round before, until the mix settles (at most "
+                                         "3 rounds).")
+BatchOption = option(int, "--batch", metavar="N", show_default=True,
+                     help="Children a generation (fewer on a small budget).")
+CellsOption = option(str, "--cells", metavar="KIND", show_default=True,
+                     help="The archive's cells: path-speed (the path of most wins x the mean "
+                          "turn of the wins) or branch (main Branch x its share of the cards).")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``discover`` to the app."""
-    app.command(
-        "discover",
-        short_help="Search the legal decks of a card pool for the strongest of each kind.",
-        help="MAP-Elites (pyribs) over every Article V-legal deck of the loaded cards "
-        "(default: the 355-card Original Set): one cell per (victory path that gives most "
-        "wins, mean turn of the wins), its elite the strongest deck of that kind. Every "
-        "candidate plays the --field decks on the same deals, each with the built-in pilot "
-        "that wins most with it; weak ones stop early (racing). Every elite is then "
-        "re-measured on deals of a seed the search never used (the figures reported), and "
-        "the best meet the field in a matchup matrix with its equilibrium. --budget bounds "
-        "every game played. Writes a discovery dir: manifest.json, archive.parquet, "
-        "deck_cards.parquet, field.parquet, matchups.parquet and elites/NN.txt deck lists "
-        "that validate, run, compare and tune take as they are; `rnr-sim report DIR` "
-        "draws it. Ctrl-C stops after the games under way; --resume carries on.",
-        epilog="Example: rnr-sim discover --field decks/*.txt --budget 2000000 --seed 7 "
-        "--out runs/discovery",
-    )(discover_command)
+    app.command("discover",
+                short_help="Search the legal decks of a card pool for the strongest of each "
+                           "kind.",
+                epilog="Example: rnr-sim discover --field decks/*.txt --budget 2000000 "
+                       "--seed 7 --out runs/discovery")(discover_command)
 
 
+@shared_options
 def discover_command(
-    field: Annotated[list[Path] | None, typer.Option(
-        "--field", metavar="DECK", show_default=False,
-        help="A deck of the field (repeat). Default: the shipped sample decks.")] = None,
-    budget: Annotated[int, typer.Option("--budget", metavar="GAMES",
-                                        help="Every game the command plays.")] = 1_000_000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the search.")] = 20261201,
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="DIR", show_default=False,
-        help="The discovery dir. Default: runs/discover-<date-time>.")] = None,
-    resume: Annotated[bool, typer.Option(
-        "--resume", help="Carry on a stopped discovery in --out (the same options).")] = False,
-    meta: Annotated[bool, typer.Option(
-        "--meta", help="Search in rounds, each against the equilibrium mix of the round "
-        "before, until the mix settles (at most 3 rounds).")] = False,
-    batch: Annotated[int, typer.Option("--batch", metavar="N",
-                                       help="Children a generation.")] = 64,
-    cards: CardsOption = None,
-    rules: RulesOption = None,
-    threads: ThreadsOption = None,
-    backend: BackendOption = "local",
-    address: AddressOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    field: FieldOption = None,
+    budget: BudgetOption = 1_000_000,
+    out: OutOption = None,
+    resume: ResumeOption = False,
+    meta: MetaOption = False,
+    batch: BatchOption = 64,
+    cells: CellsOption = "path-speed",
+    *, seed, cards, rules, threads, backend, address, as_json,
 ) -> None:
+    """MAP-Elites (pyribs) over every Article V-legal deck of the loaded cards (default:
+    the 355-card Original Set): one cell per kind of deck (--cells), its elite the
+    strongest deck of that kind. Every candidate plays the --field decks on the same
+    deals, each with the built-in pilot that wins most with it; weak ones stop early
+    (racing); the best elites' pilots are tuned. Every elite is then re-measured on deals
+    of a seed the search never used (the figures reported), and the best meet the field in
+    a matchup matrix with its equilibrium. --budget bounds every game played. Writes a
+    discovery dir: manifest.json, archive.parquet, deck_cards.parquet, field.parquet,
+    matchups.parquet and elites/NN.txt deck lists that validate, run, compare and tune
+    take as they are; `rnr-sim report DIR` draws it. Ctrl-C stops after the games under
+    way; --resume carries on to the same archive."""
     from rnr_sim.discover import DiscoverOptions, discover
 
-    options = DiscoverOptions(field=field or (), cards=cards, budget=budget, seed=seed,
+    options = DiscoverOptions(field=field or (), cards=cards, budget=budget,
+                              seed=DEFAULT_SEED if seed is None else seed,
                               rules=rules, threads=threads, backend=backend, address=address,
-                              out=out, resume=resume, meta=meta, batch=batch,
+                              out=out, resume=resume, meta=meta, batch=batch, cells=cells,
                               command=shlex.join(["rnr-sim", *sys.argv[1:]]))
     result = discover(options, progress=not as_json)
     if result.stopped:
         for m in result.messages:
             typer.echo(m, err=True)
-        raise typer.Exit(130)
-    m = result.manifest
+        raise typer.Exit(EXIT_INTERRUPTED)
     if as_json:
-        typer.echo(json.dumps({"out": str(result.out), "manifest": m,
+        typer.echo(json.dumps({"out": str(result.out), "manifest": result.manifest,
                                "archive": result.archive.to_dicts(),
                                "field": result.field.to_dicts()}, indent=2, default=str))
         return
@@ -103,8 +104,7 @@ def summary_lines(result) -> list[str]:
     a = result.archive.head(10)
     for row in a.iter_rows(named=True):
         lines.append(
-            f"  {row['elite_id']:>2}  {row['cell_path']:<9} turn {row['speed_lo']:.0f}-"
-            f"{row['speed_hi']:.0f}  {100 * row['share_heldout']:5.1f}% "
+            f"  {row['elite_id']:>2}  {row['cell']:<34} {100 * row['share_heldout']:5.1f}% "
             f"[{100 * row['share_heldout_lo']:.1f}, {100 * row['share_heldout_hi']:.1f}]"
             f"  search {100 * row['share_search']:5.1f}%  {row['pilot']:<8} {row['deck_file']}")
     best = m["heldout"]["best_field_deck"]

@@ -8,89 +8,59 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
-    CardsOption,
-    NoReportOption,
-    PlayersOption,
-    ReportDirOption,
-    ThreadsOption,
+    argument,
+    deck_list_option,
+    games_option,
+    option,
+    out_option,
+    shared_options,
 )
+
+NewDecksOption = deck_list_option("--decks", "The expansion's decks.")
+GamesOption = games_option(f"Deals per table, each in every seat order. "
+                           f"Default: {runner.DEFAULT_GAMES:,}.")
+OutOption = out_option("DIR", "New or empty folder for after/ (and before/). Default: "
+                              "runs/expansion-<YYYYmmdd-HHMMSS>.")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``expansion`` to the app."""
-    app.command(
-        "expansion",
-        short_help="What an expansion does to the metagame, on the same deals.",
-        help="Play the base decks and the expansion's decks (--decks) with the base catalog "
-        "layered under the expansion (--with), and compare with the base field alone on the "
-        "same tables and deals: each old deck's win share before (against the old decks) "
-        "and after (in the grown field) with paired 95% intervals, the new decks' win rates "
-        "against the old field, victory-path shares before and after, and the expansion's "
-        "cards ranked by play rate and the adjusted IWD. When the expansion has errata on "
-        "cards the old decks hold, the before side is a second run without the errata. "
-        "Writes OUT/after (a run dir holding expansion.json) and a report.",
-        epilog="Example: rnr-sim expansion decks/*.txt --with rnr_sim/data/"
-        "expansion_frontier.toml --decks decks/expansion/*.txt",
-    )(expansion_command)
+    app.command("expansion",
+                short_help="What an expansion does to the metagame, on the same deals.",
+                epilog="Example: rnr-sim expansion decks/*.txt --with "
+                       "rnr_sim/data/expansion_frontier.toml --decks "
+                       "decks/expansion/*.txt")(expansion_command)
 
 
+DecksArgument = argument(list[Path], metavar="BASE_DECK",
+                         help="The decks of the field before the expansion.")
+WithOption = option(Path, "--with", metavar="EXPANSION.toml",
+                    help="The expansion's catalog file (new cards and errata over the base).")
+
+
+@shared_options
 def expansion_command(
-    decks: Annotated[
-        list[Path],
-        typer.Argument(metavar="BASE_DECK", show_default=False,
-                       help="The decks of the field before the expansion."),
-    ],
-    with_: Annotated[
-        Path,
-        typer.Option("--with", metavar="EXPANSION.toml", show_default=False,
-                     help="The expansion's catalog file (new cards and errata over the base)."),
-    ],
-    new_decks: Annotated[
-        list[Path] | None,
-        typer.Option("--decks", metavar="DECK", show_default=False,
-                     help="A deck of the expansion (repeat the option for each)."),
-    ] = None,
-    cards: CardsOption = None,
-    games: Annotated[
-        int | None,
-        typer.Option("--games", "-n", metavar="N", show_default=False,
-                     help=f"Deals per table, each in every seat order. "
-                     f"Default: {runner.DEFAULT_GAMES:,}."),
-    ] = None,
-    players: PlayersOption = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", metavar="S", show_default=False,
-                     help=f"Master seed. Default: {runner.DEFAULT_SEED}."),
-    ] = None,
-    policy: Annotated[
-        str | None,
-        typer.Option("--policy", metavar="P", show_default=False,
-                     help="Heuristic player for every deck (default: each deck's header)."),
-    ] = None,
-    threads: ThreadsOption = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", metavar="DIR", show_default=False,
-                     help="New or empty folder for after/ (and before/). "
-                     "Default: runs/expansion-<YYYYmmdd-HHMMSS>."),
-    ] = None,
-    report: ReportDirOption = None,
-    no_report: NoReportOption = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress, no table."),
-    ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the summary as JSON on stdout only."),
-    ] = False,
+    decks: DecksArgument,
+    with_: WithOption,
+    new_decks: NewDecksOption = None,
+    games: GamesOption = None,
+    out: OutOption = None,
+    *, cards, players, seed, policy, threads, report, no_report, quiet, as_json,
 ) -> None:
+    """Play the base decks and the expansion's decks (--decks) with the base catalog layered
+    under the expansion (--with), and compare with the base field alone on the same
+    tables and deals: each old deck's win share before (against the old decks) and after
+    (in the grown field) with paired 95% intervals, the new decks' win rates against the
+    old field, victory-path shares before and after, and the expansion's cards ranked by
+    play rate and the adjusted IWD. When the expansion has errata on cards the old decks
+    hold, the before side is a second run without the errata. Writes OUT/after (a run
+    dir holding expansion.json) and a report."""
     from rnr_sim.expansion import (
         ExpansionOptions,
         format_summary,

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
 
 import typer
+
+from rnr_sim.commands.options import option, shared_options
 
 
 def _weights_help() -> str:
@@ -25,19 +26,19 @@ def _weights_help() -> str:
 
 def register(app: typer.Typer) -> None:
     """Add ``policies`` to the app."""
-    app.command(
-        "policies",
-        short_help="List the built-in pilots and their weights.",
-        help=_weights_help(),
-        epilog="Example: rnr-sim policies --show policies/tempo.toml",
-    )(policies_command)
+    app.command("policies", short_help="List the built-in pilots and their weights.",
+                help=_weights_help(),
+                epilog="Example: rnr-sim policies --show policies/tempo.toml")(policies_command)
 
 
+ShowOption = option(Path | None, "--show", metavar="POLICY.toml",
+                    help="Check a policy file and show its weights beside its base's.")
+
+
+@shared_options
 def policies_command(
-    show: Annotated[Path | None, typer.Option(
-        "--show", metavar="POLICY.toml", show_default=False,
-        help="Check a policy file and show its weights beside its base's.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    show: ShowOption = None,
+    *, as_json,
 ) -> None:
     from rnr_sim.engine.policies import POLICY_NAMES, WEIGHT_SPECS
     from rnr_sim.pilots import builtin, load_policy

@@ -2,51 +2,72 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
-from typing import Annotated
 
 import typer
+
+from rnr_sim.commands.options import argument, option, out_option
+
+OutOption = out_option("DIR", "Report folder: new, empty, or an earlier report of the same run "
+                              "(its files are replaced). Default: reports/<run dir name>.")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``report`` to the app."""
-    app.command(
-        "report",
-        short_help="Write the balance report of a run dir.",
-        help="Read a run dir (from `rnr-sim run`) and write a self-contained balance report: "
-        "index.html (verdict, decks, matchups and the Nash metagame, victory paths, seats, "
-        "branches, cards, game length), summary.md, and every table as CSV. The run dir is "
-        "checked against its manifest first: a missing, extra or unreadable parquet part is "
-        "an error (exit 2) and nothing is written; a stopped run is reported with a banner.",
-        epilog="Example: rnr-sim report runs/20250101-120000 --out reports/meta",
-    )(report_command)
+    app.command("report", short_help="Write the balance report of a run dir.",
+                epilog="Example: rnr-sim report runs/20250101-120000 --out "
+                       "reports/meta")(report_command)
+
+
+RunDirArgument = argument(Path, metavar="RUN_DIR", help="A run dir written by `rnr-sim run`, "
+                          "or a discovery dir written by `rnr-sim discover`.")
+SvgOption = option(bool, "--svg", help="Draw the figures as SVG instead of PNG.")
 
 
 def report_command(
-    run_dir: Annotated[
-        Path,
-        typer.Argument(metavar="RUN_DIR", show_default=False,
-                       help="A run dir written by `rnr-sim run`."),
-    ],
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", metavar="DIR", show_default=False,
-                     help="Report folder: new, empty, or an earlier report of the same run "
-                     "(its files are replaced). Default: reports/<run dir name>."),
-    ] = None,
-    svg: Annotated[
-        bool, typer.Option("--svg", help="Draw the figures as SVG instead of PNG."),
-    ] = False,
+    run_dir: RunDirArgument,
+    out: OutOption = None,
+    svg: SvgOption = False,
 ) -> None:
+    """Read a run dir (from `rnr-sim run`) and write a self-contained balance report:
+    index.html (verdict, decks, matchups and the Nash metagame, victory paths, seats,
+    branches, cards, game length), summary.md, and every table as CSV. The run dir is
+    checked against its manifest first: a missing, extra or unreadable parquet part is
+    an error (exit 2) and nothing is written; a stopped run is reported with a banner."""
     # imported here so that other subcommands start without matplotlib
+    from tqdm import tqdm
+
     from rnr_sim.report import build_report
     from rnr_sim.report.balance import build_balance_report, is_balance_dir
+    from rnr_sim.report.discovery import build_discovery_report, is_discovery_dir
 
     t0 = time.perf_counter()
     target = out if out is not None else Path("reports") / Path(run_dir).resolve().name
+    if is_discovery_dir(run_dir):  # a discovery dir (rnr-sim discover): its own page
+        index = build_discovery_report(run_dir, target)
+        typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
+        return
     if is_balance_dir(run_dir):  # a balance dir (rnr-sim balance): its own page
         index = build_balance_report(run_dir, target)
-    else:
-        index = build_report(run_dir, target, svg=svg)
+        typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
+        return
+    bars = []  # opened at the first part read: a run dir refused by its checks shows none
+
+    def progress(games: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
+                             dynamic_ncols=True, desc="Reading the run (2 passes)",
+                             leave=False))
+        bar = bars[0]
+        if total and bar.total != total:
+            bar.total = total
+        bar.update(games)
+
+    try:
+        index = build_report(run_dir, target, svg=svg, progress=progress, figures_apart=True)
+    finally:
+        for bar in bars:
+            bar.close()
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")

@@ -6,19 +6,17 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
-    AddressOption,
-    BackendOption,
-    CardsOption,
-    PlayersOption,
-    RulesOption,
-    ThreadsOption,
+    argument,
+    games_option,
+    option,
+    out_option,
+    shared_options,
 )
 from rnr_sim.errors import InputError
 
@@ -27,85 +25,48 @@ _SHAPE_OPTIONS = ("--games", "--players", "--seed", "--rules", "--cards", "--pol
                   "--out", "--chunk-size", "--mirrors", "--vs", "--allow-illegal")
 
 
+GamesOption = games_option(f"Deals per table, each played in every seat order. "
+                           f"Default: {runner.DEFAULT_GAMES:,}.")
+OutOption = out_option("DIR", "New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>.")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``run`` to the app."""
-    app.command(
-        "run",
-        short_help="Play every table of the decks into a run dir.",
-        help="Play every table of P distinct decks (round robin for 2 players), --games "
-        "deals per table, each deal in every seat order, and write the games to a run dir "
-        "(manifest.json + parquet) for `rnr-sim report`. Ctrl-C stops after the current "
-        "chunk; --resume DIR finishes it.",
-        epilog="Example: rnr-sim run decks/*.txt --games 10000 --threads 2",
-    )(run_command)
+    app.command("run", short_help="Play every table of the decks into a run dir.",
+                epilog="Example: rnr-sim run decks/*.txt --games 10000 --threads 2")(run_command)
 
 
+DecksArgument = argument(list[Path] | None, metavar="DECK",
+                         help="Deck list files (none with --resume).")
+ChunkSizeOption = option(int | None, "--chunk-size", metavar="N",
+                         help=f"Games per chunk (one parquet part each). "
+                              f"Default: {runner.DEFAULT_CHUNK_SIZE:,}.")
+VsOption = option(Path | None, "--vs", metavar="DECK",
+                  help="Play only the tables holding this deck (one deck vs the field).")
+NoSpaceCheckOption = option(bool, "--no-space-check",
+                           help="Start even if the run's estimated parquet is more than the "
+                                "free disk space.")
+ResumeOption = option(Path | None, "--resume", metavar="DIR",
+                      help="Finish a stopped run in DIR (its decks and options come from its "
+                           "manifest).")
+
+
+@shared_options
 def run_command(
-    decks: Annotated[
-        list[Path] | None,
-        typer.Argument(metavar="DECK", show_default=False,
-                       help="Deck list files (none with --resume)."),
-    ] = None,
-    games: Annotated[
-        int | None,
-        typer.Option("--games", "-n", metavar="N", show_default=False,
-                     help=f"Deals per table, each played in every seat order. "
-                     f"Default: {runner.DEFAULT_GAMES}."),
-    ] = None,
-    players: PlayersOption = None,
-    seed: Annotated[
-        int | None,
-        typer.Option("--seed", metavar="S", show_default=False,
-                     help=f"Master seed (0 to 2**64-1). Default: {runner.DEFAULT_SEED}."),
-    ] = None,
-    rules: RulesOption = None,
-    cards: CardsOption = None,
-    policy: Annotated[
-        str | None,
-        typer.Option("--policy", metavar="P", show_default=False,
-                     help="Heuristic player for every deck, overriding each deck's "
-                     f"'Policy:' header (default: that header, else {runner.DEFAULT_POLICY})."),
-    ] = None,
-    threads: ThreadsOption = None,
-    backend: BackendOption = "local",
-    address: AddressOption = None,
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", "-o", metavar="DIR", show_default=False,
-                     help="New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>."),
-    ] = None,
-    chunk_size: Annotated[
-        int | None,
-        typer.Option("--chunk-size", metavar="N", show_default=False,
-                     help=f"Games per chunk (one parquet part each). "
-                     f"Default: {runner.DEFAULT_CHUNK_SIZE:,}."),
-    ] = None,
-    mirrors: Annotated[
-        bool,
-        typer.Option("--mirrors", help="Also play each deck against itself."),
-    ] = False,
-    vs: Annotated[
-        Path | None,
-        typer.Option("--vs", metavar="DECK", show_default=False,
-                     help="Play only the tables holding this deck (one deck vs the field)."),
-    ] = None,
-    allow_illegal: Annotated[
-        bool,
-        typer.Option("--allow-illegal", help="Play decks that break Article V."),
-    ] = False,
-    resume: Annotated[
-        Path | None,
-        typer.Option("--resume", metavar="DIR", show_default=False,
-                     help="Finish a stopped run in DIR (its decks and options come from "
-                     "its manifest)."),
-    ] = None,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="No progress bar, no table."),
-    ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print a machine-readable summary on stdout only."),
-    ] = False,
+    decks: DecksArgument = None,
+    games: GamesOption = None,
+    out: OutOption = None,
+    chunk_size: ChunkSizeOption = None,
+    vs: VsOption = None,
+    resume: ResumeOption = None,
+    no_space_check: NoSpaceCheckOption = False,
+    *, players, seed, rules, cards, policy, threads, backend, address, mirrors, allow_illegal,
+    quiet, as_json,
 ) -> None:
+    """Play every table of P distinct decks (round robin for 2 players), --games deals per
+    table, each deal in every seat order, and write the games to a run dir
+    (manifest.json + parquet) for `rnr-sim report`. Ctrl-C stops after the current
+    chunk; --resume DIR finishes it."""
     progress = not quiet
     if resume is not None:
         given = [name for name, value in zip(_SHAPE_OPTIONS, (
@@ -114,10 +75,11 @@ def run_command(
         if decks or given:
             what = "deck files" if decks else ", ".join(given)
             raise InputError(f"--resume continues a run as it was started: drop {what} "
-                             "(only --threads, --backend, --address, --quiet and --json may "
-                             "change)")
+                             "(only --threads, --backend, --address, --no-space-check, --quiet "
+                             "and --json may change)")
         result = runner.resume_run(resume, threads=threads, progress=progress,
-                                   backend=backend, address=address)
+                                   backend=backend, address=address,
+                                   space_check=not no_space_check)
     else:
         options = runner.RunOptions(
             decks=decks or [],
@@ -128,10 +90,16 @@ def run_command(
             chunk_size=runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size,
             mirrors=mirrors, vs=vs, allow_illegal=allow_illegal, backend=backend,
             address=address, command=shlex.join(["rnr-sim", *sys.argv[1:]]),
+            space_check=not no_space_check,
         )
         result = runner.start_run(options, progress=progress)
 
     run_dir = shlex.quote(str(result.run_dir))
+    if result.already_complete and not as_json:
+        typer.echo(f"{result.run_dir}: the run is already complete "
+                   f"({result.manifest['games_done']:,} games); nothing to do, nothing "
+                   f"changed. Next: rnr-sim report {run_dir}", err=True)
+        return
     summary = None
     if result.manifest["games_done"] and (as_json or not quiet):
         summary = runner.summarize(result.run_dir)

@@ -7,85 +7,83 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from rnr_sim.commands.options import (
+    DEFAULT_SEED,
     EXIT_INTERRUPTED,
-    AddressOption,
-    BackendOption,
-    CardsOption,
-    RulesOption,
-    ThreadsOption,
+    argument,
+    games_option,
+    option,
+    out_option,
+    shared_options,
 )
+
+GamesOption = games_option("Deals per opponent (each in both seat orders, for every pilot).",
+                           default=200)
+OutOption = out_option("RUN_DIR", "Write skill.parquet into this folder (a run dir or a new "
+                                  "folder).")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``skill`` to the app."""
-    app.command(
-        "skill",
-        short_help="How much of each deck's strength is its pilot (random/default/tuned/"
-        "search).",
-        help="Each deck plays every other given deck (those keep their own Policy: pilots) "
-        "with each of its own pilots: random (the floor), default (the built-in it plays "
-        "by: its Policy: header, or that policy file's base) and tuned (its Policy: header "
-        "when that is a policy file, or --tuned DECK=FILE) and, with --rollouts K, search "
-        "(flat Monte-Carlo over each Play Phase decision, the deck's own pilot playing the "
-        "rollouts: the yardstick). Every pilot of a deck plays "
-        "the same deals, both seat orders, so the difference from the default pilot is "
-        "paired deal by deal (95% interval). Decks are sorted by the default pilot's gap to "
-        "the best pilot measured, largest first: a deck whose tuned pilot gains a lot was "
-        "misjudged with its default one. --out writes skill.parquet into a run dir (an "
-        "existing one from rnr-sim run: its report then shows a Skill section). Cost: "
-        "(pilots per deck) x (decks - 1) x 2 x --games games per deck. --backend ray "
-        "plays the games as Ray tasks (the same table). With --out, Ctrl-C stops after "
-        "the current engine call and keeps the games played in RUN_DIR/.skill/; the same "
-        "command with --resume plays the rest.",
-        epilog="Example: rnr-sim skill decks/*.txt --games 400 --out runs/meta",
-    )(skill_command)
+    app.command("skill",
+                short_help="How much of each deck's strength is its pilot "
+                           "(random/default/tuned/search).",
+                epilog="Example: rnr-sim skill decks/*.txt --games 400 --out "
+                       "runs/meta")(skill_command)
 
 
+DecksArgument = argument(list[Path], metavar="DECK", help="Deck lists (at least 2).")
+TunedOption = option(list[str] | None, "--tuned", metavar="DECK=FILE",
+                     help="The tuned pilot of a deck (its list's path or its name) as a policy "
+                          "file; repeat for more decks. Default: the deck's Policy: file, if any.")
+RolloutsOption = option(int, "--rollouts", "-k", metavar="K",
+                        help="Add the search pilot: K rollouts per legal action and "
+                             "determinization at each Play Phase decision (0: no search pilot). "
+                             "Its cost: docs/benchmarks.md.")
+DeterminizationsOption = option(int, "--determinizations", metavar="N",
+                                help="With --rollouts: deals of the hidden cards (opponents' "
+                                     "hands and Draw Piles) per rollout batch; each option is "
+                                     "weighed on K x N playouts.")
+ResumeOption = option(bool, "--resume",
+                      help="Continue the run stopped (Ctrl-C) with this --out RUN_DIR: give the "
+                           "same decks and options; the games kept in RUN_DIR/.skill/ are not "
+                           "played again.")
+
+
+@shared_options
 def skill_command(
-    decks: Annotated[list[Path], typer.Argument(metavar="DECK", show_default=False,
-                                                help="Deck lists (at least 2).")],
-    games: Annotated[int, typer.Option("--games", "-n", metavar="G",
-                                       help="Deals per opponent (each in both seat "
-                                       "orders, for every pilot).")] = 200,
-    seed: Annotated[int, typer.Option("--seed", metavar="S", help="Seed of the deals.")] = 1,
-    tuned: Annotated[list[str] | None, typer.Option(
-        "--tuned", metavar="DECK=FILE", show_default=False,
-        help="The tuned pilot of a deck (its list's path or its name) as a policy file; "
-        "repeat for more decks. Default: the deck's Policy: file, if any.")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="RUN_DIR", show_default=False,
-        help="Write skill.parquet into this folder (a run dir or a new folder).")] = None,
-    cards: CardsOption = None,
-    rules: RulesOption = None,
-    threads: ThreadsOption = None,
-    backend: BackendOption = "local",
-    address: AddressOption = None,
-    rollouts: Annotated[int, typer.Option(
-        "--rollouts", "-k", metavar="K",
-        help="Add the search pilot: K rollouts per legal action and determinization at "
-        "each Play Phase decision (0: no search pilot). Budget, measured on 2 busy cores "
-        "with N=2, sample decks: K=8 about 4,500 search games/minute, K=32 about 1,200 "
-        "(about 20 decisions a game, 4-5 options each, K x N playouts per option; "
-        "36,000-58,000 playouts/s a core).")] = 0,
-    determinizations: Annotated[int, typer.Option(
-        "--determinizations", metavar="N",
-        help="With --rollouts: deals of the hidden cards (opponents' hands and Draw "
-        "Piles) per rollout batch; each option is weighed on K x N playouts.")] = 2,
-    resume: Annotated[bool, typer.Option(
-        "--resume", help="Continue the run stopped (Ctrl-C) with this --out RUN_DIR: give "
-        "the same decks and options; the games kept in RUN_DIR/.skill/ are not played "
-        "again.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    decks: DecksArgument,
+    games: GamesOption = 200,
+    tuned: TunedOption = None,
+    out: OutOption = None,
+    rollouts: RolloutsOption = 0,
+    determinizations: DeterminizationsOption = 2,
+    resume: ResumeOption = False,
+    *, seed, cards, rules, threads, backend, address, as_json,
 ) -> None:
+    """Each deck plays every other given deck (those keep their own Policy: pilots) with each
+    of its own pilots: random (the floor), default (the built-in it plays by: its
+    Policy: header, or that policy file's base) and tuned (its Policy: header when that
+    is a policy file, or --tuned DECK=FILE) and, with --rollouts K, search (flat Monte-
+    Carlo over each Play Phase decision, the deck's own pilot playing the rollouts: the
+    yardstick). Every pilot of a deck plays the same deals, both seat orders, so the
+    difference from the default pilot is paired deal by deal (95% interval). Decks are
+    sorted by the default pilot's gap to the best pilot measured, largest first: a deck
+    whose tuned pilot gains a lot was misjudged with its default one. --out writes
+    skill.parquet into a run dir (an existing one from rnr-sim run: its report then
+    shows a Skill section). Cost: (pilots per deck) x (decks - 1) x 2 x --games games
+    per deck. --backend ray plays the games as Ray tasks (the same table). With --out,
+    Ctrl-C stops after the current engine call and keeps the games played in
+    RUN_DIR/.skill/; the same command with --resume plays the rest."""
     from tqdm import tqdm
 
     from rnr_sim import skill
     from rnr_sim.errors import InputError
+
+    seed = DEFAULT_SEED if seed is None else seed
 
     if resume and out is None:
         raise InputError("--resume continues a skill run stopped with --out RUN_DIR: give "

@@ -5,63 +5,60 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from rnr_sim.commands.options import (
-    AddressOption,
-    BackendOption,
-    CardsOption,
-    RulesOption,
-    ThreadsOption,
+    DEFAULT_SEED,
+    argument,
+    deck_list_option,
+    option,
+    out_option,
+    shared_options,
 )
+
+FieldOption = deck_list_option("--vs", "The decks of the field.", required=True)
+OutOption = out_option("POLICY.toml", "Write the resulting policy file here (refuses to "
+                                      "overwrite).")
 
 
 def register(app: typer.Typer) -> None:
     """Add ``tune`` to the app."""
-    app.command(
-        "tune",
-        short_help="Fit a deck's pilot to its field (CMA-ES), checked on fresh deals.",
-        help="Tune DECK's heuristic pilot against the --vs decks: CMA-ES (the cma package) "
-        "over the policy weights, every candidate scored on the same deals (common random "
-        "numbers), then the best one and the start policy replay deals of a seed the search "
-        "never saw. The tuned policy is kept only if its held-out paired gain's 95% interval "
-        "lies above zero; otherwise the start is returned and the tool says so. Prints the "
-        "gain, the games spent and the weights that moved; --out writes the policy file "
-        "(usable as a deck's Policy: header or --policy). The same --seed gives the same "
-        "result on any thread count. Cost: about --budget games plus the check (a 2-core "
-        "machine plays some 50,000 sample games a second).",
-        epilog="Example: rnr-sim tune decks/scroll_assembly.txt --vs decks/bison_stampede.txt "
-        "--vs decks/eagle_blockade.txt --budget 200000 --out policies/scroll.toml",
-    )(tune_command)
+    app.command("tune",
+                short_help="Fit a deck's pilot to its field (CMA-ES), checked on fresh deals.",
+                epilog="Example: rnr-sim tune decks/scroll_assembly.txt --vs "
+                       "decks/bison_stampede.txt decks/eagle_blockade.txt --budget "
+                       "200000 --out policies/scroll.toml")(tune_command)
 
 
+DeckArgument = argument(Path, metavar="DECK", help="The deck whose pilot is tuned.")
+BudgetOption = option(int, "--budget", metavar="GAMES", help="Games the search may play.")
+HoldoutOption = option(int | None, "--holdout", metavar="DEALS",
+                       help="Deals per field deck for the held-out check. Default: a quarter of "
+                            "the budget's games, at least 200 deals.")
+PolicyOption = option(str | None, "--policy", metavar="P",
+                      help="Start policy (built-in or file). Default: the deck's own.")
+
+
+@shared_options
 def tune_command(
-    deck: Annotated[Path, typer.Argument(metavar="DECK", show_default=False,
-                                         help="The deck whose pilot is tuned.")],
-    vs: Annotated[list[Path], typer.Option("--vs", metavar="DECK", show_default=False,
-                                           help="A deck of the field (repeat).")],
-    budget: Annotated[int, typer.Option("--budget", metavar="GAMES",
-                                        help="Games the search may play.")] = 400_000,
-    holdout: Annotated[int | None, typer.Option(
-        "--holdout", metavar="DEALS", show_default=False,
-        help="Deals per field deck for the held-out check. Default: a quarter of the "
-        "budget's games, at least 200 deals.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the search and check.")] = 1,
-    policy: Annotated[str | None, typer.Option(
-        "--policy", metavar="P", show_default=False,
-        help="Start policy (built-in or file). Default: the deck's own.")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", metavar="POLICY.toml", show_default=False,
-        help="Write the resulting policy file here (refuses to overwrite).")] = None,
-    cards: CardsOption = None,
-    rules: RulesOption = None,
-    threads: ThreadsOption = None,
-    backend: BackendOption = "local",
-    address: AddressOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    deck: DeckArgument,
+    vs: FieldOption,
+    budget: BudgetOption = 400_000,
+    holdout: HoldoutOption = None,
+    policy: PolicyOption = None,
+    out: OutOption = None,
+    *, seed, cards, rules, threads, backend, address, as_json,
 ) -> None:
+    """Tune DECK's heuristic pilot against the --vs decks: CMA-ES (the cma package) over the
+    policy weights, every candidate scored on the same deals (common random numbers),
+    then the best one and the start policy replay deals of a seed the search never saw.
+    The tuned policy is kept only if its held-out paired gain's 95% interval lies above
+    zero; otherwise the start is returned and the tool says so. Prints the gain, the
+    games spent and the weights that moved; --out writes the policy file (usable as a
+    deck's Policy: header or --policy). The same --seed gives the same result on any
+    thread count. Cost: about --budget games plus the check (how many games a second:
+    docs/benchmarks.md)."""
     from tqdm import tqdm
 
     from rnr_sim.errors import InputError
@@ -74,9 +71,10 @@ def tune_command(
     bar = tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
                dynamic_ncols=True, desc="rnr-sim tune", disable=as_json)
     try:
-        result = tune(deck, vs, budget=budget, seed=seed, cards=cards, rules=rules,
-                      policy=policy, threads=threads, holdout_deals=holdout,
-                      progress=bar.update, backend=backend, address=address)
+        result = tune(deck, vs, budget=budget, seed=DEFAULT_SEED if seed is None else seed,
+                      cards=cards, rules=rules, policy=policy, threads=threads,
+                      holdout_deals=holdout, progress=bar.update, backend=backend,
+                      address=address)
     finally:
         bar.close()
     from rnr_sim.engine.policies import POLICIES

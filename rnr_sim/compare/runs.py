@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rnr_sim import enums, runner
+from rnr_sim import bounds, enums, rundir, runner
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
 from rnr_sim.execution import (
@@ -357,11 +357,13 @@ class _Staging:
         self.start_look()
 
 
-def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> None:
+def _finalize(side: _Side, deals: int, stride: int, chunk_size: int,
+              manifest: dict[str, Any]) -> dict[str, str]:
     """Write the staged games as ``rnr-sim run --games deals --chunk-size chunk_size``
     writes them: part c holds games ``[c × chunk_size, (c + 1) × chunk_size)`` with
     ``game_id = (table * deals + deal) * players + seat order``, read from the staged
-    parts of the tables it spans (so a part, not a table, is what is held in memory).
+    parts of the tables it spans (so a part, not a table, is what is held in memory),
+    each stamped with the run's identity (``manifest``'s). Returns each part's SHA-256.
     """
     plan = side.plan
     p = plan.players
@@ -376,6 +378,7 @@ def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> None:
     deal = (pl.col("game_id") // p) % stride
     seat_id = (tid * deals + deal) * p + pl.col("game_id") % p
     part = 0
+    sha: dict[str, str] = {}
     for g0 in range(0, total, chunk_size):
         g1 = min(total, g0 + chunk_size)
         t0, t1 = g0 // per_table, (g1 - 1) // per_table + 1
@@ -397,10 +400,14 @@ def _finalize(side: _Side, deals: int, stride: int, chunk_size: int) -> None:
         if games.height != g1 - g0 or seats.height != (g1 - g0) * p:
             raise RuntimeError(f"{side.dir}: staged {games.height} games for game_id "
                                f"{g0}..{g1 - 1}, expected {g1 - g0}")
-        write_parquet(side.dir / "games" / part_name(part), games.select(list(GAMES_SCHEMA)))
-        write_parquet(side.dir / "seats" / part_name(part), seats.select(list(SEATS_SCHEMA)))
+        for table, frame in (("games", games.select(list(GAMES_SCHEMA))),
+                             ("seats", seats.select(list(SEATS_SCHEMA)))):
+            sha[f"{table}/{part_name(part)}"] = write_parquet(
+                side.dir / table / part_name(part), frame,
+                rundir.part_stamp(manifest, table, part))
         part += 1
     shutil.rmtree(side.dir / STAGING, ignore_errors=True)
+    return sha
 
 
 # ---------------------------------------------------------------------------- the comparison
@@ -429,8 +436,9 @@ def run_compare(options: CompareOptions, progress: bool = True,
     runner.check_threads(options.threads)
     where = open_backend(options.backend, options.address, options.threads)
 
-    out = Path(options.out) if options.out is not None else runner.default_out("compare-")
-    runner.check_out(out)
+    out = Path(options.out) if options.out is not None else None
+    if out is not None:
+        runner.check_out(out)
 
     base_catalog = load_catalog(options.cards)
     patched = None
@@ -455,184 +463,187 @@ def run_compare(options: CompareOptions, progress: bool = True,
                          f"fewer than the {options.players} a table needs"
                          + (f" (left out: {why})" if why else ""))
 
-    # The run dirs, then the variant's catalog file (the variant run reads it).
+    n_tables = len(runner.make_tables(len(kept), options.players))
+    bounds.check_shape(n_tables, games, options.players)
+    bounds.check_chunks(n_tables * games * options.players, options.chunk_size)
+
+    # The folder (claimed and locked: one writer at a time), then the variant's catalog
+    # file (the variant run reads it).
+    out, _created, lock = runner.claim_out(out, "compare-", "compare folder")
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"--out {out}: cannot create ({e.strerror})") from None
-    variant_cards = options.cards
-    if patched is not None:
-        variant_cards = out / VARIANT_CATALOG
-        try:
-            variant_cards.write_text(patched.text, encoding="utf-8")
-        except OSError as e:
-            raise InputError(f"{variant_cards}: cannot write ({e.strerror})") from None
+        variant_cards = options.cards
+        if patched is not None:
+            variant_cards = out / VARIANT_CATALOG
+            try:
+                variant_cards.write_text(patched.text, encoding="utf-8")
+            except OSError as e:
+                raise InputError(f"{variant_cards}: cannot write ({e.strerror})") from None
 
-    def plan(cards, rules):
-        return runner.plan_run(runner.RunOptions(
-            decks=kept, games=games, players=options.players, seed=options.seed, rules=rules,
-            cards=cards, policy=options.policy, threads=options.threads,
-            chunk_size=options.chunk_size))
+        def plan(cards, rules):
+            return runner.plan_run(runner.RunOptions(
+                decks=kept, games=games, players=options.players, seed=options.seed, rules=rules,
+                cards=cards, policy=options.policy, threads=options.threads,
+                chunk_size=options.chunk_size))
 
-    plan_b = plan(options.cards, options.rules)
-    plan_v = plan(variant_cards, options.rules_b if options.rules_b is not None
-                  else options.rules)
-    assert plan_b.deck_names == plan_v.deck_names and np.array_equal(plan_b.tables,
-                                                                     plan_v.tables)
-    driver = runner.engine_driver()
-    sides = [_Side("baseline", plan_b, out / "baseline"), _Side("variant", plan_v, out / "variant")]
-    for side in sides:
-        for sub in ("games", "seats"):
-            (side.dir / STAGING / sub).mkdir(parents=True, exist_ok=True)
-        side.plan.compile(driver)
-        write_parquet(side.dir / "decks.parquet", runner.decks_frame(side.plan))
-        write_parquet(side.dir / "cards.parquet", cards_frame(
-            side.plan.catalog, sets_from=plan_b.catalog if side is sides[1] else None))
-    policy_names = plan_b.policy_names
-    assert policy_names == plan_v.policy_names
+        plan_b = plan(options.cards, options.rules)
+        plan_v = plan(variant_cards, options.rules_b if options.rules_b is not None
+                      else options.rules)
+        assert plan_b.deck_names == plan_v.deck_names and np.array_equal(plan_b.tables,
+                                                                         plan_v.tables)
+        driver = runner.engine_driver()
+        sides = [_Side("baseline", plan_b, out / "baseline"), _Side("variant", plan_v, out / "variant")]
+        for side in sides:
+            for sub in ("games", "seats"):
+                (side.dir / STAGING / sub).mkdir(parents=True, exist_ok=True)
+            side.plan.compile(driver)
+        policy_names = plan_b.policy_names
+        assert policy_names == plan_v.policy_names
 
-    n_decks = len(plan_b.decks)
-    players = options.players
-    n_tables = len(plan_b.tables)
-    per_deal = players * np.bincount(plan_b.tables.ravel(), minlength=n_decks).astype(float)
-    stride = games  # provisional game_id numbering: the cap of deals per table
+        n_decks = len(plan_b.decks)
+        players = options.players
+        n_tables = len(plan_b.tables)
+        per_deal = players * np.bincount(plan_b.tables.ravel(), minlength=n_decks).astype(float)
+        stride = games  # provisional game_id numbering: the cap of deals per table
 
-    engines = {side.role: engine_play(driver, side.plan, where.threads) for side in sides}
+        engines = {side.role: engine_play(driver, side.plan, where.threads) for side in sides}
 
-    def play(chunk: Chunk):
-        return engines[chunk.tag](chunk.inputs)
+        def play(chunk: Chunk):
+            return engines[chunk.tag](chunk.inputs)
 
-    staging = _Staging(sides, policy_names, n_tables, players)
-    numbers = itertools.count()  # staged part numbers, shared by the looks
+        staging = _Staging(sides, policy_names, n_tables, players)
+        numbers = itertools.count()  # staged part numbers, shared by the looks
 
-    def look_chunks(d0: int, d1: int):
-        """Deals [d0, d1) of every table: each piece once per side, the same inputs."""
-        for t_a, t_b, d_a, d_b in _pieces(n_tables, players, d0, d1, options.chunk_size):
-            inputs = _inputs(plan_b, t_a, t_b, d_a, d_b, stride)
-            index = next(numbers)
-            for side in sides:
-                yield Chunk(index, inputs, side.role)
-
-    precision = options.precision
-    min_deals = min(options.min_deals, games)
-    target = games if precision is None else min_deals
-    done = 0
-    looks: list[Look] = []
-    compile_s = 0.0
-    interrupted = False
-    bar = Progress("rnr-sim compare", 2 * target * n_tables * players, show=progress, log=log)
-    try:
-        with where, StopOnInterrupt(bar.note, "Stopping: the comparison keeps the deals of the "
-                             "looks completed so far") as stop, bar:
-            while True:
-                staging.start_look()
-                tally = execute(look_chunks(done, target), play, staging, stop=stop,
-                                progress=bar, backend=where,
-                                warm_up=driver.needs_compile if not looks else None)
-                compile_s += tally.compile_s
+        def look_chunks(d0: int, d1: int):
+            """Deals [d0, d1) of every table: each piece once per side, the same inputs."""
+            for t_a, t_b, d_a, d_b in _pieces(n_tables, players, d0, d1, options.chunk_size):
+                inputs = _inputs(plan_b, t_a, t_b, d_a, d_b, stride)
+                index = next(numbers)
                 for side in sides:
-                    side.simulate_s += tally.simulate_s.get(side.role, 0.0)
-                    side.write_s += tally.write_s.get(side.role, 0.0)
-                if tally.interrupted:
-                    interrupted = True
-                    staging.discard_look()
-                    break
-                staging.keep_look()
-                done = target
-                if precision is None:
-                    looks.append(Look(done, None, None, True))
-                    break
-                s2, half, scale = deck_half_widths(staging.wins, plan_b.tables, per_deal,
-                                                   done)
-                need = max(chow_robbins_need(float(v), precision, scale=float(w))
-                           for v, w in zip(s2, scale, strict=True))
-                met = done >= need
-                widest = int(np.argmax(half))
-                look = Look(done, float(half[widest]), plan_b.deck_names[widest], met)
-                looks.append(look)
-                if met or done >= games:
-                    bar.note(f"look {len(looks)}: {done:,} deals per table; widest deck "
-                             f"interval ±{100 * half[widest]:.2f} pp "
-                             f"({plan_b.deck_names[widest]}); "
-                             + ("target met: stop" if met else "the --games cap: stop"))
-                    break
-                nxt = max(done + max(1, math.ceil(done / 10)), math.ceil(1.05 * need))
-                target = int(min(games, nxt, math.ceil(MAX_GROWTH * done)))
-                look.next_deals = target
-                bar.note(f"look {len(looks)}: {done:,} deals per table; widest deck interval "
-                         f"±{100 * half[widest]:.2f} pp ({plan_b.deck_names[widest]}), target "
-                         f"±{100 * precision:g} pp: continuing to {target:,} deals")
-                bar.set_total(2 * target * n_tables * players)
-    except KeyboardInterrupt:
-        interrupted = True
+                    yield Chunk(index, inputs, side.role)
 
-    if done == 0:
-        shutil.rmtree(out, ignore_errors=True)
-        raise Interrupted("stopped before the first look finished: nothing was kept")
+        precision = options.precision
+        min_deals = min(options.min_deals, games)
+        target = games if precision is None else min_deals
+        done = 0
+        looks: list[Look] = []
+        compile_s = 0.0
+        interrupted = False
+        bar = Progress("rnr-sim compare", 2 * target * n_tables * players, show=progress, log=log)
+        try:
+            with where, StopOnInterrupt(bar.note, "Stopping: the comparison keeps the deals of the "
+                                 "looks completed so far") as stop, bar:
+                while True:
+                    staging.start_look()
+                    tally = execute(look_chunks(done, target), play, staging, stop=stop,
+                                    progress=bar, backend=where,
+                                    warm_up=driver.needs_compile if not looks else None)
+                    compile_s += tally.compile_s
+                    for side in sides:
+                        side.simulate_s += tally.simulate_s.get(side.role, 0.0)
+                        side.write_s += tally.write_s.get(side.role, 0.0)
+                    if tally.interrupted:
+                        interrupted = True
+                        staging.discard_look()
+                        break
+                    staging.keep_look()
+                    done = target
+                    if precision is None:
+                        looks.append(Look(done, None, None, True))
+                        break
+                    s2, half, scale = deck_half_widths(staging.wins, plan_b.tables, per_deal,
+                                                       done)
+                    need = max(chow_robbins_need(float(v), precision, scale=float(w))
+                               for v, w in zip(s2, scale, strict=True))
+                    met = done >= need
+                    widest = int(np.argmax(half))
+                    look = Look(done, float(half[widest]), plan_b.deck_names[widest], met)
+                    looks.append(look)
+                    if met or done >= games:
+                        bar.note(f"look {len(looks)}: {done:,} deals per table; widest deck "
+                                 f"interval ±{100 * half[widest]:.2f} pp "
+                                 f"({plan_b.deck_names[widest]}); "
+                                 + ("target met: stop" if met else "the --games cap: stop"))
+                        break
+                    nxt = max(done + max(1, math.ceil(done / 10)), math.ceil(1.05 * need))
+                    target = int(min(games, nxt, math.ceil(MAX_GROWTH * done)))
+                    look.next_deals = target
+                    bar.note(f"look {len(looks)}: {done:,} deals per table; widest deck interval "
+                             f"±{100 * half[widest]:.2f} pp ({plan_b.deck_names[widest]}), target "
+                             f"±{100 * precision:g} pp: continuing to {target:,} deals")
+                    bar.set_total(2 * target * n_tables * players)
+        except KeyboardInterrupt:
+            interrupted = True
 
-    # Write both run dirs as `rnr-sim run --games done` would, naming each other.
-    finalize_s = {}
-    for side in sides:
-        t1 = time.perf_counter()
-        _finalize(side, done, stride, options.chunk_size)
-        finalize_s[side.role] = time.perf_counter() - t1
-        side.plan = replace(side.plan, games=done, chunk_size=options.chunk_size)
-    patch_path = None if options.patch is None else str(Path(options.patch).resolve())
-    rules_b_path = None if options.rules_b is None else str(Path(options.rules_b).resolve())
-    for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
-        manifest = runner.new_manifest(side.plan, driver, options.command)
-        n_games = side.plan.games_total
-        sim_s = side.simulate_s
-        wr_s = side.write_s + finalize_s[side.role]
-        manifest.update({
-            "status": "complete",
-            "games_done": n_games,
-            "chunks": {"total": side.plan.n_chunks, "complete": list(range(side.plan.n_chunks))},
-            "timings": {"compile_s": round(compile_s, 3), "simulate_s": round(sim_s, 3),
-                        "write_s": round(wr_s, 3), "total_s": round(sim_s + wr_s, 3),
-                        "games_per_s": round(n_games / (sim_s + wr_s), 1)
-                        if sim_s + wr_s > 0 else 0.0},
-            "execution": [{**where.describe(), "started": started}],
-            "compare": {"role": side.role, "other": str(other.dir.resolve()),
-                        "patch": patch_path, "rules_b": rules_b_path},
-        })
-        runner.write_manifest(side.dir, manifest)
+        if done == 0:
+            shutil.rmtree(out, ignore_errors=True)
+            raise Interrupted("stopped before the first look finished: nothing was kept")
 
-    rules_changes = {k: (base_profile[k], variant_profile[k]) for k in base_profile.values
-                     if base_profile[k] != variant_profile[k]}
-    stopping: dict[str, Any] = {"precision": precision}
-    if precision is not None:
-        last = looks[-1] if looks else None
-        stopping.update({
-            "rule": stopping_rule(precision, min_deals),
-            "min_deals": min_deals,
-            "cap": games,
-            "looks": [lk.deals for lk in looks],
-            "met": bool(last and last.met),
-            "reason": ("interrupted" if interrupted else "target met" if last and last.met
-                       else "the --games cap"),
-        })
-    result = CompareResult(
-        out=out, baseline_dir=sides[0].dir, variant_dir=sides[1].dir, deals=done,
-        games=done * n_tables * players, excluded=excluded, looks=looks, stopping=stopping,
-        patch_lines=patched.describe() if patched is not None else [],
-        rules_changes=rules_changes,
-        timings={"compile_s": round(compile_s, 3),
-                 "simulate_s": round(sum(s.simulate_s for s in sides), 3),
-                 "write_s": round(sum(s.write_s for s in sides) + sum(finalize_s.values()), 3),
-                 "total_s": round(time.perf_counter() - t_start, 3)},
-        interrupted=interrupted,
-        patch_path=None if options.patch is None else str(options.patch),
-        rules_b_path=None if options.rules_b is None else str(options.rules_b),
-        patch_name=patch.name if patch is not None else "",
-        patch_note=patch.note if patch is not None else "",
-        options={"games": games, "players": players, "seed": options.seed,
-                 "precision": precision, "rules": None if options.rules is None
-                 else str(options.rules), "cards": _cards_option(options.cards),
-                 "policy": options.policy,
-                 "command": options.command},
-    )
-    return result
+        # Write both run dirs as `rnr-sim run --games done` would, naming each other.
+        finalize_s = {}
+        patch_path = None if options.patch is None else str(Path(options.patch).resolve())
+        rules_b_path = None if options.rules_b is None else str(Path(options.rules_b).resolve())
+        for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
+            side.plan = replace(side.plan, games=done, chunk_size=options.chunk_size)
+            manifest = runner.new_manifest(side.plan, driver, options.command)
+            t1 = time.perf_counter()
+            manifest["files"] = _finalize(side, done, stride, options.chunk_size, manifest)
+            runner.write_tables(side.dir, side.plan, manifest, cards=cards_frame(
+                side.plan.catalog, sets_from=plan_b.catalog if side is sides[1] else None))
+            finalize_s[side.role] = time.perf_counter() - t1
+            n_games = side.plan.games_total
+            sim_s = side.simulate_s
+            wr_s = side.write_s + finalize_s[side.role]
+            manifest.update({
+                "status": "complete",
+                "games_done": n_games,
+                "chunks": {"total": side.plan.n_chunks, "complete": list(range(side.plan.n_chunks))},
+                "timings": {"compile_s": round(compile_s, 3), "simulate_s": round(sim_s, 3),
+                            "write_s": round(wr_s, 3), "total_s": round(sim_s + wr_s, 3),
+                            "games_per_s": round(n_games / (sim_s + wr_s), 1)
+                            if sim_s + wr_s > 0 else 0.0},
+                "execution": [{**where.describe(), "started": started}],
+                "compare": {"role": side.role, "other": str(other.dir.resolve()),
+                            "patch": patch_path, "rules_b": rules_b_path},
+            })
+            runner.write_manifest(side.dir, manifest)
+
+        rules_changes = {k: (base_profile[k], variant_profile[k]) for k in base_profile.values
+                         if base_profile[k] != variant_profile[k]}
+        stopping: dict[str, Any] = {"precision": precision}
+        if precision is not None:
+            last = looks[-1] if looks else None
+            stopping.update({
+                "rule": stopping_rule(precision, min_deals),
+                "min_deals": min_deals,
+                "cap": games,
+                "looks": [lk.deals for lk in looks],
+                "met": bool(last and last.met),
+                "reason": ("interrupted" if interrupted else "target met" if last and last.met
+                           else "the --games cap"),
+            })
+        result = CompareResult(
+            out=out, baseline_dir=sides[0].dir, variant_dir=sides[1].dir, deals=done,
+            games=done * n_tables * players, excluded=excluded, looks=looks, stopping=stopping,
+            patch_lines=patched.describe() if patched is not None else [],
+            rules_changes=rules_changes,
+            timings={"compile_s": round(compile_s, 3),
+                     "simulate_s": round(sum(s.simulate_s for s in sides), 3),
+                     "write_s": round(sum(s.write_s for s in sides) + sum(finalize_s.values()), 3),
+                     "total_s": round(time.perf_counter() - t_start, 3)},
+            interrupted=interrupted,
+            patch_path=None if options.patch is None else str(options.patch),
+            rules_b_path=None if options.rules_b is None else str(options.rules_b),
+            patch_name=patch.name if patch is not None else "",
+            patch_note=patch.note if patch is not None else "",
+            options={"games": games, "players": players, "seed": options.seed,
+                     "precision": precision, "rules": None if options.rules is None
+                     else str(options.rules), "cards": _cards_option(options.cards),
+                     "policy": options.policy,
+                     "command": options.command},
+        )
+        return result
+    finally:
+        lock.release()
 
 
 def cards_frame(catalog, sets_from=None) -> pl.DataFrame:

@@ -7,9 +7,11 @@ The budget (every game the command plays) is spent in three phases, in this orde
 1. **search** (``search.py``): MAP-Elites generations until the next could overrun
    ``SEARCH_SHARE`` of the budget; with ``--meta``, the search runs in rounds, each against
    the equilibrium mix of the round before (``meta.py``);
-2. **held-out**: every elite and every field deck against the field on deals of a seed the
+2. **tuning**: the pilots of the best elites fitted by ``tune`` (``meta.TUNE_SHARE``), a
+   tuned pilot kept only when it wins more on tune's own held-out deals;
+3. **held-out**: every elite and every field deck against the field on deals of a seed the
    search never used (what is left of the budget but the matrix's share);
-3. **metagame**: the best elites and the field's decks against each other (``MATRIX_SHARE``),
+4. **metagame**: the best elites and the field's decks against each other (``MATRIX_SHARE``),
    the matchup matrix, its Nash equilibrium and the paths of the metagame.
 """
 
@@ -27,13 +29,11 @@ from rnr_sim.errors import InputError
 
 ORIGINAL_SET = Path(__file__).resolve().parent.parent / "data" / "original.toml"
 DEFAULT_BUDGET = 1_000_000
-DEFAULT_SEED = 20261201
 MIN_BUDGET = 50_000
 MAX_BUDGET = 10**10
 SEARCH_SHARE = 0.75
 MATRIX_SHARE = 0.08
 BATCH = 64  # children a generation
-TOP_FOR_MATRIX = 8  # elites (by held-out share) in the metagame matrix
 CHECKPOINT = ".discover"
 MANIFEST = "manifest.json"
 
@@ -45,7 +45,7 @@ class DiscoverOptions:
     field: Sequence[str | Path] = ()  # default: the sample decks
     cards: Any = None  # default: the Original Set
     budget: int = DEFAULT_BUDGET
-    seed: int = DEFAULT_SEED
+    seed: int = 20251129  # runner.DEFAULT_SEED: every command's default seed
     rules: str | Path | None = None
     threads: int | None = None
     backend: str = "local"
@@ -54,6 +54,7 @@ class DiscoverOptions:
     resume: bool = False
     meta: bool = False
     batch: int = BATCH
+    cells: str = "path-speed"  # the archive's measures: search.CELLS
     command: str | None = None
 
 
@@ -75,14 +76,20 @@ def discover(options: DiscoverOptions, progress: bool = True,
     input. Ctrl-C stops after the games under way: ``Discovery.stopped``, and
     ``--resume`` carries on from the checkpoint in ``out/.discover/``."""
     from rnr_sim import runner
-    from rnr_sim.discover import meta, output
+    from rnr_sim.dirlock import DirLock
+    from rnr_sim.discover import output
     from rnr_sim.discover.genome import Laws
-    from rnr_sim.evaluation import BatchStore, Evaluator, Pool
-    from rnr_sim.execution import Progress, log_to_stderr, open_backend
+    from rnr_sim.evaluation import BatchStore
+    from rnr_sim.execution import log_to_stderr, open_backend
 
     log = log or log_to_stderr
     budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
     batch = runner.check_count(options.batch, "--batch", 4, 4096)
+    from rnr_sim.discover.search import CELLS
+
+    if options.cells not in CELLS:
+        raise InputError(f"--cells {options.cells}: unknown; choose one of {', '.join(CELLS)}")
+    cells = CELLS[options.cells]
     out = Path(options.out) if options.out is not None else runner.default_out("discover-")
     if options.resume:
         if not (out / CHECKPOINT / "plan.json").exists():
@@ -94,6 +101,7 @@ def discover(options: DiscoverOptions, progress: bool = True,
         runner.check_out(out)
     field_paths = [Path(p) for p in options.field] or runner.sample_decks()
     cards = options.cards if options.cards else [ORIGINAL_SET]
+    cards = [cards] if isinstance(cards, str | Path) else list(cards)
     plan = runner.plan_run(runner.RunOptions(
         decks=field_paths, games=1, seed=options.seed, cards=cards, rules=options.rules,
         threads=options.threads, mirrors=True))
@@ -101,31 +109,51 @@ def discover(options: DiscoverOptions, progress: bool = True,
     where = open_backend(options.backend, options.address, options.threads)
     driver = runner.engine_driver()
     plan.compile(driver)
-    fingerprint = output.fingerprint(plan, budget, batch, options.meta)
+    fingerprint = output.fingerprint(plan, budget, batch, options.meta, cells.name,
+                                     list(cards))
     store = BatchStore(out / CHECKPOINT)
     try:
         out.mkdir(parents=True, exist_ok=True)
-        store.open(fingerprint, options.resume)
     except OSError as e:
         raise InputError(f"--out {out}: cannot create the discovery dir ({e.strerror})") \
             from None
+    # One writer at a time: a second discover (or --resume) on this dir is told who holds it.
+    with DirLock(out, "discovery dir"):
+        store.open(fingerprint, options.resume)
+        return _discover(out, options, plan, laws, cells, budget, batch, where, driver, store,
+                         fingerprint, progress, log)
+
+
+def _discover(out, options, plan, laws, cells, budget, batch, where, driver, store,
+              fingerprint, progress, log) -> Discovery:
+    """``discover``'s phases, the dir locked and its checkpoint store open."""
+    from rnr_sim.discover import meta, output
+    from rnr_sim.evaluation import Evaluator, Pool
+    from rnr_sim.execution import Progress
+
     t0 = time.perf_counter()
     bar = Progress("discover", total=budget, show=progress, log=log)
     with where, bar, Evaluator(driver, backend=None if options.backend == "local" else where,
                                threads=options.threads, progress=bar, store=store) as ev:
         pool = Pool.of_plan(plan)
-        found = meta.rounds(ev, pool, plan, laws, budget, batch, options.seed, options.meta,
+        found = meta.rounds(ev, pool, plan, laws, cells, budget, batch, options.seed, options.meta,
                             bar)
         if found is None:
             return _stopped(out, ev, budget, log)
-        heldout = meta.heldout(ev, pool, plan, laws, found, budget, options.seed)
+        tuned = meta.tune_elites(ev, plan, laws, found, budget, options.seed, driver)
+        if tuned is None:
+            return _stopped(out, ev, budget, log)
+        heldout = meta.heldout(ev, pool, plan, laws, found, tuned, budget, options.seed)
         if heldout is None:
             return _stopped(out, ev, budget, log)
-        matrix = meta.metagame(ev, pool, plan, found, heldout, budget, options.seed)
+        if bar.bar is not None:
+            bar.bar.set_postfix_str(f"{len(found.share)} elites, best held-out "
+                                    f"{100 * heldout.share.max():.1f}%")
+        matrix = meta.metagame(ev, pool, plan, found, tuned, heldout, budget, options.seed)
         if matrix is None:
             return _stopped(out, ev, budget, log)
     seconds = time.perf_counter() - t0
-    result = output.write(out, plan, laws, found, heldout, matrix, fingerprint,
+    result = output.write(out, plan, laws, cells, found, tuned, heldout, matrix, fingerprint,
                           games=ev.games_played + ev.games_stored, seconds=seconds,
                           command=options.command)
     shutil.rmtree(out / CHECKPOINT, ignore_errors=True)

@@ -3,7 +3,7 @@
 ``counts`` is int64[n_cards]: copies of each catalog card. The variation operators of the
 deck-search literature (Fontaine et al. 2019; Bhatt et al. 2018) change it:
 
-- ``swap``: one copy out, one copy of any card of the pool in;
+- ``swap``: one copy out, one copy in (of the same Order half the time, else of any card);
 - ``order_swap``: copies of a card exchanged for a card of the same Order (card type) whose
   cost is within one IP of it;
 - ``move``: copies moved between two cards the deck already plays;
@@ -181,9 +181,12 @@ class Laws:
         return self.repair(c, rng)
 
     def swap(self, c: np.ndarray, rng) -> None:
-        held = np.flatnonzero(c > 0)
-        c[rng.choice(held)] -= 1
-        c[rng.integers(self.n_cards)] += 1
+        """One copy out; one copy in of a card of the same Order half the time (the deck
+        keeps its shape), else of any card of the pool."""
+        x = int(rng.choice(np.flatnonzero(c > 0)))
+        c[x] -= 1
+        same = np.flatnonzero(self.type_of == self.type_of[x])
+        c[int(rng.choice(same)) if rng.random() < 0.5 else int(rng.integers(self.n_cards))] += 1
 
     def order_swap(self, c: np.ndarray, rng) -> None:
         """Copies of a played card to a card of the same Order, cost within 1 IP."""

@@ -3,7 +3,8 @@ re-measure and the metagame matrix (``rnr_sim.discover``'s docstring gives the o
 
 ``--meta`` (``rounds``): round 1 searches against the field; each later round against the
 equilibrium mix of the matchup matrix of the round before (its best elites and the field's
-decks), the archive carried over. The rounds stop when the mix moves less than
+decks), its archive seeded with the elites of the round before. The rounds stop when the
+mix, taken by kind of deck (an elite's cell, a field deck's name), moves less than
 ``MIX_STILL`` in total variation distance from one round to the next, or after
 ``MAX_ROUNDS``.
 """
@@ -16,16 +17,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rnr_sim.analytics.stats import Z95, nash_equilibrium
-from rnr_sim.discover.genome import deck_sha256
 from rnr_sim.discover.search import (
     CELL_PATHS,
     HOLDOUT_SEED_OFFSET,
     MATRIX_SEED_OFFSET,
     PILOTS,
     SEARCH_SEED_OFFSET,
-    SPEED_BINS,
-    SPEED_MIN,
-    SPEED_STEP,
+    Cells,
     Field,
     Racing,
     _score,
@@ -33,9 +31,11 @@ from rnr_sim.discover.search import (
     stage_deals,
 )
 from rnr_sim.engine.policies import POLICY_NAMES
-from rnr_sim.evaluation import Evaluator, Matchups, Pool
+from rnr_sim.evaluation import Evaluator, Matchups, Outcome, Pool
 
 MAX_ROUNDS = 3
+MIN_GENERATIONS = 8
+TOP = 8  # elites (by held-out share, or search share in a --meta round) in a matrix
 MIX_STILL = 0.1  # total variation distance under which the metagame mix has settled
 
 
@@ -63,19 +63,17 @@ class Found:
     field_names: list[str] = field(default_factory=list)
 
 
-def _archive(n_cards: int, seed: int):
+def _archive(n_cards: int, cells: Cells, seed: int):
     from ribs.archives import GridArchive
 
     return GridArchive(
-        solution_dim=n_cards, dims=[len(CELL_PATHS), SPEED_BINS],
-        ranges=[(-0.5, len(CELL_PATHS) - 0.5), (SPEED_MIN, SPEED_MIN + SPEED_STEP * SPEED_BINS)],
-        seed=seed, extra_fields={
+        solution_dim=n_cards, dims=cells.dims, ranges=cells.ranges, seed=seed, extra_fields={
             "pilot": ((), np.int32), "games": ((), np.int64),
             "path_share": ((len(CELL_PATHS),), np.float64), "win_turn": ((), np.float64)})
 
 
-def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed: int,
-           meta: bool, bar) -> Found | None:
+def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, batch: int,
+           seed: int, meta: bool, bar) -> Found | None:
     """The search (one round, or ``--meta`` rounds); None once Ctrl-C stopped it."""
     from ribs.schedulers import Scheduler
 
@@ -90,7 +88,7 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
     field_pilots = plan.deck_policy.astype(np.int32)
     names = list(plan.deck_names)
     fld = Field([d.card_ids for d in plan.decks], field_pilots)
-    archive = _archive(laws.n_cards, seed)
+    archive = _archive(laws.n_cards, cells, seed)
     emitter = DeckEmitter(archive, laws, field_counts, batch, seed + 1)
     scheduler = Scheduler(archive, [emitter])
     stages = stage_deals(search_budget)
@@ -100,9 +98,10 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
     gen = children = 0
     spent = 0
     per_child = len(plan.decks) * 2 * (len(PILOTS) * stages[0] + stages[1] + stages[2])
-    # A generation never overruns the budget, even if every child runs every stage: with a
-    # small budget, smaller generations.
-    batch = max(1, min(batch, per_round // per_child))
+    # A generation never overruns the budget, even if every child runs every stage; with a
+    # small budget, smaller generations: at least MIN_GENERATIONS a round, each still large
+    # enough to hold the field's decks (the first generation's seeds).
+    batch = max(len(field_counts), 4, min(batch, per_round // (per_child * MIN_GENERATIONS)))
     emitter.batch_size = batch
     worst = batch * per_child
     mix_before = None
@@ -113,7 +112,9 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
             sols = scheduler.ask()
             kids = [np.rint(s).astype(np.int64) for s in sols]
 
-            def threshold(measures: np.ndarray) -> np.ndarray:
+            def threshold(which: np.ndarray, scored: list, kids=kids,
+                          archive=archive) -> np.ndarray:
+                measures = cells.measures([kids[k] for k in which], scored, laws)
                 occupied, data = archive.retrieve(measures)
                 return np.where(occupied, data["objective"], -np.inf)
 
@@ -122,7 +123,7 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
             if scored is None:
                 return None
             scheduler.tell(np.array([s.share for s in scored]),
-                           np.stack([s.measures for s in scored]),
+                           cells.measures(kids, scored, laws),
                            pilot=np.array([s.pilot for s in scored], dtype=np.int32),
                            games=np.array([s.games for s in scored], dtype=np.int64),
                            path_share=np.stack([s.path_share for s in scored]),
@@ -143,7 +144,8 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
             break
         # The metagame of this round: its mix is the next round's field.
         found = _found(archive, gen, children, racing, history, spent)
-        mat = _matrix(ev, pool, fld, found, None, names, field_counts, field_pilots,
+        mat = _matrix(ev, pool, fld, found, None, None, names, field_counts, field_pilots,
+                      cells=cells,
                       deals=max(8, per_round // 20 // max(1, _n_matrix(found, fld) ** 2 * 2)),
                       seed=seed + MATRIX_SEED_OFFSET + r, key=f"r{r}-matrix")
         if mat is None:
@@ -156,9 +158,10 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
         new_pilots = mat["pilot_rows"][keep]
         info.append({"round": r + 1, "field": [mat["names"][i] for i in np.flatnonzero(keep)],
                      "mix": [float(x) for x in mix]})
-        # The mix by deck (its cards and pilot), so that rounds with other elites compare.
-        mix_now = {(deck_sha256(np.bincount(i, minlength=laws.n_cards)), int(p)): float(x)
-                   for i, p, x in zip(new_ids, new_pilots, mix, strict=True)}
+        # The mix by kind of deck (an elite's cell, a field deck's name): the rounds find
+        # other lists, so the mix settles when the same kinds keep the same weights.
+        mix_now = {mat["names"][i]: float(x) for i, x in zip(np.flatnonzero(keep), mix,
+                                                             strict=True)}
         if mix_before is not None:
             keys = set(mix_now) | set(mix_before)
             moved = 0.5 * sum(abs(mix_now.get(k, 0.0) - mix_before.get(k, 0.0)) for k in keys)
@@ -168,6 +171,12 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
                 break
         mix_before = mix_now
         fld = Field(new_ids, new_pilots, mix)
+        # The next round's archive starts again against the new field, seeded with this
+        # round's elites (best first): their shares against the old field no longer hold.
+        best_first = found.counts[np.argsort(-found.share, kind="stable")]
+        archive = _archive(laws.n_cards, cells, seed + r + 1)
+        emitter = DeckEmitter(archive, laws, list(best_first[:batch]), batch, seed + r + 2)
+        scheduler = Scheduler(archive, [emitter])
     found = _found(archive, gen, children, racing, history, spent)
     found.rounds = info
     found.field_weights = None if not info else fld.weights
@@ -180,8 +189,6 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, budget: int, batch: int, seed:
 def _n_matrix(found: Found, fld: Field) -> int:
     return min(len(found.share), TOP) + len(fld)
 
-
-TOP = 8
 
 
 def _found(archive, gen, children, racing, history, spent: int) -> Found:
@@ -217,8 +224,8 @@ class Heldout:
     games: int
 
 
-def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, budget: int, seed: int
-            ) -> Heldout | None:
+def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, tuned: Tuned | None,
+            budget: int, seed: int) -> Heldout | None:
     """Every elite and the field's decks on fresh deals (``HOLDOUT_SEED_OFFSET``)."""
     from rnr_sim.discover import MATRIX_SHARE
 
@@ -226,34 +233,60 @@ def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, budget: int, se
     fld = Field(field_ids, found.field_pilots, found.field_weights)
     sample_ids = [d.card_ids for d in plan.decks]
     elite_ids = [np.repeat(np.arange(laws.n_cards, dtype=np.int32), c) for c in found.counts]
-    left = budget - found.search_games - int(budget * MATRIX_SHARE)
+    left = budget - found.search_games - (tuned.games if tuned else 0) \
+        - int(budget * MATRIX_SHARE)
     n_subj = len(elite_ids) + len(sample_ids)
     deals = max(2, left // (n_subj * len(fld) * 2))
-    pool = pool.with_decks(field_ids + elite_ids + sample_ids)
+    pool, pilot_rows = elite_pilots(pool.with_decks(field_ids + elite_ids + sample_ids), found,
+                                    tuned)
     n_f, n_e = len(field_ids), len(elite_ids)
-    pilot_rows = np.array([POLICY_NAMES.index(PILOTS[p]) for p in found.pilot], dtype=np.int32)
     subj_deck = np.arange(n_f, n_f + n_subj)
     subj_pol = np.concatenate([pilot_rows, plan.deck_policy.astype(np.int32)])
     games = fld.matchups(subj_deck, subj_pol, 0, deals)
     out = ev.play(pool, games, seed + HOLDOUT_SEED_OFFSET, key="heldout")
     if out is None:
         return None
-    scores = [_score(_sub(out, k), fld.weights, 0, 3) for k in range(n_subj)]
+    share, lo, hi, per_deal = shares_of(out, fld.weights)
+    best = n_e + int(np.argmax(share[n_e:]))
+    edge, edge_lo, edge_hi = edges_of(per_deal[:n_e], per_deal[best], fld.weights)
+    return Heldout(share[:n_e], lo[:n_e], hi[:n_e], share[n_e:], lo[n_e:], hi[n_e:],
+                   edge, edge_lo, edge_hi, best - n_e, deals, games.games)
+
+
+def shares_of(out: Outcome, weights: np.ndarray):
+    """(share, lo, hi, per_deal) of each subject of ``out`` against its field weighted by
+    ``weights``: the 95% normal interval over deals (a deal: one field deck, both seat
+    orders), the field decks as strata (``search._score``). Its coverage is measured by
+    ``rnr-sim check coverage --discovery DIR``."""
+    scores = [_score(_sub(out, k), weights, 0, 3) for k in range(out.score.shape[0])]
     share = np.array([s.share for s in scores])
     se = np.array([s.se for s in scores])
-    lo, hi = np.clip(share - Z95 * se, 0, 1), np.clip(share + Z95 * se, 0, 1)
-    best = n_e + int(np.argmax(share[n_e:]))
-    # Paired: each elite minus the best field deck, deal by deal (one field deck, both seat
-    # orders, the unit), the field decks as strata.
-    per_deal = out.per_deal()  # [subject, field, deal]
-    diff = per_deal[:n_e] - per_deal[best][None]
-    w = fld.weights
-    edge = diff.mean(axis=2) @ w
+    return share, np.clip(share - Z95 * se, 0, 1), np.clip(share + Z95 * se, 0, 1), \
+        out.per_deal()
+
+
+def edges_of(per_deal: np.ndarray, ref: np.ndarray, weights: np.ndarray):
+    """(edge, lo, hi): each subject's paired difference from ``ref`` (per-deal shares of
+    one deck on the same deals), deal by deal, the field decks as strata."""
+    diff = per_deal - ref[None]
+    deals = diff.shape[2]
+    edge = diff.mean(axis=2) @ weights
     var = diff.var(axis=2, ddof=1) / deals
-    edge_se = np.sqrt(np.maximum(var @ (w * w), 1e-12))
-    return Heldout(share[:n_e], lo[:n_e], hi[:n_e], share[n_e:], lo[n_e:], hi[n_e:],
-                   edge, edge - Z95 * edge_se, edge + Z95 * edge_se, best - n_e, deals,
-                   games.games)
+    se = np.sqrt(np.maximum(var @ (weights * weights), 1e-12))
+    return edge, edge - Z95 * se, edge + Z95 * se
+
+
+def elite_pilots(pool: Pool, found: Found, tuned: Tuned | None) -> tuple[Pool, np.ndarray]:
+    """(pool with the tuned pilots' rows added, each elite's pilot row): its built-in, or
+    its tuned weights where ``tune`` kept them."""
+    rows = np.array([POLICY_NAMES.index(PILOTS[p]) for p in found.pilot], dtype=np.int32)
+    kept = [(k, r) for k, r in (tuned.results.items() if tuned else ()) if r.kept]
+    if not kept:
+        return pool, rows
+    table = np.vstack([pool.policies] + [r.weights[None, :] for _, r in kept])
+    for i, (k, _) in enumerate(kept):
+        rows[k] = len(pool.policies) + i
+    return pool.with_policies(table, pool.search), rows
 
 
 def _sub(out, k):
@@ -262,28 +295,30 @@ def _sub(out, k):
     return Outcome(out.score[k], out.path[k], out.turns[k])
 
 
-def metagame(ev: Evaluator, pool: Pool, plan, found: Found, held: Heldout, budget: int,
-             seed: int) -> dict | None:
+def metagame(ev: Evaluator, pool: Pool, plan, found: Found, tuned: Tuned | None,
+             held: Heldout, budget: int, seed: int) -> dict | None:
     """The best elites (by held-out share, at most ``TOP``) and the sample decks against
     each other: the matchup matrix, its equilibrium and the metagame's paths."""
 
     top = np.argsort(-held.share, kind="stable")[:TOP]
     n = len(top) + len(plan.decks)
-    left = budget - found.search_games - held.games
+    left = budget - found.search_games - held.games - (tuned.games if tuned else 0)
     deals = max(2, left // (n * n * 2))
     fld = Field([d.card_ids for d in plan.decks], plan.deck_policy.astype(np.int32))
     sub = Found(found.counts[top], found.cell[top], found.measures[top], held.share[top],
                 found.pilot[top], found.games[top], found.path_share[top],
                 found.win_turn[top], 0, 0, found.racing, 0)
-    mat = _matrix(ev, pool, fld, sub, top, list(plan.deck_names),
+    pool, rows = elite_pilots(pool, found, tuned)
+    mat = _matrix(ev, pool, fld, sub, top, rows[top], list(plan.deck_names),
                   [np.bincount(d.card_ids, minlength=found.counts.shape[1]) for d in plan.decks],
                   plan.deck_policy.astype(np.int32), deals, seed + MATRIX_SEED_OFFSET + 99,
                   "matrix")
     return mat
 
 
-def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, names,
-            field_counts, field_pilots, deals: int, seed: int, key: str) -> dict | None:
+def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, elite_rows,
+            names, field_counts, field_pilots, deals: int, seed: int, key: str,
+            cells: Cells | None = None) -> dict | None:
     """Round robin of the best elites (``found``'s order; their held-out or search share
     ranks them) and the field's decks, mirrors included, both seat orders: ``share[i, j]``
     deck i's share against deck j with its interval, the equilibrium ``mix`` of the
@@ -292,10 +327,14 @@ def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, na
     ids = ([np.repeat(np.arange(found.counts.shape[1], dtype=np.int32), found.counts[k])
             for k in top] + [np.repeat(np.arange(len(c), dtype=np.int32), c)
                              for c in field_counts])
-    pilots = np.concatenate([np.array([POLICY_NAMES.index(PILOTS[found.pilot[k]]) for k in top],
-                                      dtype=np.int32), np.asarray(field_pilots, dtype=np.int32)])
-    labels = [f"elite {int(k if elite_index is None else elite_index[k]) + 1:02d}"
-              for k in top] + list(names)
+    if elite_rows is None:
+        elite_rows = [POLICY_NAMES.index(PILOTS[p]) for p in found.pilot]
+    pilots = np.concatenate([np.asarray(elite_rows, dtype=np.int32)[top],
+                             np.asarray(field_pilots, dtype=np.int32)])
+    if elite_index is None:  # a --meta round's elites, by their cells
+        labels = [cells.label(*map(int, found.cell[k])) for k in top] + list(names)
+    else:
+        labels = [f"elite {int(elite_index[k]) + 1:02d}" for k in top] + list(names)
     n = len(ids)
     pool = pool.with_decks(ids)
     games = Matchups(np.arange(n), pilots, np.arange(n), pilots,
@@ -316,3 +355,54 @@ def _matrix(ev: Evaluator, pool: Pool, fld: Field, found: Found, elite_index, na
             "mix": mix, "paths": paths / max(paths.sum(), 1e-12), "deals": deals,
             "games": games.games, "elite_rows": None if elite_index is None else
             [int(elite_index[k]) for k in top]}
+
+
+TUNE_TOP = 4  # the best elites (by search share) whose pilots are tuned
+TUNE_SHARE = 0.1  # of the budget
+MIN_TUNE = 20_000  # games an elite's tuning needs at least (else none is tuned)
+
+
+@dataclass
+class Tuned:
+    """The tuned pilots of the best elites: ``results[k]`` (``tune.TuneResult``) for elite
+    index ``k``; its weights are the elite's pilot where ``kept``."""
+
+    results: dict[int, object]
+    games: int
+
+
+def tune_elites(ev: Evaluator, plan, laws, found: Found, budget: int, seed: int,
+                driver) -> Tuned | None:
+    """``tune`` (CMA-ES, kept only on a held-out gain) for the pilots of the ``TUNE_TOP``
+    best elites against the search's field, through ``ev``; none when the budget's
+    ``TUNE_SHARE`` gives an elite fewer than ``MIN_TUNE`` games."""
+    import copy
+
+    from rnr_sim import tune
+    from rnr_sim.pilots import builtin
+
+    top = np.argsort(-found.share, kind="stable")[:TUNE_TOP]
+    each = int(budget * TUNE_SHARE) // max(1, len(top))
+    if each < MIN_TUNE or not len(top):
+        return Tuned({}, 0)
+    n = len(plan.decks)
+    holdout = max(20, each // 4 // (3 * n * 2))  # tune's check: 3 pilots, both seat orders
+    results: dict[int, object] = {}
+    games = 0
+    before = ev.games_played
+    for k in top:
+        pilot = builtin(PILOTS[int(found.pilot[k])])
+        sub = copy.copy(plan)
+        sub.decks = [laws.deck(found.counts[k], name=f"elite {int(k)}")] + list(plan.decks)
+        sub.policies = [pilot.name] + list(plan.policies)
+        sub.compile(driver)
+        fld = tune.Field(plan=sub, n_field=n, rows_fixed=np.ascontiguousarray(sub.policy_table))
+        try:
+            res = tune.fit(fld, sub, pilot.weights.copy(), pilot, driver, n,
+                           max(1000, each - 3 * n * holdout * 2), seed + 7 * int(k),
+                           ev.threads, holdout, lambda m: None, None, None, evaluator=ev)
+        except KeyboardInterrupt:
+            return None
+        results[int(k)] = res
+    games = ev.games_played - before
+    return Tuned(results, games)

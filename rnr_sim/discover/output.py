@@ -5,6 +5,8 @@
 - ``archive.parquet``: one row per elite (``ARCHIVE_SCHEMA``);
 - ``deck_cards.parquet``: ``elite_id``, ``card`` (its name), ``copies``;
 - ``field.parquet``: the field's decks on the held-out deals, beside the elites;
+- ``field_cards.parquet`` (``deck``, ``card``, ``copies``) and ``cards.parquet`` (the
+  catalog as a table, as in a run dir): what the report compares the elites with;
 - ``matchups.parquet``: the metagame matrix (best elites and field decks), with its mix;
 - ``elites/NN.txt``: each elite as a deck list with ``Name:`` and ``Policy:`` headers, which
   ``validate``, ``run``, ``compare`` and ``tune`` take as they are.
@@ -22,13 +24,16 @@ import numpy as np
 import polars as pl
 
 from rnr_sim import __version__, enums
-from rnr_sim.discover.search import CELL_PATHS, PILOTS, SPEED_MIN, SPEED_STEP, speed_edges
-from rnr_sim.execution import write_json, write_parquet
+from rnr_sim.discover.search import CELL_PATHS, PILOTS
+from rnr_sim.execution import atomic_write, write_json, write_parquet
 
 ARCHIVE_SCHEMA = {
-    "elite_id": pl.Int32, "cell_path": pl.String, "cell_speed": pl.Int32,
-    "speed_lo": pl.Float64, "speed_hi": pl.Float64, "measures": pl.List(pl.Float64),
-    "pilot": pl.String, "share_search": pl.Float64, "share_heldout": pl.Float64,
+    "elite_id": pl.Int32, "cell": pl.String, "cell_row": pl.Int32, "cell_col": pl.Int32,
+    "row": pl.String, "col_lo": pl.Float64, "col_hi": pl.Float64,
+    "measures": pl.List(pl.Float64),
+    "pilot": pl.String, "pilot_base": pl.String, "tuned": pl.Boolean,
+    "tune_gain": pl.Float64, "tune_gain_lo": pl.Float64, "tune_gain_hi": pl.Float64,
+    "share_search": pl.Float64, "share_heldout": pl.Float64,
     "share_heldout_lo": pl.Float64, "share_heldout_hi": pl.Float64,
     "edge": pl.Float64, "edge_lo": pl.Float64, "edge_hi": pl.Float64,
     "games": pl.Int64, "main_path": pl.String, "win_turn": pl.Float64,
@@ -38,13 +43,16 @@ ARCHIVE_SCHEMA = {
 }
 
 
-def fingerprint(plan, budget: int, batch: int, meta: bool) -> dict[str, Any]:
+def fingerprint(plan, budget: int, batch: int, meta: bool, cells: str,
+                cards: list) -> dict[str, Any]:
     """Everything that shapes a discovery's games, in the order a resume compares them."""
     from rnr_sim.runner import catalog_sources
 
     return {
         "tool_version": __version__,
         "seed": plan.seed, "budget": budget, "batch": batch, "meta": meta,
+        "cells": cells,
+        "cards": [str(Path(c).resolve()) for c in cards],  # --cards as given, in order
         "catalog": {"name": plan.catalog.name, "sha256": plan.catalog.sha256,
                     "sources": catalog_sources(plan.catalog)},
         "field": [{"name": d.name, "path": str(Path(d.path).resolve()), "sha256": d.sha256,
@@ -54,9 +62,6 @@ def fingerprint(plan, budget: int, batch: int, meta: bool) -> dict[str, Any]:
     }
 
 
-def elite_name(k: int, path: str, speed_bin: int) -> str:
-    lo = SPEED_MIN + SPEED_STEP * speed_bin
-    return f"Discovered {k + 1:02d} ({path.replace('_', '-')}, wins at turn {lo:.0f}-{lo + SPEED_STEP:.0f})"
 
 
 def deck_text(laws, counts: np.ndarray, name: str, policy: str, comment: list[str]) -> str:
@@ -73,36 +78,52 @@ def deck_text(laws, counts: np.ndarray, name: str, policy: str, comment: list[st
     return "\n".join(lines)
 
 
-def write(out: Path, plan, laws, found, held, matrix, fp: dict[str, Any], games: int,
+def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str, Any],
+          games: int,
           seconds: float, command: str | None):
     """Write the discovery dir (module docstring); returns a ``Discovery``."""
     from rnr_sim.discover import Discovery
 
-    edges = speed_edges()
+    edges = cells.col_edges()
     pillar, rights = laws.of_type("pillar"), laws.of_type("rights")
     rows, deck_rows = [], []
     (out / "elites").mkdir(exist_ok=True)
     order = np.argsort(-held.share, kind="stable")  # elite ids: best held-out first
     for rank, k in enumerate(order):
         counts = found.counts[k]
-        path, speed = CELL_PATHS[int(found.cell[k][0])], int(found.cell[k][1])
-        name = elite_name(rank, path, speed)
-        pilot = PILOTS[int(found.pilot[k])]
+        row, col = int(found.cell[k][0]), int(found.cell[k][1])
+        label = cells.label(row, col)
+        name = f"Discovered {rank + 1:02d} ({label})"
+        base = PILOTS[int(found.pilot[k])]
+        fit = tuned.results.get(int(k)) if tuned is not None else None
+        pilot = base
         file = f"elites/{rank + 1:02d}.txt"
+        if fit is not None and fit.kept:  # its tuned pilot, beside it (Policy: NN.toml)
+            from rnr_sim.tune import policy_toml
+
+            fit.deck = name
+            pilot = f"{rank + 1:02d}.toml"
+            toml = policy_toml(fit, base)
+            atomic_write(out / "elites" / pilot,
+                         lambda tmp, toml=toml: tmp.write_text(toml, encoding="utf-8"))
         unlimited = counts[pillar | rights]
         comment = [
-            f"Found by rnr-sim discover (seed {plan.seed}); cell: most wins by {path}, "
-            f"mean winning turn {found.win_turn[k]:.1f}.",
+            f"Found by rnr-sim discover (seed {plan.seed}); cell: {label}; mean winning "
+            f"turn {found.win_turn[k]:.1f}.",
             f"Held-out share {100 * held.share[k]:.1f}% [{100 * held.lo[k]:.1f}, "
             f"{100 * held.hi[k]:.1f}] against the field over {held.deals} deals a deck "
             f"(search: {100 * found.share[k]:.1f}%).",
         ]
-        (out / file).write_text(deck_text(laws, counts, name, pilot, comment) + "\n",
-                                encoding="utf-8")
+        text = deck_text(laws, counts, name, pilot, comment) + "\n"
+        atomic_write(out / file, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
         rows.append({
-            "elite_id": rank + 1, "cell_path": path, "cell_speed": speed,
-            "speed_lo": float(edges[speed]), "speed_hi": float(edges[speed + 1]),
+            "elite_id": rank + 1, "cell": label, "cell_row": row, "cell_col": col,
+            "row": cells.rows[row], "col_lo": float(edges[col]), "col_hi": float(edges[col + 1]),
             "measures": [float(x) for x in found.measures[k]], "pilot": pilot,
+            "pilot_base": base, "tuned": bool(fit is not None and fit.kept),
+            "tune_gain": None if fit is None else fit.gain,
+            "tune_gain_lo": None if fit is None else fit.gain_lo,
+            "tune_gain_hi": None if fit is None else fit.gain_hi,
             "share_search": float(found.share[k]), "share_heldout": float(held.share[k]),
             "share_heldout_lo": float(held.lo[k]), "share_heldout_hi": float(held.hi[k]),
             "edge": float(held.edge[k]), "edge_lo": float(held.edge_lo[k]),
@@ -123,13 +144,19 @@ def write(out: Path, plan, laws, found, held, matrix, fp: dict[str, Any], games:
         deck_rows, schema={"elite_id": pl.Int32, "card": pl.String, "copies": pl.Int32}))
     field_rank = np.argsort(-held.field_share, kind="stable")
     field = pl.DataFrame({
-        "deck": list(plan.deck_names), "policy": list(plan.policies),
+        "deck": list(plan.deck_names),
+        "policy": [Path(p).name if p.endswith(".toml") else p for p in plan.policies],
         "share_heldout": held.field_share, "share_heldout_lo": held.field_lo,
         "share_heldout_hi": held.field_hi,
         "rank_among_field": np.argsort(field_rank).astype(np.int32) + 1,
         "elites_above": [int((held.lo > s).sum()) for s in held.field_hi],
     })
     write_parquet(out / "field.parquet", field)
+    write_parquet(out / "field_cards.parquet", pl.DataFrame(
+        [{"deck": d.name, "card": name, "copies": n} for d in plan.decks
+         for name, n in d.counts.items()],
+        schema={"deck": pl.String, "card": pl.String, "copies": pl.Int32}))
+    write_parquet(out / "cards.parquet", laws.catalog.to_polars(with_set=True))
     elite_of = {}
     if matrix.get("elite_rows") is not None:
         elite_of = {int(k): int(np.flatnonzero(order == k)[0]) + 1 for k in matrix["elite_rows"]}
@@ -144,10 +171,11 @@ def write(out: Path, plan, laws, found, held, matrix, fp: dict[str, Any], games:
     r = found.racing
     manifest = {
         "kind": "discovery", "status": "complete", "command": command, **fp,
-        "games": {"total": games, "search": found.search_games, "heldout": held.games,
+        "games": {"total": games, "search": found.search_games,
+                  "tuning": 0 if tuned is None else tuned.games, "heldout": held.games,
                   "matrix": matrix["games"]},
         "search": {"generations": found.generations, "children": found.children,
-                   "elites": len(found.share), "cells": len(CELL_PATHS) * len(edges[:-1]),
+                   "elites": len(found.share), "cells": int(np.prod(cells.dims)),
                    "racing": {"played": r.played, "flat": r.flat, "saved": r.saved,
                               "stopped_after_stage": r.stopped[:2]},
                    "history": found.history, "rounds": found.rounds},

@@ -49,8 +49,59 @@ HOLDOUT_SEED_OFFSET = 1_000_003  # the held-out deals: a seed the search never p
 MATRIX_SEED_OFFSET = 2_000_003
 
 
-def speed_edges() -> np.ndarray:
-    return SPEED_MIN + SPEED_STEP * np.arange(SPEED_BINS + 1)
+@dataclass(frozen=True)
+class Cells:
+    """The archive's two measures (``--cells``): what a deck's cell says about it.
+
+    - ``path-speed`` (default): the victory path that gives the deck most of its wins
+      (rows ``CELL_PATHS``) and the mean turn of its wins (columns: ``SPEED_BINS`` bins
+      of ``SPEED_STEP`` turns from ``SPEED_MIN``); measured from the deck's games.
+    - ``branch``: the deck's main Branch (most cards, UAs included; rows
+      ``enums.BRANCHES``) and the share of its cards in that Branch (columns: bins of
+      0.125 from 0.25, one Branch in four, to 1); read off the list itself, so a swap
+      between two cards of one Branch never moves a deck to another cell.
+    """
+
+    name: str
+    rows: tuple[str, ...]
+    col_lo: float
+    col_step: float
+    cols: int
+    col_unit: str
+
+    @property
+    def dims(self) -> list[int]:
+        return [len(self.rows), self.cols]
+
+    @property
+    def ranges(self) -> list[tuple[float, float]]:
+        return [(-0.5, len(self.rows) - 0.5),
+                (self.col_lo, self.col_lo + self.col_step * self.cols)]
+
+    def col_edges(self) -> np.ndarray:
+        return self.col_lo + self.col_step * np.arange(self.cols + 1)
+
+    def label(self, row: int, col: int) -> str:
+        lo = self.col_lo + self.col_step * col
+        hi = lo + self.col_step
+        if self.name == "branch":
+            return f"{self.rows[row].replace('_', ' ')}, {100 * lo:.0f}-{100 * hi:.0f}% of cards"
+        return f"{self.rows[row].replace('_', '-')}, wins at turn {lo:.0f}-{hi:.0f}"
+
+    def measures(self, counts: np.ndarray, scored: list[Scored], laws) -> np.ndarray:
+        """float64[k, 2] of each deck (``counts[k]``) with its race's ``scored[k]``."""
+        if self.name == "branch":
+            by = np.stack([np.bincount(laws.branch_of, weights=c,
+                                       minlength=len(enums.BRANCHES)) for c in counts])
+            main = np.argmax(by, axis=1)
+            return np.stack([main, by[np.arange(len(by)), main] / by.sum(axis=1)], axis=1)
+        return np.stack([s.measures for s in scored])
+
+
+CELLS = {
+    "path-speed": Cells("path-speed", CELL_PATHS, SPEED_MIN, SPEED_STEP, SPEED_BINS, "turn"),
+    "branch": Cells("branch", enums.BRANCHES, 0.25, 0.125, 6, "share"),
+}
 
 
 def stage_deals(budget: int) -> tuple[int, int, int]:
@@ -116,11 +167,13 @@ class Field:
 
 
 def race(ev: Evaluator, pool: Pool, fld: Field, children: list[np.ndarray],
-         threshold: Callable[[np.ndarray], np.ndarray], stages: tuple[int, int, int],
-         seed: int, key: str, racing: Racing) -> list[Scored] | None:
+         threshold: Callable[[np.ndarray, list[Scored]], np.ndarray],
+         stages: tuple[int, int, int], seed: int, key: str, racing: Racing
+         ) -> list[Scored] | None:
     """Score ``children`` (copies per card) against ``fld`` with racing (module
-    docstring). ``threshold(measures[k, 2]) -> float64[k]``: the share of the elite of each
-    child's cell (-inf where empty). None once Ctrl-C stopped a call."""
+    docstring). ``threshold(children, scored) -> float64[k]``: the share of the elite of
+    each child's cell (-inf where empty), for the children of index ``children`` as
+    ``scored`` so far. None once Ctrl-C stopped a call."""
     n_field, n_child, n_pilot = len(fld), len(children), len(PILOTS)
     ids = [np.repeat(np.arange(len(c), dtype=np.int32), c) for c in children]
     pool = pool.with_decks(fld.card_ids + ids)
@@ -148,7 +201,7 @@ def race(ev: Evaluator, pool: Pool, fld: Field, children: list[np.ndarray],
         if stage == 3:
             go = np.zeros(len(alive), dtype=bool)
         else:
-            bar = threshold(np.stack([s.measures for s in scored]))
+            bar = threshold(alive, scored)
             go = np.array([s.share + Z95 * s.se >= b for s, b in zip(scored, bar,
                                                                      strict=True)])
             racing.stopped[stage - 1] += int((~go).sum())

@@ -30,6 +30,7 @@ from rnr_sim.engine.sig import (
     WEIGHTS,
     b1,
     f8,
+    f8b1,
     i8,
     void,
 )
@@ -39,9 +40,10 @@ from rnr_sim.engine.state import (
     PETITIONS_NEEDED,
     SCROLL_PILLARS_NEEDED,
     STARTING_LP,
+    bears_each_turn,
     eff,
+    effect_amount,
     has_lasting_effect,
-    ip_amount,
     most_damaged,
     pillars_in_hand,
     play_cost,
@@ -60,14 +62,14 @@ IP_LATER = -1  # ``effect_value``'s ``spent``: IP that arrives in a later Indepe
 IP_LOST = -2  # ... IP that arrives after the Play Phase and is lost at the end of turn (R32)
 
 
-
 @njit(i8(PLAYERS, WEIGHTS, FIELDS, i8, i8), **KERNEL)
-def pick_opponent(pl, w, gm, p, verb):
-    """The opponent an effect of ``verb`` is aimed at: the one it hurts most.
+def pick_opponent(pl, w, gm, p, aim):
+    """The opponent an effect or an Attack is aimed at (``aim``: its verb's ``VERB_AIM``, or
+    ``ATTACK_AIM``): the one it hurts most (R37).
 
     LP damage: the lowest LP; mill, exile, force draw: the thinnest Draw Pile; discard:
-    the biggest hand; strikes: the one with most UAs lost; destroy petition: most
-    Petitions. Ties go to the next player in turn order. Two players: the other one.
+    the biggest hand; strikes and Attacks: the one with most UAs lost; destroy petition:
+    most Petitions. Ties go to the next player in turn order. Two players: the other one.
     """
     n = gm[L.G_N_PLAYERS]
     if n == 2:
@@ -78,7 +80,6 @@ def pick_opponent(pl, w, gm, p, verb):
         q = seat_after(p, k, n)
         if pl[q, L.P_ALIVE] == 0:
             continue
-        aim = E.VERB_AIM[verb]
         if aim == E.AIM_LOWEST_LP:
             key = -pl[q, L.P_LP]
         elif aim == E.AIM_THINNEST_PILE:
@@ -96,19 +97,19 @@ def pick_opponent(pl, w, gm, p, verb):
 
 
 @njit(i8(PLAYERS, WEIGHTS, FIELDS, RNG, i8, i8), **KERNEL)
-def choose_opponent(pl, w, gm, rng, p, verb):
-    """The opponent ``p`` aims an effect or Attack of ``verb`` at: ``pick_opponent`` for a
+def choose_opponent(pl, w, gm, rng, p, aim):
+    """The opponent ``p`` aims an effect or Attack at (``aim`` as ``pick_opponent``'s): for a
     heuristic policy; for the random policy, any living opponent alike (no draw from the
     stream when only one is left)."""
     if w[p, W.W_RANDOM] == 0.0:
-        return pick_opponent(pl, w, gm, p, verb)
+        return pick_opponent(pl, w, gm, p, aim)
     n = gm[L.G_N_PLAYERS]
     alive = 0
     for k in range(1, n):
         if pl[seat_after(p, k, n), L.P_ALIVE] != 0:
             alive += 1
     if alive <= 1:
-        return pick_opponent(pl, w, gm, p, verb)
+        return pick_opponent(pl, w, gm, p, aim)
     j = rand_below(rng, GAME_STREAM, alive)
     for k in range(1, n):
         q = seat_after(p, k, n)
@@ -218,120 +219,119 @@ def ip_wanted(cards, pl, sl, ls, p, spent):
     return want - left if want > left else 0
 
 
-@njit(f8(CARDS, WEIGHTS, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8, i8, i8), **KERNEL)
+@njit(f8(MEMO, PLAYERS, i8), **KERNEL)
+def lp_missing(memo, pl, p):
+    """The LP ``p`` lacks of its starting 100 once the healing this Play Phase's plays
+    already queued lands (``PM_QUEUED0`` of each verb that heals, ``VERB_HEALS``, counted
+    for each Pillar in play where ``VERB_PER_PILLAR``): what one more heal can restore."""
+    missing = float(STARTING_LP - pl[p, L.P_LP])
+    for v in range(E.N_VERBS):
+        if E.VERB_HEALS[v] != 0:
+            missing -= memo[p, PM_QUEUED0 + v] * (pl[p, L.P_N_PILLARS] if E.VERB_PER_PILLAR[v] != 0 else 1)
+    return missing
+
+
+@njit(f8(WEIGHTS, i8, i8), **KERNEL)
+def cards_drawn_value(w, p, n):
+    """What ``n`` cards drawn are worth to ``p``'s policy, the draw verb's value per card: a
+    draw effect (``effect_value``) and the Player 2 right's second card (Amend. VIII)."""
+    return w[p, W.W_VERB + E.V_DRAW] * n
+
+
+@njit(f8b1(CARDS, WEIGHTS, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8, i8, i8), **KERNEL)
 def effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, amount, spent):
-    """How much ``p``'s policy wants one effect now (context-dependent, may be negative).
-    Each value reads the state the effect acts on; an effect that wins now is worth
-    ``WIN_VALUE``. ``spent``, for effects that give IP: ``IP_LATER`` (an 'each turn' IP,
-    worth its amount), ``IP_LOST`` (IP that arrives after the Play Phase and is lost, R32
-    off), else the IP the action takes first: IP now is worth only what the hand can still
-    spend of it (``ip_wanted``). What heal, repair, recover and destroy petition can still
-    do is less what this Play Phase's plays already queued for the Resolve Phase
-    (``PM_QUEUED0``): a second repair of one dent restores nothing."""
+    """(How much ``p``'s policy wants one effect now, whether it would do nothing at all if
+    it resolved now): each verb's arm, one arm a kind of verb, reads the state the effect
+    acts on. The value is context-dependent and may be negative; an effect that wins now
+    is worth ``WIN_VALUE``. ``spent``, for effects that give IP: ``IP_LATER`` (an 'each
+    turn' IP, worth its amount), ``IP_LOST`` (IP that arrives after the Play Phase and is
+    lost, R32 off), else the IP the action takes first: IP now is worth only what the hand
+    can still spend of it (``ip_wanted``). What heal, repair, recover and destroy petition
+    can still do is less what this Play Phase's plays already queued for the Resolve Phase
+    (``PM_QUEUED0``): a second repair of one dent restores nothing. Only those verbs and IP
+    can do nothing at all: a repair with nothing damaged, a recover with nothing to recover
+    (R44), a heal at full LP, a destroy petition with no Petition to destroy, IP the hand
+    cannot spend."""
     wv = w[p, W.W_VERB + verb]
     queued = memo[p, PM_QUEUED0 + verb]
     if verb == E.V_LP:
-        q = pick_opponent(pl, w, gm, p, E.V_LP)
+        q = pick_opponent(pl, w, gm, p, E.VERB_AIM[verb])
         if q < 0:
-            return 0.0
+            return 0.0, False
         if pl[q, L.P_LP] <= amount:
-            return WIN_VALUE  # Art. III §1: LP to 0
-        return wv * amount
+            return WIN_VALUE, False  # Art. III §1: LP to 0
+        return wv * amount, False
     if verb == E.V_STRIKE or verb == E.V_STRIKE_UA:
-        q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
+        q = pick_opponent(pl, w, gm, p, E.VERB_AIM[verb])
         if q < 0 or pl[q, L.P_UAS_LOST] >= pl[q, L.P_N_UAS]:
-            return 0.0
+            return 0.0, False
         if last_ua_falls(pl, sl, ls, q, amount, verb == E.V_STRIKE_UA):
-            return WIN_VALUE  # Art. III §2: the last UA
-        return wv * amount
-    if verb == E.V_HEAL or verb == E.V_HEAL_PER_PILLAR:
-        n = pl[p, L.P_N_PILLARS]
-        gain = amount if verb == E.V_HEAL else amount * n
-        missing = STARTING_LP - pl[p, L.P_LP] - memo[p, PM_QUEUED0 + E.V_HEAL] \
-            - memo[p, PM_QUEUED0 + E.V_HEAL_PER_PILLAR] * n
+            return WIN_VALUE, False  # Art. III §2: the last UA
+        return wv * amount, False
+    if E.VERB_HEALS[verb] != 0:
+        gain = effect_amount(pl, p, verb, amount)
+        missing = lp_missing(memo, pl, p)
         if missing <= 0:
-            return 0.0
+            return 0.0, True
         urgency = 1.0 + (2.0 if pl[p, L.P_LP] < 30 else 0.0)
-        return wv * min(gain, missing) * urgency
+        return wv * min(gain, missing) * urgency, False
     if verb == E.V_DRAW:
         if pl[p, L.P_N_DRAW] <= amount + 3:
-            return -WIN_VALUE  # drawing ourselves out (Art. III §4)
-        return wv * amount
+            return -WIN_VALUE, False  # drawing ourselves out (Art. III §4)
+        return cards_drawn_value(w, p, amount), False
     if verb == E.V_FORCE_DRAW:
-        q = pick_opponent(pl, w, gm, p, verb)
+        q = pick_opponent(pl, w, gm, p, E.VERB_AIM[verb])
         if q < 0:
-            return 0.0
+            return 0.0, False
         n = pl[q, L.P_N_DRAW]
         if n < amount:
-            return WIN_VALUE  # they cannot draw them all (Art. III §4)
+            return WIN_VALUE, False  # they cannot draw them all (Art. III §4)
         # A thinner pile, but every card drawn is theirs to play (W_GIFT each).
-        return (wv * w[p, W.W_HORIZON] / (n + 5.0) - w[p, W.W_GIFT]) * amount
+        return (wv * w[p, W.W_HORIZON] / (n + 5.0) - w[p, W.W_GIFT]) * amount, False
     if verb == E.V_MILL or verb == E.V_EXILE:
-        q = pick_opponent(pl, w, gm, p, verb)
+        q = pick_opponent(pl, w, gm, p, E.VERB_AIM[verb])
         n = pl[q, L.P_N_DRAW] if q >= 0 else 0
         if n == 0:
-            return 0.0
+            return 0.0, False
         if amount >= n:
-            return 0.5 * WIN_VALUE  # an empty pile: they lose at their next draw (Art. III §4)
-        return wv * amount * w[p, W.W_HORIZON] / (n + 5.0)
+            return 0.5 * WIN_VALUE, False  # an empty pile: they lose at their next draw (Art. III §4)
+        return wv * amount * w[p, W.W_HORIZON] / (n + 5.0), False
     if verb == E.V_DISCARD:
-        q = pick_opponent(pl, w, gm, p, verb)
+        q = pick_opponent(pl, w, gm, p, E.VERB_AIM[verb])
         if q < 0 or pl[q, L.P_N_HAND] == 0:
-            return 0.0
-        return wv * min(amount, pl[q, L.P_N_HAND])
-    if E.VERB_GIVES_IP[verb] != E.IP_NONE:
-        gain = ip_amount(pl, p, verb, amount)
+            return 0.0, False
+        return wv * min(amount, pl[q, L.P_N_HAND]), False
+    if E.VERB_GIVES_IP[verb] != 0:
+        gain = effect_amount(pl, p, verb, amount)
         if spent == IP_LATER:
-            return wv * gain
+            return wv * gain, False
         if spent == IP_LOST:
-            return 0.0
-        return wv * min(gain, ip_wanted(cards, pl, sl, ls, p, spent))
+            return 0.0, True  # it arrives after the Play Phase and is lost (R32 off)
+        wanted = ip_wanted(cards, pl, sl, ls, p, spent)
+        return wv * min(gain, wanted), spent >= 0 and wanted <= 0
     if verb == E.V_REPAIR:
-        return wv * max(0.0, min(amount, most_damaged(cards, pl, sl, ls, p)[1] - queued))
+        left = most_damaged(cards, pl, sl, ls, p)[1] - queued
+        return wv * max(0.0, min(amount, left)), left <= 0
     if verb == E.V_DESTROY_PETITION:
-        q = pick_opponent(pl, w, gm, p, verb)
+        q = pick_opponent(pl, w, gm, p, E.VERB_AIM[verb])
         left = pl[q, L.P_N_PETITIONS] - queued if q >= 0 else 0.0
         if left <= 0:
-            return 0.0
-        return wv * min(amount, left) * (1.0 + pl[q, L.P_N_PETITIONS])
+            return 0.0, True
+        return wv * min(amount, left) * (1.0 + pl[q, L.P_N_PETITIONS]), False
     if verb == E.V_RECOVER:
-        return wv * max(0.0, min(amount, recoverable(cards, pl, sl, p) - queued))
+        left = recoverable(cards, pl, sl, p) - queued
+        return wv * max(0.0, min(amount, left)), left <= 0
     if verb == E.V_TUTOR_PILLAR:
-        return wv if pl[p, L.P_N_PILLARS] < w[p, W.W_PILLAR_TARGET] else 0.0
-    return 0.0
-
-
-@njit(b1(CARDS, RULES, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, WEIGHTS, i8, i8, i8), **KERNEL)
-def does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, verb, spent):
-    """Would an effect of ``verb`` do nothing at all if it resolved now? Only for verbs
-    capped by what is left to act on: a repair with nothing damaged, a recover with
-    nothing to recover (R44), a heal at full LP, a destroy petition with no Petition to
-    destroy (each less what this phase already queued), and IP now (R32) that the hand
-    cannot spend (``ip_wanted``; ``spent`` as in ``effect_value``)."""
-    queued = memo[p, PM_QUEUED0 + verb]
-    if verb == E.V_REPAIR:
-        return most_damaged(cards, pl, sl, ls, p)[1] - queued <= 0
-    if verb == E.V_RECOVER:
-        return recoverable(cards, pl, sl, p) - queued <= 0
-    if verb == E.V_HEAL or verb == E.V_HEAL_PER_PILLAR:
-        return STARTING_LP - pl[p, L.P_LP] - memo[p, PM_QUEUED0 + E.V_HEAL] \
-            - memo[p, PM_QUEUED0 + E.V_HEAL_PER_PILLAR] * pl[p, L.P_N_PILLARS] <= 0
-    if verb == E.V_DESTROY_PETITION:
-        q = pick_opponent(pl, w, gm, p, verb)
-        return q < 0 or pl[q, L.P_N_PETITIONS] - queued <= 0
-    if E.VERB_GIVES_IP[verb] != E.IP_NONE:
-        if spent == IP_LOST:
-            return True  # it arrives after the Play Phase and is lost (R32 off)
-        return spent >= 0 and ip_wanted(cards, pl, sl, ls, p, spent) <= 0
-    return False
+        return (wv if pl[p, L.P_N_PILLARS] < w[p, W.W_PILLAR_TARGET] else 0.0), False
+    return 0.0, False
 
 
 @njit(b1(CARDS, RULES, MEMO, PLAYERS, SLOTS, LISTS, FIELDS, WEIGHTS, i8, i8, b1), **KERNEL)
 def futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, kicked):
     """Would playing card ``c`` now do nothing: a Rights, Freedom or Bill card that stays
     in no Area (no Petition, nothing lasting, R27) whose every on-resolve effect (a
-    kicker's if ``kicked``) does nothing (``does_nothing``)? A pilot never pays for that,
-    whatever its stop threshold (a replay showed recovers into empty Discard Piles)."""
+    kicker's if ``kicked``) would do nothing (``effect_value``)? A pilot never pays for
+    that, whatever its stop threshold (a replay showed recovers into empty Discard Piles)."""
     t = cards[c, E.C_TYPE]
     if (t != E.RIGHTS and t != E.FREEDOM and t != E.BILL) or \
             (cards[c, E.C_KEYWORDS] & E.KW_PETITION) != 0 or has_lasting_effect(cards, c, kicked):
@@ -342,7 +342,8 @@ def futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, kicked):
         if verb == E.V_NONE or eff(cards, c, e, E.E_TRIGGER) != E.TRIG_ON_RESOLVE or \
                 (eff(cards, c, e, E.E_KICKER) != 0 and not kicked):
             continue
-        if not does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p, verb, ip_now):
+        if not effect_value(cards, w, memo, pl, sl, ls, gm, p, verb,
+                            eff(cards, c, e, E.E_AMOUNT), ip_now)[1]:
             return False
     return True
 
@@ -380,7 +381,7 @@ def note_threats(cards, w, memo, pl, sl, ls, gm, p):
         pl[q, L.P_N_AOA_TARGETS] = k
         n += k
     memo[p, PM_THREAT] = total
-    q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
+    q = pick_opponent(pl, w, gm, p, E.ATTACK_AIM)
     memo[p, PM_OPP_HAS_DEFENSE] = 1.0 if q >= 0 and pl[q, L.P_N_DEFENSES] > 0 else 0.0
     return n
 
@@ -413,7 +414,7 @@ def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
             if petition_wins_with(pl, p, pl[p, L.P_N_PETITIONS], pl[p, L.P_N_SCROLL_PILLARS] + 1):
                 return WIN_VALUE
     elif ctype == E.ATTACK:
-        q = pick_opponent(pl, w, gm, p, E.V_STRIKE)
+        q = pick_opponent(pl, w, gm, p, E.ATTACK_AIM)
         if q >= 0 and pl[q, L.P_UAS_LOST] < pl[q, L.P_N_UAS]:
             dmg = cards[c, E.C_DAMAGE]
             if last_ua_falls(pl, sl, ls, q, dmg, False):
@@ -439,13 +440,16 @@ def card_value(cards, rules, w, memo, pl, sl, ls, gm, p, c):
             continue
         trig = eff(cards, c, e, E.E_TRIGGER)
         spent = ip_now if trig == E.TRIG_ON_RESOLVE else IP_LATER
-        ev = effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, eff(cards, c, e, E.E_AMOUNT), spent)
+        ev = effect_value(cards, w, memo, pl, sl, ls, gm, p, verb, eff(cards, c, e, E.E_AMOUNT),
+                          spent)[0]
         if trig == E.TRIG_ON_RESOLVE:
             v += ev
         elif trig == E.TRIG_EACH_TURN:
             v += ev * w[p, W.W_EACH_TURN] if ev > 0 else ev
-        elif trig == E.TRIG_ACTIVATE:
-            v += 0.5 * ev * w[p, W.W_EACH_TURN] if ev > 0 else 0.0
+        elif trig == E.TRIG_ACTIVATE:  # used again each turn, or once (R29 literal)
+            uses = w[p, W.W_EACH_TURN] if rules[E.R_SIDEWAYS_RESET] == E.UPRIGHT_EVERY_CARD \
+                or bears_each_turn(cards, c, False) else 1.0
+            v += 0.5 * ev * uses if ev > 0 else 0.0
         else:
             v += 0.3 * ev
     return v
@@ -512,9 +516,9 @@ def hand_value(cards, rules, w, memo, pl, sl, ls, gm, p, s):
 def choose_action(t, g, memo, p, acts, n_acts):
     """The pilot's next Play Phase action (Art. VII §5 phase three): the index in
     ``acts[:n_acts]`` (the legal actions the rules listed, ``game.legal_actions``: rows
-    ``(kind, a, b, c, cost)``) of the best one, or -1 to stop. Stopping is scored first
+    columns ``layout.A_*``) of the best one, or -1 to stop. Stopping is scored first
     (``W_STOP``), then each legal action in order (``score``: its value, or noise for the
-    random policy). An action that would do nothing (``does_nothing``, ``futile_play``) is
+    random policy). An action that would do nothing (``effect_value``, ``futile_play``) is
     never taken by a heuristic pilot, whatever its stop threshold. An Attack-on-Attack is
     worth the opposing damage it removes (``W_AOA``, for the turns that Attack would
     strike) and what is left of our Attack if it survives (Amend. I §3-4, R17): so even
@@ -528,49 +532,58 @@ def choose_action(t, g, memo, p, acts, n_acts):
     v = 0.0  # the value of the last card's plain play (its kicked plays add to it)
     ip_now = IP_LOST if rules[E.R_IP_EFFECTS_IMMEDIATE] == 0 else 0  # R32
     for i in range(n_acts):
-        kind = acts[i, 0]
-        s = acts[i, 1]
+        kind = acts[i, L.A_KIND]
+        s = acts[i, L.A_SLOT]
         c = sl[p, s, L.S_CARD]
         if randomly:
             sc = score(w, rng, p, 0.0)
         elif kind == L.ACT_ACTIVATE:
-            e = acts[i, 2]
-            spent = acts[i, 4] if ip_now == 0 else IP_LOST
-            sc = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
-                              eff(cards, c, e, E.E_AMOUNT), spent) - w[p, W.W_COST] * acts[i, 4]
-            if sc > best_score and does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p,
-                                                eff(cards, c, e, E.E_VERB), spent):
+            e = acts[i, L.A_EFFECT]
+            spent = acts[i, L.A_COST] if ip_now == 0 else IP_LOST
+            ev, futile = effect_value(cards, w, memo, pl, sl, ls, gm, p,
+                                      eff(cards, c, e, E.E_VERB), eff(cards, c, e, E.E_AMOUNT),
+                                      spent)
+            sc = ev - w[p, W.W_COST] * acts[i, L.A_COST]
+            if sc > best_score and futile:
                 continue  # an activation that would do nothing is never paid for
         elif kind == L.ACT_PLAY:
             v = noted_card_value(cards, rules, w, memo, pl, sl, ls, gm, p, s, c) \
-                - w[p, W.W_COST] * acts[i, 4]
+                - w[p, W.W_COST] * acts[i, L.A_COST]
             sc = v
             if sc > best_score and futile_play(cards, rules, memo, pl, sl, ls, gm, w, p, c, False):
                 continue  # checked only for a new best: skipping any other changes nothing
         elif kind == L.ACT_PLAY_KICKED:
-            e = acts[i, 2]
+            e = acts[i, L.A_EFFECT]
             k = eff(cards, c, e, E.E_COST)
-            kv = effect_value(cards, w, memo, pl, sl, ls, gm, p, eff(cards, c, e, E.E_VERB),
-                              eff(cards, c, e, E.E_AMOUNT), k if ip_now == 0 else IP_LOST)
+            kv, futile = effect_value(cards, w, memo, pl, sl, ls, gm, p,
+                                      eff(cards, c, e, E.E_VERB), eff(cards, c, e, E.E_AMOUNT),
+                                      k if ip_now == 0 else IP_LOST)
             sc = v + w[p, W.W_KICKER] * kv - w[p, W.W_COST] * k
-            if sc > best_score and does_nothing(cards, rules, memo, pl, sl, ls, gm, w, p,
-                                                eff(cards, c, e, E.E_VERB),
-                                                k if ip_now == 0 else IP_LOST):
+            if sc > best_score and futile:
                 continue  # a kicker that would do nothing is not paid for
         else:  # ACT_AOA: Amend. I §3-4: the lesser is destroyed, the greater loses the lesser
             dmg = cards[c, E.C_DAMAGE]
-            theirs = sl[acts[i, 2], acts[i, 3], L.S_DP]
+            theirs = sl[acts[i, L.A_SEAT], acts[i, L.A_TARGET], L.S_DP]
             removed = dmg if dmg < theirs else theirs
             left = dmg - theirs if dmg > theirs else 0
             ours_lasts = 0.0 if ((cards[c, E.C_KEYWORDS] & E.KW_ONE_SHOT) != 0
                                  or rules[E.R_ATTACK_LIFETIME] == E.LIFETIME_ONE_SHOT) else 2.0
             sc = w[p, W.W_AOA] * removed * 3.0 + w[p, W.W_ATTACK] * left * ours_lasts \
-                - w[p, W.W_COST] * acts[i, 4]
+                - w[p, W.W_COST] * acts[i, L.A_COST]
         if sc > best_score:
             best, best_score = i, sc
-    if best >= 0 and not randomly:
-        note_queued(cards, memo, sl, ls, pl, p, acts, best)
+    note_choice(t, g, memo, p, acts, best)
     return best
+
+
+@njit(**INLINED)
+def note_choice(t, g, memo, p, acts, k):
+    """``p`` takes action ``k`` of ``acts`` (-1: stops): its heuristic pilot notes what the
+    action queues for the Resolve Phase (``note_queued``); the random policy values
+    nothing and notes nothing. ``choose_action`` calls it for its own pick; a pilot that
+    picks otherwise (the search) calls it for the action it takes."""
+    if k >= 0 and t.weights[p, W.W_RANDOM] == 0.0:
+        note_queued(t.cards, memo, g.slots, g.lists, g.players, p, acts, k)
 
 
 @njit(**INLINED)
@@ -578,15 +591,15 @@ def note_queued(cards, memo, sl, ls, pl, p, acts, i):
     """Action ``i`` was chosen: add what it queues of the capped verbs (``VERB_QUEUES``) for the
     Resolve Phase to the pilot's memory; if anything, the noted values of the cards that
     read it are forgotten (``forget_queue_values``)."""
-    kind = acts[i, 0]
-    c = sl[p, acts[i, 1], L.S_CARD]
+    kind = acts[i, L.A_KIND]
+    c = sl[p, acts[i, L.A_SLOT], L.S_CARD]
     added = False
     for e in range(E.MAX_EFFECTS):
         verb = eff(cards, c, e, E.E_VERB)
         if E.VERB_QUEUES[verb] == 0:
             continue
         if kind == L.ACT_ACTIVATE:
-            fires = e == acts[i, 2]
+            fires = e == acts[i, L.A_EFFECT]
         else:
             fires = eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE and \
                 (eff(cards, c, e, E.E_KICKER) == 0 or kind == L.ACT_PLAY_KICKED)
@@ -637,7 +650,7 @@ def choose_p2_pillar(cards, w, pl, sl, ls, gm, rng, p2, zero_cost_only):
             continue
         if zero_cost_only and cards[c, E.C_COST] != 0:
             continue
-        key = per_ip * cards[c, E.C_IP] + w[p2, W.W_VERB + E.V_DRAW] + 0.01 * cards[c, E.C_COST]
+        key = per_ip * cards[c, E.C_IP] + cards_drawn_value(w, p2, 1) + 0.01 * cards[c, E.C_COST]
         if cards[c, E.C_BRANCH] == E.SCROLL:
             key += w[p2, W.W_SCROLL_PILLAR]
         for e in range(E.MAX_EFFECTS):

@@ -155,12 +155,12 @@ def _cache_dir() -> Path | None:
 
 def _cached_engine_files(d: Path, pattern: str):
     """The engine's cache files under ``d`` matching ``pattern``, not those of another build
-    kept in a folder of ``d`` (the checked build's)."""
+    kept in a folder of ``d`` (the checked build's, one with numba patches off)."""
     from rnr_sim.engine import indexing
 
     for f in d.rglob(pattern):
         if f.is_file() and "engine" in str(f.parent) and \
-                indexing.CHECKED_FOLDER not in f.relative_to(d).parts:
+                not any(map(indexing.is_build_folder, f.relative_to(d).parts)):
             yield f
 
 

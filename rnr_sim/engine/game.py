@@ -63,9 +63,10 @@ from rnr_sim.engine.state import (  # noqa: F401 (the game's numbers, re-exporte
     PETITIONS_NEEDED,
     SCROLL_PILLARS_NEEDED,
     STARTING_LP,
+    bears_each_turn,
     eff,
+    effect_amount,
     has_lasting_effect,
-    ip_amount,
     most_damaged,
     pillars_in_hand,
     play_cost,
@@ -294,9 +295,11 @@ def destroy(t, g, q, s, by):
     c = sl[q, s, L.S_CARD]
     ctype = cards[c, E.C_TYPE]
     pending = sl[q, s, L.S_FLAGS] & L.F_PENDING
+    activated = sl[q, s, L.S_FLAGS] & (L.F_ACT0 | L.F_ACT1)
     leave_play(cards, pl, sl, ls, q, s, L.Z_DISCARD)
     if pending != 0:
         sl[q, s, L.S_FLAGS] |= L.F_DESTROYED  # its effects may still wait (R50)
+    sl[q, s, L.S_FLAGS] |= activated  # paid activations wait too (R52)
     emit(gm, tr, T.EV_DESTROY, q, c, by, 0, 0, 0)
     if (cards[c, E.C_FLAGS] & E.CF_ON_DESTROY) != 0:
         list_push(pl, ls, q, L.L_ON_DESTROY, L.P_N_ON_DESTROY, s)  # fired by fire_on_destroy
@@ -458,7 +461,7 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
         return
     q = target
     if q < 0 or pl[q, L.P_ALIVE] == 0:
-        q = choose_opponent(pl, w, gm, rng, p, verb)
+        q = choose_opponent(pl, w, gm, rng, p, E.VERB_AIM[verb])
     if verb == E.V_LP:
         if q >= 0:
             change_lp(rules, pl, gm, tr, q, -amount, E.V_LP, src_card)  # Amend. II §3
@@ -466,10 +469,8 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
         strike(t, g, p, q, amount, False, src_card)
     elif verb == E.V_STRIKE_UA:
         strike(t, g, p, q, amount, True, src_card)
-    elif verb == E.V_HEAL:
-        change_lp(rules, pl, gm, tr, p, amount, E.V_HEAL, src_card)
-    elif verb == E.V_HEAL_PER_PILLAR:  # healing, N for each Pillar in play when it resolves
-        change_lp(rules, pl, gm, tr, p, amount * pl[p, L.P_N_PILLARS], E.V_HEAL, src_card)
+    elif E.VERB_HEALS[verb] != 0:  # healing (per Pillar: those in play as it resolves)
+        change_lp(rules, pl, gm, tr, p, effect_amount(pl, p, verb, amount), E.V_HEAL, src_card)
     elif verb == E.V_DRAW:
         for _ in range(amount):
             if not draw_one(rules, pl, sl, ls, gm, masks, tr, p, False):
@@ -485,7 +486,7 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
     elif verb == E.V_DISCARD:
         discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, p, src_card)
     elif E.VERB_GIVES_IP[verb] != E.IP_NONE:
-        gained = ip_amount(pl, p, verb, amount)
+        gained = effect_amount(pl, p, verb, amount)
         pl[p, L.P_IP_OTHER] += gained  # Amend. VI: non-Pillar IP, spent first
         emit(gm, tr, T.EV_IP, p, gained, src_card, 0, 0, 0)
     elif verb == E.V_REPAIR:
@@ -520,16 +521,21 @@ def on_destroy_queued(pl, gm):
 def fire_on_destroy(t, g):
     """Fire the queued ``on destroy`` effects, each controlled by the destroyed card's owner
     and aimed at the active player when the owner is not active; effects that destroy more
-    cards queue them in turn, until the queues are empty. With R47 ``by_step``, an effect
+    cards queue them in turn, until the queues are empty. Effects released together fire
+    the active player's first, then the others' in turn order (Amend. IX: the active player
+    wins ties of timing), each player's in the order its cards were destroyed. With R47
+    ``by_step``, an effect
     whose verb belongs to a later Resolve step than the one in progress waits for it
     (``fire_waiting_on_destroy``)."""
     cards, rules = t.cards, t.rules
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     by_step = rules[E.R_ON_DESTROY_TIMING] == E.OD_BY_STEP and gm[L.G_STEP] > 0
+    n_players = gm[L.G_N_PLAYERS]
     busy = True
     while busy and gm[L.G_OVER] == 0:
         busy = False
-        for q in range(gm[L.G_N_PLAYERS]):
+        for k in range(n_players):
+            q = seat_after(gm[L.G_ACTIVE], k, n_players)  # Amend. IX: the active player first
             while pl[q, L.P_N_ON_DESTROY] > 0 and gm[L.G_OVER] == 0:
                 busy = True
                 n = pl[q, L.P_N_ON_DESTROY]
@@ -563,10 +569,13 @@ def any_on_destroy_waiting(pl, gm):
 def fire_waiting_on_destroy(t, g, step):
     """R47 ``by_step``: at Resolve step ``step``, fire the waiting ``on destroy`` effects
     whose verb belongs to it or an earlier step, in the order their cards were destroyed,
-    seat by seat (owner controls, aimed at the active player when the owner is not)."""
+    the active player's first, then the others' in turn order (Amend. IX; owner controls,
+    aimed at the active player when the owner is not)."""
     cards = t.cards
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
-    for q in range(gm[L.G_N_PLAYERS]):
+    n_players = gm[L.G_N_PLAYERS]
+    for k in range(n_players):
+        q = seat_after(gm[L.G_ACTIVE], k, n_players)  # Amend. IX: the active player first
         i = 0
         while i < pl[q, L.P_N_OD_WAIT] and gm[L.G_OVER] == 0:
             s = ls[q, L.L_OD_WAIT, i]
@@ -611,11 +620,11 @@ def pay(pl, p, cost):
 def put_action(acts, n, kind, a, b, c, cost):
     """Append one legal action; the list holds every action a Play Phase can offer
     (``layout.MAX_ACTIONS``), so it never fills."""
-    acts[n, 0] = kind
-    acts[n, 1] = a
-    acts[n, 2] = b
-    acts[n, 3] = c
-    acts[n, 4] = cost  # the IP the action takes
+    acts[n, L.A_KIND] = kind
+    acts[n, L.A_SLOT] = a
+    acts[n, L.A_EFFECT] = b  # or A_SEAT
+    acts[n, L.A_TARGET] = c
+    acts[n, L.A_COST] = cost
     return n + 1
 
 
@@ -641,10 +650,10 @@ def activations(cards, sl, p, s, ip, acts, n):
 @njit(i8(CARDS, RULES, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8, ACTS), **KERNEL)
 def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts):
     """Every action ``p`` may take next in its Play Phase (Art. VII §5 phase three), listed
-    in ``acts`` as rows ``(kind, a, b, c, cost)`` (cost: the IP the action takes); returns
-    how many. In order: each card in hand
-    that ``p`` can pay for (Art. II §2; not a UA, Art. IV §3.2; a Bill once a turn, Art. IV
-    §7.1; Pillars per R10) as ``ACT_PLAY`` (slot), then its paid kickers as
+    in ``acts`` as rows of the columns ``layout.A_*`` (kind, slot, effect or seat, target,
+    the IP it takes); returns how many. In order: each card in hand that ``p`` can pay
+    for (Art. II §2; not a UA, Art. IV §3.2; a Bill once a turn, Art. IV §7.1; Pillars per
+    R10) as ``ACT_PLAY`` (slot), then its paid kickers as
     ``ACT_PLAY_KICKED`` (slot, kicker effect), then, for an Attack, each opposing Attack
     not already fought this turn as ``ACT_AOA`` (slot, seat, slot) at cost + 1 (Amend. I
     §1, R49); then each 'activate' effect ``p`` can pay for and has not used this turn
@@ -713,8 +722,8 @@ def play_phase(t, g, memo, acts, p):
 
 @njit(**INLINED)
 def play_phase_rest(t, g, memo, acts, p, n_targets):
-    """The Play Phase's actions from here on, chosen by ``p``'s heuristic pilot; a search
-    rollout resumes a copied Play Phase here (``search.py``). The list of legal actions is
+    """The Play Phase's actions from here on, chosen by ``p``'s heuristic pilot; a copied Play
+    Phase played out resumes here (``state_api.play_out``). The list of legal actions is
     made once (``legal_actions``), then kept up to date after each action
     (``still_legal``), or made again when the action gave IP (R32)."""
     cards, rules = t.cards, t.rules
@@ -726,8 +735,9 @@ def play_phase_rest(t, g, memo, acts, p, n_targets):
         k = choose_action(t, g, memo, p, acts, n)
         if k < 0:
             return
-        ip_left = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] - acts[k, 4]
-        do_action(t, g, memo, p, acts[k, 0], acts[k, 1], acts[k, 2], acts[k, 3])
+        ip_left = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] - acts[k, L.A_COST]
+        do_action(t, g, memo, p, acts[k, L.A_KIND], acts[k, L.A_SLOT], acts[k, L.A_EFFECT],
+                  acts[k, L.A_TARGET])
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return
         if pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER] == ip_left:  # it cost its row's IP
@@ -752,10 +762,10 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
     It reasons from the action, not by testing each row against the state as
     ``legal_actions`` does: that way (each row's card read again) played 1% slower and
     the search 4% slower; debug mode and a scenario test compare the two lists."""
-    kind = acts[k, 0]
-    a = acts[k, 1]
-    b = acts[k, 2]
-    c = acts[k, 3]
+    kind = acts[k, L.A_KIND]
+    a = acts[k, L.A_SLOT]
+    b = acts[k, L.A_EFFECT]  # or A_SEAT
+    c = acts[k, L.A_TARGET]
     ip = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER]
     played = kind != L.ACT_ACTIVATE
     card = sl[p, a, L.S_CARD]
@@ -766,12 +776,12 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
         pl[p, L.P_PILLARS_TURN] >= limit  # R10
     m = 0
     for i in range(n):
-        row_kind = acts[i, 0]
-        s = acts[i, 1]
-        if acts[i, 4] > ip:  # Art. II §2
+        row_kind = acts[i, L.A_KIND]
+        s = acts[i, L.A_SLOT]
+        if acts[i, L.A_COST] > ip:  # Art. II §2
             continue
         if row_kind == L.ACT_ACTIVATE:
-            if kind == L.ACT_ACTIVATE and s == a and acts[i, 2] == b:
+            if kind == L.ACT_ACTIVATE and s == a and acts[i, L.A_EFFECT] == b:
                 continue  # Amend. V §2: sideways now
         else:
             if played and s == a:
@@ -780,7 +790,8 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
                 continue  # Art. IV §7.1: its name is played this turn
             if pillars_done and cards[sl[p, s, L.S_CARD], E.C_TYPE] == E.PILLAR:
                 continue  # R10
-            if kind == L.ACT_AOA and row_kind == L.ACT_AOA and acts[i, 2] == b and acts[i, 3] == c:
+            if kind == L.ACT_AOA and row_kind == L.ACT_AOA and acts[i, L.A_SEAT] == b and \
+                    acts[i, L.A_TARGET] == c:
                 continue  # R49: that Attack is fought already
         if m != i:
             for f in range(L.ACT_WIDTH):
@@ -793,8 +804,8 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
 
 @njit(**INLINED)
 def play_phase_start(t, g, memo, p):
-    """What a Play Phase notes before its first action (and a search rollout before it
-    goes on from a copied state): the Attack-on-Attack targets (``note_threats``, 0 when
+    """What a Play Phase notes before its first action (``state_api.start_play_phase``
+    too): the Attack-on-Attack targets (``note_threats``, 0 when
     R17 is off); returns how many. The cards in play with an 'activate' effect are
     counted as they enter and leave play (``layout.P_N_ACTIVATABLE``)."""
     cards, rules, w = t.cards, t.rules, t.weights
@@ -901,9 +912,10 @@ def verb_step(verb):
 
 @njit(**INLINED)
 def note_effects(cards, pl, sl, ls, p):
-    """Before step iii: list the cards in play that hold 'each turn' or 'activate' effects
+    """Before step ii: list the cards in play that hold 'each turn' or 'activate' effects
     (no card enters play during the Resolve Phase, so its steps walk this short list, not
-    the board) and return the steps at which ``p`` has anything to fire, as bits."""
+    the board; a card destroyed from step ii on stays listed, R52) and return the steps at
+    which ``p`` has anything to fire, as bits."""
     steps = 0
     for i in range(pl[p, L.P_N_PENDING]):
         steps |= cards[sl[p, ls[p, L.L_PENDING, i], L.S_CARD], E.C_RESOLVE_STEPS]
@@ -926,7 +938,10 @@ def note_effects(cards, pl, sl, ls, p):
 def fire_effects(t, g, p, step):
     """Fire the active player's outstanding effects that belong to Resolve step ``step``:
     on-resolve effects of the cards played this turn (in play order, kicker included if
-    paid), then 'each turn' effects of cards in play, then activated effects (R13).
+    paid), then 'each turn' effects of cards in play, then activated effects (R13). A card
+    destroyed earlier in the phase resolves what was paid for: its on-resolve effects if it
+    was played this turn (R50), its activated effects (R52); its 'each turn' effects are
+    gone with it. With R50's switch off both fizzle.
     """
     cards, rules = t.cards, t.rules
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
@@ -959,20 +974,21 @@ def fire_effects(t, g, p, step):
         if (cards[c, E.C_TURN_STEPS] & step_bit) == 0:
             continue
         z = sl[p, s, L.S_ZONE]
-        if z != L.Z_PLAY and z != L.Z_PILLAR and z != L.Z_PETITION and z != L.Z_UA:
-            continue  # left play earlier in this Resolve Phase
+        in_play = z == L.Z_PLAY or z == L.Z_PILLAR or z == L.Z_PETITION or z == L.Z_UA
+        if not in_play and (sl[p, s, L.S_FLAGS] & (L.F_ACT0 | L.F_ACT1)) == 0:
+            continue  # left play earlier in this Resolve Phase, with nothing paid waiting
         for e in range(E.MAX_EFFECTS):
             verb = eff(cards, c, e, E.E_VERB)
             if verb == E.V_NONE or verb_step(verb) != step:
                 continue
             trig = eff(cards, c, e, E.E_TRIGGER)
             fire = False
-            if trig == E.TRIG_EACH_TURN and E.VERB_GIVES_IP[verb] == E.IP_NONE and (
+            if trig == E.TRIG_EACH_TURN and in_play and E.VERB_GIVES_IP[verb] == E.IP_NONE and (
                     eff(cards, c, e, E.E_KICKER) == 0 or (sl[p, s, L.S_FLAGS] & L.F_KICKED) != 0):
                 fire = True
             elif trig == E.TRIG_ACTIVATE and (sl[p, s, L.S_FLAGS] & (L.F_ACT0 << e)) != 0:
                 sl[p, s, L.S_FLAGS] &= ~(L.F_ACT0 << e)
-                fire = True
+                fire = in_play or destroyed_resolve  # R52: paid for; R50 off: it fizzles
             if fire:
                 apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
                 if on_destroy_queued(pl, gm):
@@ -1046,7 +1062,7 @@ def declare_attack_targets(cards, w, pl, sl, ls, gm, rng, p):
         if sl[p, s, L.S_ZONE] != L.Z_PLAY or cards[sl[p, s, L.S_CARD], E.C_TYPE] != E.ATTACK \
                 or (sl[p, s, L.S_FLAGS] & L.F_AOA) != 0:
             continue
-        q = choose_opponent(pl, w, gm, rng, p, E.V_STRIKE)
+        q = choose_opponent(pl, w, gm, rng, p, E.ATTACK_AIM)
         sl[p, s, L.S_TARGET_SEAT] = q
         sl[p, s, L.S_TARGET_SLOT] = -1 if q < 0 else \
             choose_strike_target(cards, w, rng, sl, ls, pl, p, q, sl[p, s, L.S_DP], False)
@@ -1080,7 +1096,7 @@ def attack_damage_step(t, g, p):
             if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
                 return
         elif not fought:
-            q = choose_opponent(pl, w, gm, rng, p, E.V_STRIKE)
+            q = choose_opponent(pl, w, gm, rng, p, E.ATTACK_AIM)
             strike(t, g, p, q, sl[p, s, L.S_DP], False, c)
             if on_destroy_queued(pl, gm):
                 fire_on_destroy(t, g)
@@ -1111,7 +1127,8 @@ def drain_step(t, g, p):
     """Step vii, Amend. IV: each UA drains once (R21: the active player's, or every
     player's), from its controller (R20 default) or the next opponent; a UA destroyed
     earlier in this phase is gone and drains nothing (R22). Drains land together and LP
-    is then checked, the active player winning ties (Amend. IX, R24)."""
+    is then checked, the active player winning ties (Amend. IX, R24); LP stops at
+    ``LP_MIN`` as ``change_lp``'s does (R46)."""
     cards, rules = t.cards, t.rules
     pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     n = gm[L.G_N_PLAYERS]
@@ -1131,7 +1148,8 @@ def drain_step(t, g, p):
             if sl[q, s, L.S_ZONE] == L.Z_UA:
                 left -= 1
                 amount = cards[sl[q, s, L.S_CARD], E.C_DRAIN]
-                pl[victim, L.P_LP] -= amount
+                lp = pl[victim, L.P_LP] - amount
+                pl[victim, L.P_LP] = lp if lp >= L.LP_MIN else L.LP_MIN  # R46: no wrap
                 emit(gm, tr, T.EV_DRAIN, q, sl[q, s, L.S_CARD], victim, amount, pl[victim, L.P_LP], 0)
     # LP checks after the simultaneous drain: opponents first, so the active player wins ties.
     for k in range(1, n + 1):
@@ -1207,13 +1225,15 @@ def resolve_phase(t, g, memo, p):
     if by_step and any_on_destroy_waiting(pl, gm):
         drop_waiting_on_destroy(pl, sl, ls, gm)  # left by a phase cut short (R47)
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
+    # The cards whose effects fire at steps iii-vi are noted first: one destroyed at step ii
+    # still resolves an activation paid for (R52).
+    steps = note_effects(cards, pl, sl, ls, p)
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 2, 0, 0, 0, 0)
     gm[L.G_STEP] = 2
     if pl[p, L.P_N_AOA] > 0:
         resolve_aoa(t, g, p)  # ii
         if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
             return
-    steps = note_effects(cards, pl, sl, ls, p)
     # Steps iii, iv and vi in one loop, so the effects' code is compiled once, not thrice.
     for step in (E.STEP_DAMAGE, E.STEP_HEAL, E.STEP_EFFECTS):
         if step == E.STEP_EFFECTS:
@@ -1261,7 +1281,7 @@ def independence_phase(t, g, p):
             verb = eff(cards, c, e, E.E_VERB)
             if E.VERB_GIVES_IP[verb] != E.IP_NONE and eff(cards, c, e, E.E_TRIGGER) == E.TRIG_EACH_TURN \
                     and (eff(cards, c, e, E.E_KICKER) == 0 or (sl[p, s, L.S_FLAGS] & L.F_KICKED) != 0):
-                gained = ip_amount(pl, p, verb, eff(cards, c, e, E.E_AMOUNT))
+                gained = effect_amount(pl, p, verb, eff(cards, c, e, E.E_AMOUNT))
                 if cards[c, E.C_TYPE] == E.PILLAR:
                     pillar_ip += gained
                 else:
@@ -1287,17 +1307,22 @@ def end_phase(pl, sl, ls, p):
 def turn_start(t, g, p):
     """A turn up to its Play Phase: Draw and Independence Phases (Art. VII §5); False when
     the game or the player ended in the Draw Phase."""
-    rules = t.rules
+    cards, rules = t.cards, t.rules
     pl, sl, ls, gm, masks, tr = g.players, g.slots, g.lists, g.game, g.masks, g.trace
     gm[L.G_STEP] = 0  # outside the Resolve Phase (a phase cut short may have left a step)
     pl[p, L.P_TURNS] += 1
     emit(gm, tr, T.EV_TURN, p, pl[p, L.P_LP], pl[p, L.P_N_HAND], pl[p, L.P_N_DRAW], pl[p, L.P_N_BOARD], 0)
-    # Sideways cards return upright at the start of their controller's turn (Amend. V §3).
+    # Sideways cards return upright at the start of their controller's turn (Art. VII §6,
+    # Amend. V §3): every one (R29), or with its literal reading only those bearing an
+    # 'each turn' effect; the others stay sideways while they stay in play.
     if pl[p, L.P_SIDEWAYS] != 0:
         pl[p, L.P_SIDEWAYS] = 0
+        every = rules[E.R_SIDEWAYS_RESET] == E.UPRIGHT_EVERY_CARD
         for i in range(pl[p, L.P_N_BOARD]):
             s = ls[p, L.L_BOARD, i]
-            sl[p, s, L.S_FLAGS] &= ~(L.F_SIDEWAYS0 | L.F_SIDEWAYS1)
+            if every or bears_each_turn(cards, sl[p, s, L.S_CARD],
+                                        (sl[p, s, L.S_FLAGS] & L.F_KICKED) != 0):
+                sl[p, s, L.S_FLAGS] &= ~(L.F_SIDEWAYS0 | L.F_SIDEWAYS1)
     # I. Draw Phase.
     n_draw = pl[p, L.P_DRAWS_NEXT]
     pl[p, L.P_DRAWS_NEXT] = 1
@@ -1602,7 +1627,7 @@ def check_invariants(cards, pl, sl, ls, gm):
 def play_from(t, g, memo, acts, p, stop_turn):
     """Play turns from seat ``p``'s until the game ends or ``stop_turn`` turns were taken
     (all seats counted); returns the seat whose turn is next (-1: none). A game resumes
-    from any turn's start with this (``search.py``)."""
+    from any turn's start with this (``state_api.py``)."""
     gm, tr = g.game, g.trace
     limit = turn_limit(t.rules, gm[L.G_N_PLAYERS])
     while gm[L.G_OVER] == 0:

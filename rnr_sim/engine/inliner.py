@@ -1,31 +1,31 @@
-"""numba's inliner (``inline="always"``, config.INLINED), copying no more IR than it needs.
+"""numba's inliner (``inline="always"``, config.INLINED), copying no more IR than it needs:
+a fix for numba issue #8989 (also numba-cuda issue #688). When numba fixes it, this module
+goes.
 
-Before it inlines a callee, numba's ``InlineWorker.inline_ir`` copies the callee's IR
-twice, one ``copy.deepcopy`` per block: a copy to inline (it is mutated) and a copy "to
-return", which both of numba's callers throw away. Three costs, all measured on the
-engine's first compile (2-core machine, empty cache):
+Before it inlines a callee, numba's ``InlineWorker.inline_ir`` copies the callee's IR twice,
+one ``copy.deepcopy`` per block: a copy to inline (it is mutated) and a copy "to return",
+which both of numba's callers throw away. Each block's copy also copies the block's scope,
+which holds every variable of the function, so the cost grows with blocks times variables
+(#8989): on the engine, whose kernels inline dozens of helpers with hundreds of variables,
+most of numba's inlining time. This wrapper
 
-- **Each block's copy copied the whole scope**, which holds every variable of the
-  function: the cost grew with blocks times variables (numba issue #8989; numba-cuda
-  issue #688). The 74 inlines took 29.9 s of the 112 s; with one memo per IR, so the scope
-  and the variables its blocks share are copied once per IR, 2.4 s.
-- **The copy to return** is never used: it is not made (its blocks are the inlined copy's).
-- **An IR made for this one inline is not copied at all.** ``inline_function`` (what the
+- copies one scope once per IR (one ``deepcopy`` memo for all the blocks of one IR);
+- does not make the copy to return (its blocks are the inlined copy's);
+- does not copy an IR made for this one inline: ``inline_function`` (what the
   ``inline="always"`` pass calls) builds the callee's IR afresh from its bytecode for each
-  inline, and nothing else holds it: it is inlined as it is. An IR numba keeps and
-  inlines again (an ``@overload``'s, from the typed pass) is still copied once.
+  inline and nothing else holds it. An IR numba keeps and inlines again (an ``@overload``'s,
+  from the typed pass) is still copied once.
 
-With the last two, the inlining pass of ``take_turn``'s compile took 1.5-1.8 s against
-3.7 s, the batch worker's 0.2-0.3 s against 1.0 s (numba's own pass timings, one cold
-compile each, docs/engine.md "The first compile"). The IR inlined is the same either way:
-blocks of one function share one scope object in the original too, numba's inliner sets
-every inlined block's scope to the caller's, and a fresh IR is what its copy would be.
-Kernels compiled either way give the same results bit for bit
-(tests/test_engine_golden.py pins 2,000 sample games).
+The IR inlined is the same either way: blocks of one function share one scope object in the
+original too, numba's inliner sets every inlined block's scope to the caller's, and a fresh
+IR is what its copy would be. Only the copy to return differs (it is the inlined blocks
+themselves): numba's callers throw it away, another caller of ``inline_ir`` might not, so
+the wrappers act only when the IR inlined into is an engine kernel's (``_ENGINE``) and
+leave numba's inliner as it is for every other function in the process. What it saves:
+docs/benchmarks.md.
 
-The patch wraps ``InlineWorker.inline_ir`` and ``inline_function`` while numba holds its
-compile lock, so no two compiles share a copier. If a numba version moves these names,
-nothing is patched and the first compile is only slower.
+The wrappers run while numba holds its compile lock, so no two compiles share a copier.
+Applied on the numba release it was written for only (``patching.py``).
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ import copy
 
 from numba.core import inline_closurecall as _inliner
 from numba.core import ir as _ir
+
+from rnr_sim.engine import patching
 
 
 class _Copier:
@@ -61,15 +63,24 @@ class _Copier:
 
 
 _FRESH = "_rnr_sim_fresh_ir"  # set on the worker by inline_function for its inline_ir call
+_ENGINE = "rnr_sim.engine"  # the modules whose kernels the wrappers inline into
+
+
+def _engine_ir(caller_ir) -> bool:
+    """Whether ``caller_ir`` is the IR of one of the engine's kernels."""
+    modname = getattr(getattr(caller_ir, "func_id", None), "modname", "") or ""
+    return modname == _ENGINE or modname.startswith(_ENGINE + ".")
 
 
 def _patched_inline_ir(inline_ir):
-    def inline_ir_copying_less(self, *args, **kwargs):
+    def inline_ir_copying_less(self, caller_ir, *args, **kwargs):
         fresh = self.__dict__.pop(_FRESH, False)
+        if not _engine_ir(caller_ir):
+            return inline_ir(self, caller_ir, *args, **kwargs)
         saved = _inliner.copy
         _inliner.copy = _Copier(fresh)
         try:
-            return inline_ir(self, *args, **kwargs)
+            return inline_ir(self, caller_ir, *args, **kwargs)
         finally:
             _inliner.copy = saved
 
@@ -79,6 +90,8 @@ def _patched_inline_ir(inline_ir):
 
 def _patched_inline_function(inline_function):
     def inline_fresh_function(self, caller_ir, block, i, function, arg_typs=None):
+        if not _engine_ir(caller_ir):
+            return inline_function(self, caller_ir, block, i, function, arg_typs=arg_typs)
         # numba's inline_function, its IR marked as made for this inline alone
         callee_ir = self.run_untyped_passes(function)
         self.__dict__[_FRESH] = True
@@ -95,16 +108,10 @@ def _patched_inline_function(inline_function):
 def install() -> bool:
     """Patch numba's inliner once; True when it is (or already was) patched."""
     worker = getattr(_inliner, "InlineWorker", None)
-    inline_ir = getattr(worker, "inline_ir", None)
-    inline_function = getattr(worker, "inline_function", None)
-    if inline_ir is None or inline_function is None or \
-            not hasattr(worker, "run_untyped_passes") or \
-            getattr(_inliner, "copy", None) is not copy:
-        return False
-    if not hasattr(inline_ir, "__wrapped__"):
-        worker.inline_ir = _patched_inline_ir(inline_ir)
-        worker.inline_function = _patched_inline_function(inline_function)
-    return True
+    return patching.wrap("inliner", [(worker, "inline_ir", _patched_inline_ir),
+                                     (worker, "inline_function", _patched_inline_function)],
+                         found=hasattr(worker, "run_untyped_passes")
+                         and getattr(_inliner, "copy", None) is copy)
 
 
 INSTALLED = install()

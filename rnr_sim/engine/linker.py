@@ -1,21 +1,18 @@
 """How numba links the engine's kernels: big kernels called by their callers, not copied
-into them (``@called``); and the copies a kernel holds made its own (internal).
+into them (``@called``); the copies a kernel holds made its own (internal); and two kernels'
+copies told how to inline (``@inlined_by_llvm``, ``@copied_not_inlined``).
 
 numba links the LLVM module of every kernel a kernel calls into the caller's own module,
-then optimizes the whole and generates its machine code again: ``take_turn``'s code was
-optimized and generated once for ``take_turn`` and once more inside the batch worker, and
-``apply_effect``'s inside ``fire_on_destroy``, ``take_turn`` and the worker. That copy
-pays when LLVM inlines the callee; the kernels marked ``@called`` are big or called
-rarely, so for them the copy bought little but compile time (which to mark is measured:
-docs/engine.md, "The first compile").
+then optimizes the whole and generates its machine code again: ``take_turn``'s code would
+be optimized and generated once for ``take_turn`` and once more inside the batch worker.
+That copy pays when LLVM inlines the callee; for a big kernel called rarely it buys little
+but compile time.
 
-For a kernel marked ``@called`` the module its callers link holds declarations only: a
-caller's code calls the callee by name, and numba's JIT engine (one per process, which
-every compiled or cached kernel is loaded into) resolves the name to the callee's code,
-compiled once. A callee always loads before its callers: its signature must be declared
-(``sig.py``), so it compiles or loads when its module is imported, before any kernel that
-calls it is compiled (a kernel compiled lazily could not be marked: a caller loaded from
-the cache would name code that is not loaded).
+**Called, not copied** (``@called``). The module a caller links of such a kernel holds
+declarations only: the caller calls it by name, and numba's JIT engine (one per process,
+which every compiled or cached kernel is loaded into) resolves the name to the callee's
+code, compiled once. A callee must load before its callers, so its signature is declared
+(``sig.py``) and it compiles or loads when its module is imported.
 
 A cached caller names a callee by the name it had when the caller was compiled, and
 numba's names carry a number that depends on the order a process compiled things in: two
@@ -26,56 +23,27 @@ not loaded under that name makes the entry a cache miss (``StaleCallee``) and nu
 compiles the kernel again, where without the check the process would stop in LLVM's
 linker.
 
-Measured on the 2-core machine with an empty cache, with 14 kernels marked: the engine's
-first compile 32.8-33.7 s -> 26.6-27 s, the search kernel's 53.5 s -> 24.6 s more; the same
-games bit for bit (tests/test_engine_golden.py) at the same speed (one thread, three runs
-each alternated: 33,460-33,890 games/s before, 33,860-34,320 after). Fewer are marked now
-that the copies are internal (below); the choice is measured in docs/engine.md.
+**Copies made internal.** The copies numba links into a kernel's module are
+``linkonce_odr``: another module may replace them, so LLVM must keep each one's signature.
+Once the module is linked nothing outside it calls them (a caller of this kernel links its
+own copies), so they become ``internal`` before LLVM optimizes the module: a helper called
+once is inlined, the array fields a helper never reads (numba passes each array as 7 to 11
+words) are no longer passed, constants reach into the callee.
 
-**Copies made internal.** The copies of the smaller kernels that numba links into a
-kernel's module are ``linkonce_odr``: another module may replace them, so LLVM must keep
-each one's signature and cannot treat a call as the only one. Once the module is linked,
-nothing outside it calls them (a caller of this kernel links its own copies), so here
-they become ``internal`` before LLVM optimizes the module: a helper called once is inlined,
-the array fields a helper never reads (numba passes each array as 7 to 11 words) are no
-longer passed, constants reach into the callee. The same games, 8.5% faster (one thread,
-three runs each alternated: 33,197-33,797 games/s copied as ``linkonce_odr``,
-36,108-36,762 internal), the first compile no longer.
+**Always inlined** (``@inlined_by_llvm``): ``take_turn`` runs once a turn inside the batch
+worker's loop; inlined in numba's IR it made numba's passes over the loop much slower, so
+numba compiles it on its own and its copy in the worker is marked ``alwaysinline``: LLVM
+inlines it into the loop and carries values across turns. **Never inlined**
+(``@copied_not_inlined``): ``apply_effect`` and ``note_threats`` are called from several
+places; a copy a module, internal and ``noinline``, is called with only the words it reads,
+where LLVM would otherwise inline its body at every call.
 
-**A copy always inlined** (``@inlined_by_llvm``). ``take_turn`` runs once a turn inside the
-batch worker's loop. Called by name, each call passed every array of the bundles (about
-100 words) and LLVM could carry nothing across turns; inlined in numba's IR, numba's own
-passes over the loop took about 8 s more of the first compile (docs/engine.md). Marked so,
-numba compiles it on its own as before, the worker links a copy as it does for any kernel
-not ``@called``, and that copy is marked ``alwaysinline`` when it is made internal: LLVM
-inlines it into the worker's loop. The same games, 8% faster (three alternated pairs on
-one thread, same hour: 56,504-57,355 games/s against 52,038-53,400), the first compile
-24.7-25.2 s (it was 26.3 s; the same change also removed two of the three copies of
-the Resolve steps' effects code, ``game.resolve_phase``).
-
-**A copy never inlined** (``@copied_not_inlined``). ``apply_effect`` (about 1.6 calls a
-turn) and ``note_threats`` (once a Play Phase) were ``@called``: each call passed all
-their arrays' words, 60 to 95 of them. Copied and left to LLVM's choice, ``note_threats``
-played no faster and ``apply_effect`` slower (LLVM inlined it at each of its calls).
-Copied, internal and ``noinline``, each module holds one body, called as before with the
-words it reads: the same games, ``apply_effect`` 60,820-61,587 against 57,857-59,478
-games/s (+4%; first compile 25.4-26.6 s against 23.9-24.9 s, cold, alternated),
-``note_threats`` then 62,469-63,411 against 59,219-61,743 (+2%; 24.8-26.2 s against
-24.2-26.1 s).
-
-**Only the full optimization.** numba optimizes a linked module twice: first "cheap"
-passes (level 0, with inlining) meant to gather reference-count operations into one
-function for its pruner, then the full level-3 pipeline. The engine's kernels count no
-references (``_nrt=False``, config.py), so for a module of the engine's the cheap passes
-are left out; LLVM's full pipeline does everything they did. The same games (records hash
-unchanged), the same speed (four concurrent pairs on one thread each: 40,445-46,354
-games/s against 44,422-46,716); the cheap passes took 1.1 s of LLVM's time in a first
-compile (numba's pass timings), and the first compile was 0.2-2.7 s shorter in six cold
-compiles run two at a time (median 0.85 s; docs/engine.md, "The first compile"). Other
-numba code keeps both.
-
-If a numba version moves these names, nothing is patched: the first compile is slower and
-the games are the same.
+Every change here is to kernels of the engine only: a module is touched when it defines or
+links an engine kernel, which no other code in the process does (a ``@called`` kernel is
+marked by the engine, and only its copies are declarations). What each one buys (compile
+time, games per second): docs/benchmarks.md. Applied on the numba release it was written
+for only (``patching.py``); without it the games are the same, compiled and played more
+slowly.
 """
 
 from __future__ import annotations
@@ -83,6 +51,8 @@ from __future__ import annotations
 import llvmlite.binding as ll
 from numba.core import caching as _caching
 from numba.core import codegen as _codegen
+
+from rnr_sim.engine import patching
 
 #: The ``@called`` kernels: how their mangled names begin -> their qualified name
 #: (``_ZN7rnr_sim6engine4game14fire_on_destroy`` -> ``fire_on_destroy``, numba's name of
@@ -183,16 +153,16 @@ def _patched_linking(get_module_for_linking):
     return module_for_linking
 
 
-
-
 def _engine_module(module) -> bool:
-    """Whether ``module`` defines a kernel of the engine's."""
+    """Whether ``module`` defines a kernel of the engine's (or its CPython wrapper)."""
     return any(not fn.is_declaration and fn.name.startswith(_ENGINE_NAMES)
                for fn in module.functions)
 
 
 def _patched_optimize(optimize_final_module):
     def optimize_with_copies_internal(self):
+        if not _engine_module(self._final_module):
+            return optimize_final_module(self)  # another's kernel: as numba links it
         for fn in self._final_module.functions:
             if not fn.is_declaration and fn.linkage == ll.Linkage.linkonce_odr:
                 fn.linkage = "internal"  # a copy of a kernel this one calls: no one else calls it
@@ -203,19 +173,6 @@ def _patched_optimize(optimize_final_module):
 
     optimize_with_copies_internal.__wrapped__ = optimize_final_module
     return optimize_with_copies_internal
-
-
-def _patched_passes(optimize_final_module):
-    def full_passes_for_the_engine(self):
-        if not _engine_module(self._final_module):
-            return optimize_final_module(self)
-        full, builder = self._codegen._module_pass_manager()  # no cheap passes: no refcounts
-        with self._recorded_timings.record("Module passes (full optimization)", builder):
-            full.run(self._final_module, builder)
-        return None
-
-    full_passes_for_the_engine.__wrapped__ = optimize_final_module
-    return full_passes_for_the_engine
 
 
 class StaleCallee(Exception):
@@ -246,7 +203,7 @@ def _patched_unserialize(unserialize):
         return library
 
     unserialize_called.__wrapped__ = unserialize
-    return classmethod(unserialize_called)
+    return unserialize_called  # installed as a classmethod, as numba's is
 
 
 def _patched_load(load_overload):
@@ -263,22 +220,13 @@ def _patched_load(load_overload):
 def install() -> bool:
     """Patch numba's linking once; True when it is (or already was) patched."""
     library = getattr(_codegen, "CPUCodeLibrary", None)
-    get_module = getattr(library, "_get_module_for_linking", None)
-    unserialize = getattr(vars(library).get("_unserialize"), "__func__", None)
-    optimize = getattr(library, "_optimize_final_module", None)
-    cache = getattr(_caching, "Cache", None)
-    load = getattr(cache, "_load_overload", None)
-    if get_module is None or unserialize is None or load is None or optimize is None or \
-            not hasattr(library, "_ensure_finalized") or \
-            not hasattr(_codegen.JITCPUCodegen, "_module_pass_manager") or \
-            not hasattr(getattr(_codegen, "JitEngine", None), "is_symbol_defined"):
-        return False
-    if not hasattr(get_module, "__wrapped__"):
-        library._get_module_for_linking = _patched_linking(get_module)
-        library._optimize_final_module = _patched_optimize(_patched_passes(optimize))
-        library._unserialize = _patched_unserialize(unserialize)
-        cache._load_overload = _patched_load(load)
-    return True
+    return patching.wrap("linker", [
+        (library, "_get_module_for_linking", _patched_linking),
+        (library, "_optimize_final_module", _patched_optimize),
+        (library, "_unserialize", _patched_unserialize),
+        (getattr(_caching, "Cache", None), "_load_overload", _patched_load),
+    ], found=hasattr(library, "_ensure_finalized")
+        and hasattr(getattr(_codegen, "JitEngine", None), "is_symbol_defined"))
 
 
 INSTALLED = install()

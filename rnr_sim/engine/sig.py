@@ -20,6 +20,7 @@ from rnr_sim.engine import layout as L
 # Scalars: counts, seats, slots, cards, amounts are i8; flags b1; values f8; seeds u8.
 i8, b1, f8, u8 = nt.int64, nt.boolean, nt.float64, nt.uint64
 i8x2 = nt.UniTuple(i8, 2)
+f8b1 = nt.Tuple((f8, b1))
 void = nt.void
 
 # The Table: what the game is played with.
@@ -45,5 +46,5 @@ BUDGETS = nt.int64[::1]  # a search budget per seat (rollouts, or determinizatio
 
 # The pilots' scratch.
 MEMO = nt.float64[:, ::1]  # decisions.PM_*
-ACTS = nt.int64[:, ::1]  # the Play Phase's legal actions (kind, a, b, c, cost)
+ACTS = nt.int64[:, ::1]  # the Play Phase's legal actions (columns layout.A_*)
 VALUES = nt.float64[::1]  # the search's options' values

@@ -31,10 +31,23 @@ def has_lasting_effect(cards, c, kicked):
     return (cards[c, E.C_FLAGS] & (E.CF_LASTING_KICKED if kicked else E.CF_LASTING)) != 0
 
 
+@njit(b1(CARDS, i8, b1), **KERNEL)
+def bears_each_turn(cards, c, kicked):
+    """Does card ``c`` bear an 'each turn' effect (a kicker's only when it was paid)? Art.
+    VII §6 and Amend. V §3 return such cards upright at their controller's next turn (R29's
+    literal reading: only those)."""
+    for e in range(E.MAX_EFFECTS):
+        if eff(cards, c, e, E.E_TRIGGER) == E.TRIG_EACH_TURN and \
+                eff(cards, c, e, E.E_VERB) != E.V_NONE and (eff(cards, c, e, E.E_KICKER) == 0 or kicked):
+            return True
+    return False
+
+
 @njit(i8(PLAYERS, i8, i8, i8), **KERNEL)
-def ip_amount(pl, p, verb, amount):
-    """The IP an effect of ``verb`` (one that gives IP) gives ``p`` now (``VERB_GIVES_IP``)."""
-    if E.VERB_GIVES_IP[verb] == E.IP_PER_PILLAR:
+def effect_amount(pl, p, verb, amount):
+    """What an effect of ``verb`` with amount N gives ``p`` now (the IP or the LP): N, or N
+    for each Pillar ``p`` has in play for a per-Pillar verb (``VERB_PER_PILLAR``)."""
+    if E.VERB_PER_PILLAR[verb] != 0:
         return amount * pl[p, L.P_N_PILLARS]
     return amount
 

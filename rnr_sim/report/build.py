@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import html
 import json
 import shlex
 import shutil
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,8 @@ from rnr_sim.analytics.metrics import Metrics
 from rnr_sim.analytics.run import run_progress
 from rnr_sim.errors import InputError
 from rnr_sim.report import expansion as expansion_section
-from rnr_sim.report import plots, tables, text
+from rnr_sim.report import tables, text
+from rnr_sim.report.figures import FIGURES, FigureProcess, Image, make_images
 from rnr_sim.report.format import EMPTY, branch_label, count, pct
 from rnr_sim.skill import read as read_skill
 
@@ -65,19 +66,6 @@ REPORT_SUFFIXES = (".html", ".md", ".csv", ".json")
 
 def esc(x: Any) -> str:
     return html.escape(str(x), quote=True)
-
-
-@dataclass
-class Image:
-    name: str
-    data: bytes
-    fmt: str
-    alt: str
-
-    def tag(self) -> str:
-        mime = "image/png" if self.fmt == "png" else "image/svg+xml"
-        b64 = base64.b64encode(self.data).decode("ascii")
-        return f'<img alt="{esc(self.alt)}" src="data:{mime};base64,{b64}">'
 
 
 def html_table(t: tables.Table) -> str:
@@ -237,11 +225,11 @@ def banners(m: Metrics) -> list[str]:
     if progress is not None:
         done, total = progress
         planned = len(m.run.manifest.get("tables") or [])
-        per_table = m.run.games.group_by("table_id").len().collect()["len"]
-        reached = per_table.len()
+        per_table = list(m.shape.games_per_table.values())
+        reached = len(per_table)
         full = m.run.manifest.get("games_requested")
         players = m.run.manifest.get("players")
-        cut = (int((per_table < full * players).sum())
+        cut = (sum(g < full * players for g in per_table)
                if isinstance(full, int) and isinstance(players, int) else 0)
         share = pct(done / total, 0) if total else EMPTY
         s = (f"A stopped run: {count(done)} of {count(total)} games played ({share}). Every "
@@ -267,8 +255,7 @@ def reproduce_command(m: Metrics) -> str:
     args = ["rnr-sim", "run"]
     args += [str(d.get("path") or d.get("name")) for d in man.get("decks") or []
              if isinstance(d, dict)]
-    deals = m.run.games.group_by("table_id").agg(pl.col("deal").n_unique()).select(
-        pl.col("deal").max()).collect().item()
+    deals = max(m.shape.deals_per_table.values(), default=None)
     if deals:
         args += ["--games", str(deals)]
     if man.get("players"):
@@ -340,26 +327,6 @@ def decks_repro_table(m: Metrics) -> tables.Table:
 
 
 # ---------------------------------------------------------------- figures
-def make_images(m: Metrics, fmt: str) -> dict[str, Image]:
-    figs = {
-        "matchups": (plots.heatmap_plot(m.matchups, m.deck_order,
-                                        "row deck's win rate against column deck",
-                                        fair=m.fair),
-                     "matchup win-rate heatmap"),
-        "paths": (plots.path_bars_plot(m.paths_by_deck, m.deck_order),
-                  "victory paths per deck"),
-        "seats": (plots.seat_plot(m.seats), "first-seat win rate"),
-        "branches": (plots.branch_heatmap_plot(m.branch_matchups, m.branch_order,
-                                               fair=m.fair),
-                     "branch against branch win rates"),
-        "cards": (plots.card_scatter_plot(m.cards), "card play rate against the card metric"),
-        "length": (plots.length_plot(m.length_hist), "game length by path"),
-        "lp": (plots.lp_plot(m.lp) if m.lp is not None else None, "LP over turns"),
-    }
-    return {k: Image(k, plots.render(f, fmt), fmt, alt) for k, (f, alt) in figs.items()
-            if f is not None}
-
-
 # ---------------------------------------------------------------- CSV
 def _by_keys(matrix: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """A long-form matrix in the order of ``keys`` (rows, then columns)."""
@@ -776,7 +743,9 @@ def read_expansion(run_dir: Path) -> dict[str, Any] | None:
     return read_summary(run_dir)
 
 
-def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) -> Path:
+def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
+                 progress: Callable[[int, int], None] | None = None,
+                 figures_apart: bool = False) -> Path:
     """Write ``index.html``, ``summary.md``, the tables as CSV, the figures and ``report.json``
     (which run this reports, the files written) to ``out_dir``.
 
@@ -784,19 +753,44 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False) ->
     script, no network). Figures are PNG, or SVG with ``svg=True``; they are also written
     to ``out_dir/plots/``. Returns the path of index.html. Raises InputError, writing
     nothing, for a missing or broken run dir (parts that do not match its manifest), or an
-    ``out_dir`` that is not new, empty or an earlier report of the same run.
+    ``out_dir`` that is not new, empty or an earlier report of the same run. The run is
+    read part by part, twice (``analytics.compute_metrics``); ``progress(games, total)``
+    is told the games of each part read, of ``total`` (twice the run's games; 0 when the
+    manifest does not say). ``figures_apart``: draw the figures in a second process while
+    the run is read (``figures.FigureProcess``; the caller's main module needs a
+    ``__main__`` guard, as a command's has), else here.
     """
     run = load_run(run_dir)
     out = Path(out_dir)
     rid = run_id(run.manifest)
     stale = _earlier_files(out, rid, run.name)
-    m = with_card_sets(compute_metrics(run), run)
+    fmt = "svg" if svg else "png"
+    early = tuple(k for k in FIGURES if k != "cards")
+    figures = FigureProcess() if figures_apart else None
+    drawn: dict[str, Image] = {}
+
+    def draw_while_pass_two(partial: Metrics) -> None:
+        if figures is not None:
+            figures.draw(partial, fmt, early)
+        else:
+            drawn.update(make_images(partial, fmt, early))
+
+    done = run.manifest.get("games_done")
+    total = 2 * done if isinstance(done, int) else 0
+    tick = None if progress is None else (lambda n: progress(n, total))
+    m = with_card_sets(compute_metrics(run, tick, draw_while_pass_two), run)
+    if figures is not None:
+        figures.draw(m, fmt, ("cards",))
+        drawn.update(figures.images())
+    else:
+        drawn.update(make_images(m, fmt, ("cards",)))
+    images = {k: drawn[k] for k in FIGURES if k in drawn}
     skill = read_skill(run.path)
     expansion = read_expansion(run.path)
-    fmt = "svg" if svg else "png"
-    images = make_images(m, fmt)
     frames = csv_frames(m)
     if skill is not None and not skill.is_empty():
+        from rnr_sim.report import plots
+
         fig = plots.skill_plot(skill)
         if fig is not None:
             images["skill"] = Image("skill", plots.render(fig, fmt), fmt,

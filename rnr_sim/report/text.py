@@ -120,12 +120,7 @@ def finding_text(f: Finding) -> str:
 
 def _games_and_deals(m: Metrics) -> tuple[int, int, int]:
     """(games, deals, tables) of the run: deals are (table, deal) units."""
-    g = m.run.games.select(
-        pl.len().alias("games"),
-        pl.struct("table_id", "deal").n_unique().alias("deals"),
-        pl.col("table_id").n_unique().alias("tables"),
-    ).collect()
-    return int(g["games"][0]), int(g["deals"][0]), int(g["tables"][0])
+    return m.shape.games, m.shape.deals, m.shape.tables
 
 
 def verdict_banners(m: Metrics) -> list[str]:

@@ -1,0 +1,206 @@
+"""The state API for pilots, in the manner of OpenSpiel's ``legal_actions`` /
+``apply_action`` / ``clone``: the kernels the rules export to a pilot that plays from
+outside them (the search pilot, ``search.py``, and any later one). A pilot reads the state
+through the layout (``layout.py``: ``g.players[p, L.P_LP]``, a row's ``acts[k, L.A_SLOT]``)
+and changes it only through these kernels; how a turn is played, what is legal and how an
+action resolves stay in ``game.py``.
+
+A game with such pilots goes: ``start_game``; then ``next_decision`` plays turns by the
+heuristic pilots until a seat that decides for itself is in its Play Phase (its Draw and
+Independence Phases done); there the pilot lists the legal actions (``legal_actions``),
+applies the ones it picks (``apply_action``) and stops, and ``end_turn`` plays the rest of
+its turn (Resolve and End Phases). To look ahead a pilot copies the state (``clone``),
+deals the cards it cannot see anew (``determinize``: Art. VI §1, §7), and plays the copy to
+its end by the heuristic pilots (``play_out``). Nothing here allocates; the copy is the
+pilot's own scratch.
+"""
+
+import numpy as np
+from numba import njit
+
+from rnr_sim import enums as E
+from rnr_sim.engine import layout as L
+from rnr_sim.engine.config import INLINED, KERNEL, called
+from rnr_sim.engine.decisions import PM_VALUE0
+from rnr_sim.engine.game import (
+    NOT_LAID_OUT,
+    copy_into,
+    do_action,
+    emit,
+    laid_out,
+    list_push,
+    next_turn,
+    play_from,
+    play_phase_rest,
+    play_phase_start,
+    setup_game,
+    turn_end,
+    turn_limit,
+    turn_start,
+)
+from rnr_sim.engine.game import legal_actions as list_legal_actions
+from rnr_sim.engine.rng import rand_below, stream_seed
+from rnr_sim.engine.sig import ACTS, GAME, MEMO, TABLE, b1, f8, i8, u8, void
+from rnr_sim.engine.state import GAME_STREAM
+
+
+# =============================================================================== a game
+@njit(**INLINED)
+def start_game(t, g, deck_cards, deck_size, n_players, first_seat, seed, table_id, deal):
+    """Set a game up (Art. VII §1-4, Amend. VII-VIII; ``game.setup_game``)."""
+    setup_game(t, g, deck_cards, deck_size, n_players, first_seat, seed, table_id, deal)
+
+
+@njit(**INLINED)
+def start_play_phase(t, g, memo, p):
+    """``p``'s Play Phase begins (its Draw and Independence Phases done): what its pilots
+    note before the first action, and the Attack-on-Attack targets (``legal_actions``)."""
+    play_phase_start(t, g, memo, p)
+
+
+@njit(**INLINED)
+def next_decision(t, g, memo, acts, p, deciding):
+    """From the start of seat ``p``'s turn (-1: the game is over), play the turns of the
+    seats with ``deciding[q] <= 0`` by their heuristic pilots, until a seat with
+    ``deciding[q] > 0`` is in its Play Phase (``start_play_phase`` done): that seat, or -1
+    when the game ended first (a victory, or R15's turn limit)."""
+    gm = g.game
+    limit = turn_limit(t.rules, gm[L.G_N_PLAYERS])
+    while p >= 0 and gm[L.G_OVER] == 0:
+        if deciding[p] <= 0:
+            p = play_from(t, g, memo, acts, p, gm[L.G_TURN] + 1)  # one heuristic turn
+            continue
+        if gm[L.G_TURN] >= limit:
+            p = play_from(t, g, memo, acts, p, limit)  # R15: the draw is declared there
+            continue
+        gm[L.G_ACTIVE] = p
+        if turn_start(t, g, p):
+            start_play_phase(t, g, memo, p)
+            return p
+        p = next_turn(t, g, p)  # ``p`` lost in its Draw Phase
+    return -1
+
+
+@njit(**INLINED)
+def aoa_targets(t, g, p):
+    """The opposing Attacks ``p`` may fight this Play Phase, as its start noted them
+    (``start_play_phase``); 0 when Attack-on-Attack is switched off (R17)."""
+    pl, gm = g.players, g.game
+    n = 0
+    if t.rules[E.R_AOA] != 0:
+        for q in range(gm[L.G_N_PLAYERS]):
+            if q != p:
+                n += pl[q, L.P_N_AOA_TARGETS]
+    return n
+
+
+@njit(**INLINED)
+def legal_actions(t, g, acts, p):
+    """Every action ``p`` may take next in its Play Phase, listed in ``acts`` (one row an
+    action, columns ``layout.A_*``; ``game.legal_actions``); returns how many. Stopping is
+    always legal and not listed."""
+    return list_legal_actions(t.cards, t.rules, g.players, g.slots, g.lists, g.game, p,
+                              aoa_targets(t, g, p), acts)
+
+
+@njit(**INLINED)
+def apply_action(t, g, memo, acts, p, k):
+    """Apply row ``k`` of the legal actions ``acts`` listed for ``p`` (Art. VII §5 phase
+    three, §6); the list is stale after it (list again)."""
+    do_action(t, g, memo, p, acts[k, L.A_KIND], acts[k, L.A_SLOT], acts[k, L.A_EFFECT],
+              acts[k, L.A_TARGET])
+
+
+@njit(**INLINED)
+def end_turn(t, g, memo, p):
+    """``p`` stops its Play Phase: the rest of its turn (Attack targets, Resolve and End
+    Phases); the seat whose turn is next, or -1 when the game is over."""
+    turn_end(t, g, memo, p)
+    return next_turn(t, g, p)
+
+
+@njit(**INLINED)
+def record(g, event, p, a, b, c, d, e):
+    """One row of the game's trace (``trace.EV_*``; a trace of no rows records nothing)."""
+    emit(g.game, g.trace, event, p, a, b, c, d, e)
+
+
+# =============================================================================== looking ahead
+@njit(void(GAME, MEMO, GAME, MEMO), **KERNEL)
+def clone(g, memo, into, into_memo):
+    """Copy a game's state (not its trace) and the pilots' memory into ``into`` and
+    ``into_memo`` (arrays of the same shapes), each array as one flat copy; the copy's
+    debug checks are off."""
+    copy_into(into.players, g.players)
+    copy_into(into.slots, g.slots)
+    copy_into(into.lists, g.lists)
+    copy_into(into.masks, g.masks)
+    copy_into(into_memo, memo)
+    copy_into(into.game, g.game)
+    copy_into(into.rng, g.rng)
+    into.game[L.G_DEBUG] = 0
+
+
+@njit(void(GAME, MEMO, i8, u8, u8), **KERNEL)
+def determinize(g, memo, p, dseed, rseed):
+    """Deal anew, from stream ``dseed``, what seat ``p`` cannot see: the Draw Piles are
+    private (Art. VI §1) and so are the other hands, whose sizes are public (Art. VI §7).
+    Each opponent's hand and Draw Pile are pooled in slot order, shuffled and dealt back
+    (the same hand size), and ``p``'s own Draw Pile, in slot order, shuffled; ``p``'s hand
+    and every open zone are kept. Starting from slot order, never from the cards' places,
+    two states that differ only in what ``p`` cannot see are dealt alike. Then every
+    stream of the state restarts from ``rseed``, and the opponents' noted card values are
+    forgotten."""
+    pl, sl, ls, rng = g.players, g.slots, g.lists, g.rng
+    rng[GAME_STREAM] = dseed
+    for q in range(g.game[L.G_N_PLAYERS]):
+        n_hand = pl[q, L.P_N_HAND] if q != p else 0
+        n = 0
+        for s in range(pl[q, L.P_DECK_SIZE]):
+            z = sl[q, s, L.S_ZONE]
+            if z == L.Z_DRAW or (z == L.Z_HAND and q != p):
+                ls[q, L.L_DRAW, n] = s  # the pool, in slot order
+                n += 1
+        for i in range(n - 1, 0, -1):  # Fisher-Yates over the pool
+            j = rand_below(rng, GAME_STREAM, i + 1)
+            x = ls[q, L.L_DRAW, i]
+            ls[q, L.L_DRAW, i] = ls[q, L.L_DRAW, j]
+            ls[q, L.L_DRAW, j] = x
+        if q != p:
+            pl[q, L.P_N_HAND] = 0
+        for i in range(n):
+            s = ls[q, L.L_DRAW, i]
+            if i < n_hand:
+                sl[q, s, L.S_ZONE] = L.Z_HAND
+                list_push(pl, ls, q, L.L_HAND, L.P_N_HAND, s)
+            else:
+                sl[q, s, L.S_ZONE] = L.Z_DRAW
+                ls[q, L.L_DRAW, i - n_hand] = s
+        pl[q, L.P_N_DRAW] = n - n_hand
+        if q != p:
+            for s in range(E.MAX_SLOTS):
+                memo[q, PM_VALUE0 + s] = np.nan
+    for k in range(rng.shape[0]):
+        rng[k] = stream_seed(rseed, k, 0, 0, 0)
+
+
+@njit(f8(TABLE, GAME, MEMO, ACTS, i8, b1), **KERNEL)
+@called
+def play_out(t, g, memo, acts, p, stopped):
+    """Play the game to its end from ``p``'s Play Phase, every seat by its heuristic pilot:
+    the rest of that Play Phase (none when ``stopped``), then its Resolve and End Phases and
+    the turns after. ``p``'s score: a win 1, a draw 1/2, a loss 0. ``acts`` is scratch."""
+    if not laid_out(t, g, memo, acts):  # constant strides from here on
+        raise ValueError(NOT_LAID_OUT)
+    gm = g.game
+    if not stopped:
+        play_phase_rest(t, g, memo, acts, p, aoa_targets(t, g, p))
+    turn_end(t, g, memo, p)
+    q = next_turn(t, g, p)
+    if q >= 0:
+        play_from(t, g, memo, acts, q, turn_limit(t.rules, gm[L.G_N_PLAYERS]))
+    if gm[L.G_WINNER] == p:
+        return 1.0
+    if gm[L.G_WINNER] < 0:
+        return 0.5
+    return 0.0

@@ -1,0 +1,126 @@
+"""The command line's conventions (commands/options.py): the shared options are one
+definition each, options that take decks take several after one flag, ``--version``, and
+``--json`` on the catalog and the rules."""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from typer.main import get_command
+
+from rnr_sim.cli import app, main
+from rnr_sim.commands import options
+from rnr_sim.errors import InputError
+
+DECKS = Path(__file__).resolve().parent.parent / "decks"
+
+
+def commands() -> dict:
+    """Every command of the app by its full name (``check fuzz``)."""
+    found = {}
+
+    def walk(group, prefix: str) -> None:
+        for name, command in group.commands.items():
+            if hasattr(command, "commands"):  # a group (typer's own copy of click)
+                walk(command, f"{prefix}{name} ")
+            else:
+                found[prefix + name] = command
+
+    walk(get_command(app), "")
+    return found
+
+
+#: Options that mean another thing in one command, on purpose: bench times a list of thread
+#: counts; the fuzzer's seed numbers its cases (0 to 2**63-1) and it plays a list of player
+#: counts; tune's policy is where its search starts.
+OWN = {("bench", "--threads"), ("check fuzz", "--seed"), ("check fuzz", "--players"),
+       ("tune", "--policy")}
+
+
+@pytest.mark.parametrize("flag", ["--cards", "--rules", "--seed", "--threads", "--backend",
+                                  "--address", "--json", "--policy", "--players"])
+def test_a_shared_option_reads_the_same_in_every_command(flag):
+    helps = {name: (p.help, p.metavar, tuple(p.opts))
+             for name, command in commands().items() for p in command.params
+             if flag in getattr(p, "opts", ()) and (name, flag) not in OWN}
+    assert len(helps) >= 2, helps
+    assert len(set(helps.values())) == 1, helps
+
+
+def test_the_check_group_is_walked_too():
+    assert {"check fuzz", "check coverage", "check pilots", "tune", "cards"} <= set(commands())
+
+
+def test_every_out_option_is_out_or_o():
+    outs = [tuple(p.opts) for c in commands().values() for p in c.params
+            if "--out" in getattr(p, "opts", ())]
+    assert len(outs) >= 6 and set(outs) == {("--out", "-o")}
+
+
+def test_several_decks_after_one_flag_are_the_flag_repeated():
+    tune = commands()["tune"]
+    assert options.several_values(tune, ["a", "--vs", "b", "c", "--budget", "9", "d"]) == \
+        ["a", "--vs", "b", "--vs", "c", "--budget", "9", "d"]
+    assert options.several_values(tune, ["a", "--vs=b", "c"]) == ["a", "--vs=b", "--vs", "c"]
+    assert options.several_values(tune, ["--vs", "b", "--", "a"]) == ["--vs", "b", "--", "a"]
+    assert options.several_values(tune, ["a", "--vs", "b", "--vs", "c"]) == \
+        ["a", "--vs", "b", "--vs", "c"]
+    assert options.several_values(tune, ["a", "--vs"]) == ["a", "--vs"]
+    run = commands()["run"]  # run's --vs names one deck: its values are left alone
+    assert options.several_values(run, ["--vs", "b", "c"]) == ["--vs", "b", "c"]
+
+
+def field_of(monkeypatch, module: str, function: str, keyword: str | int):
+    """Make ``module.function`` refuse with the decks it was handed, as an InputError."""
+    import importlib
+
+    def refuse(*args, **kwargs):
+        decks = args[keyword] if isinstance(keyword, int) else kwargs[keyword]
+        raise InputError("handed " + " ".join(Path(d).name for d in decks))
+
+    monkeypatch.setattr(importlib.import_module(module), function, refuse)
+
+
+@pytest.mark.parametrize("spelt", [["--vs", "b.txt", "c.txt"], ["--vs", "b.txt", "--vs", "c.txt"],
+                                   ["--vs=b.txt", "c.txt"]])
+def test_tune_takes_its_field_after_one_flag(monkeypatch, capsys, spelt):
+    field_of(monkeypatch, "rnr_sim.tune", "tune", 1)
+    assert main(["tune", "a.txt", *spelt, "--budget", "2000", "--json"]) == 2
+    assert capsys.readouterr().err.strip() == "handed b.txt c.txt"
+
+
+def test_tune_takes_a_glob_of_decks(monkeypatch, capsys):
+    field_of(monkeypatch, "rnr_sim.tune", "tune", 1)
+    decks = sorted(str(p) for p in DECKS.glob("*.txt"))  # what the shell makes of decks/*.txt
+    assert main(["tune", decks[0], "--vs", *decks[1:], "--seed", "3", "--json"]) == 2
+    assert capsys.readouterr().err.strip() == "handed " + " ".join(Path(d).name
+                                                                   for d in decks[1:])
+
+
+def test_expansion_takes_its_decks_after_one_flag(monkeypatch, capsys):
+    def refuse(options, **kwargs):
+        raise InputError("handed " + " ".join(p.name for p in options.new_decks))
+
+    monkeypatch.setattr("rnr_sim.expansion.run_expansion", refuse)
+    assert main(["expansion", "base.txt", "--with", "x.toml", "--decks", "e1.txt", "e2.txt",
+                 "--games", "10"]) == 2
+    assert capsys.readouterr().err.strip() == "handed e1.txt e2.txt"
+
+
+def test_version(capsys):
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"rnr-sim {version('rnr-sim')}"
+
+
+def test_cards_and_rules_print_json(capsys):
+    assert main(["cards", "--json", "--type", "pillar"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["cards"] and {c["type"] for c in data["cards"]} == {"pillar"}
+    assert data["cards_total"] > len(data["cards"])
+    assert main(["rules", "--json"]) == 0
+    rules = json.loads(capsys.readouterr().out)
+    assert rules["profile"] == "constitution" and rules["changed"] == []
+    assert all(s["value"] == s["default"] for s in rules["switches"])

@@ -1,0 +1,155 @@
+"""The smaller answers of issue 32 (item 5): each hostile input a new user tried is one
+line naming the place and the fix, exit 2 (130 for Ctrl-C), no traceback, and nothing
+half-written left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from conftest import TINY_CATALOG
+from fake_engine import cli_argv
+
+from rnr_sim import runner
+from rnr_sim.cli import main
+from rnr_sim.decks import MAX_PROBLEMS, load_deck
+from rnr_sim.errors import InputError
+from rnr_sim.rules import load_profile
+
+
+def cli(capsys, *args) -> tuple[int, str]:
+    code = main([str(a) for a in args])
+    return code, capsys.readouterr().err.strip()
+
+
+def one_line(message: str) -> bool:
+    return "\n" not in message.strip() and "Traceback" not in message
+
+
+def _loading(pid: int) -> bool:
+    """The process has started loading the CLI's libraries (numpy or polars is mapped):
+    past the interpreter's own start, which no program can answer for."""
+    try:
+        maps = Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return False
+    return "numpy" in maps or "polars" in maps
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
+@pytest.mark.parametrize("after", [0.0, 0.1, 0.25])
+def test_ctrl_c_in_the_first_half_second_is_one_line_and_leaves_nothing(tmp_path, decks,
+                                                                         after):
+    """Ctrl-C while the CLI loads its libraries (about the first half second), or as the
+    run starts: exit 130, one line, no traceback, and no dir or a run dir to resume."""
+    out = tmp_path / "r"
+    proc = subprocess.Popen(cli_argv("run", *map(str, decks), "--games", "50", "--out",
+                                     str(out), "--quiet"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not _loading(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    time.sleep(after)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip(f"the run finished within {after} s of loading")  # nothing to interrupt
+    assert proc.returncode == 130, err
+    assert one_line(err) and err.strip().startswith("Stop"), err
+    # nothing half-written: no dir at all, or a run dir --resume finishes
+    assert not out.exists() or (out / "manifest.json").is_file()
+
+
+def test_a_1_mb_line_is_not_echoed_whole(write, tiny):
+    path = write("big.txt", "Name: Big\n4 " + "a" * 1_000_000 + "\n")
+    with pytest.raises(InputError) as e:
+        load_deck(path, tiny)
+    assert one_line(str(e.value)) and len(str(e.value)) < 300
+    assert str(e.value).startswith(f"{path}:2: unknown card 'aaa")
+    assert str(e.value).endswith("…' (1,000,000 characters)")
+
+
+def test_a_catalog_given_as_a_deck_list_is_one_line(tiny):
+    with pytest.raises(InputError) as e:
+        load_deck(TINY_CATALOG, tiny)
+    assert one_line(str(e.value))
+    assert str(e.value).startswith(f"{TINY_CATALOG}: looks like a TOML file")
+    assert "--cards" in str(e.value)
+
+
+def test_many_bad_lines_are_counted_not_all_listed(write, tiny):
+    path = write("bad.txt", "".join(f"{n} No Such Card {n}\n" for n in range(1, 51)))
+    with pytest.raises(InputError) as e:
+        load_deck(path, tiny)
+    lines = str(e.value).splitlines()
+    assert lines[0] == f"{path}: 50 problems" and lines[-1] == "(and 40 more)"
+    assert len(lines) == MAX_PROBLEMS + 2
+
+
+def test_a_latin_1_deck_names_its_line(write, tiny):
+    path = write("latin.txt", "Name: Mine\n4 Minuteman Volley\n# caf\xe9\n".encode("latin-1"))
+    with pytest.raises(InputError) as e:
+        load_deck(path, tiny)
+    assert str(e.value).startswith(f"{path}:3: not a text file (not UTF-8: byte 0xE9 in "
+                                   "column 6; save it as UTF-8)")
+
+
+@pytest.mark.parametrize("text,line,fragment", [
+    ('name = "x"\nturn_limit = 10\nfoo = = 3\n', 3, "broken TOML: Invalid value (column 7)"),
+    ('name = "x"\n\nturn_limt = 10\n', 3, "unknown switch 'turn_limt' (did you mean "
+                                          "'turn_limit'?)"),
+    ('[rules]\naoa = true\nturn_limit = "ten"\n', 3, "switch 'turn_limit' takes a whole "
+                                                    "number"),
+])
+def test_a_bad_rules_file_names_its_line(write, text, line, fragment):
+    path = write("rules.toml", text)
+    with pytest.raises(InputError) as e:
+        load_profile(path)
+    assert str(e.value).startswith(f"{path}:{line}: {fragment}")
+
+
+def test_games_1_5_is_one_line(tmp_path, decks, capsys):
+    code, err = cli(capsys, "run", *decks, "--games", "1.5", "--out", tmp_path / "r")
+    assert code == 2 and one_line(err)
+    assert err.startswith("rnr-sim run: Invalid value for '--games'")
+    assert "rnr-sim run --help" in err and not (tmp_path / "r").exists()
+
+
+def test_an_arabic_indic_digit_is_not_a_count(write, tiny, tmp_path, decks, capsys):
+    path = write("arabic.txt", "Name: A\n\u0661 Minuteman Volley\n")
+    with pytest.raises(InputError, match=r":2: the count in '\u0661 Minuteman Volley' is "
+                                         "not written with the digits 0-9"):
+        load_deck(path, tiny)
+    code, err = cli(capsys, "run", *decks, "--games", "\u0661", "--out", tmp_path / "r")
+    assert code == 2 and one_line(err) and not (tmp_path / "r").exists()
+
+
+def test_two_runs_without_out_in_the_same_second_get_two_dirs(tmp_path, decks, engine,
+                                                              monkeypatch):
+    """The second run starts (and finishes) while the first is still planning, in the same
+    second: each gets its own dir, and the first is not told to resume the second's."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "_out_name",
+                        lambda prefix="": Path("runs") / f"{prefix}20261201-120000")
+    real_plan = runner.plan_run
+    started: list[runner.RunResult] = []
+
+    def plan_while_another_starts(options):
+        plan = real_plan(options)
+        if options.command == "first":
+            started.append(runner.start_run(runner.RunOptions(decks=decks[:2], games=3),
+                                            progress=False, log=lambda m: None))
+        return plan
+
+    monkeypatch.setattr(runner, "plan_run", plan_while_another_starts)
+    first = runner.start_run(runner.RunOptions(decks=decks[:2], games=3, command="first"),
+                             progress=False, log=lambda m: None)
+    second = started[0]
+    assert second.run_dir == Path("runs/20261201-120000")
+    assert first.run_dir == Path("runs/20261201-120000-2")
+    assert first.complete and second.complete
+    assert sorted(os.listdir("runs")) == ["20261201-120000", "20261201-120000-2"]
