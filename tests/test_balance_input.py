@@ -84,3 +84,22 @@ def test_a_candidate_catalog_is_the_one_its_patch_file_makes():
     assert volley.subject == "lp" and volley.lo == 1  # an effect's N is at least 1
     dp = next(k for k in knobs if k.field == "dp")
     assert dp.lo >= 1  # a card at 0 DP is destroyed (Art. II §3)
+
+
+def test_a_second_writer_of_a_balance_dir_is_refused(tmp_path, capsys):
+    """One writer at a time: a balance dir held by another process's lock (here, this
+    one's) is refused in one line naming the holder, exit 2."""
+    import os
+
+    from rnr_sim.dirlock import DirLock
+
+    t = tmp_path / "t.toml"
+    t.write_text("[targets]\ndeck_share_max = 0.55\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    with DirLock(out, "balance dir"):
+        code = main(["balance", "--field", *DECKS, "--targets", str(t), "--out", str(out),
+                     "--budget", "20000", "-q"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1
+    assert str(os.getpid()) in err and "balance dir" in err
