@@ -33,17 +33,22 @@ lint: $(DEV_STAMP)
 # The main job end to end: every pairing of the 9 sample decks, 2,800 deals each, both
 # seat orders (36 x 2,800 x 2 = 201,600 games), then each deck's pilot skill (rnr-sim
 # skill, into the same run dir), then the report; then a quick deck search over the
-# Original Set against the sample decks (300,000 games) and its page.
+# Original Set against the sample decks (300,000 games) and its page, and quick balance
+# suggestions for the sample decks (docs/balance-targets.toml, 400,000 games) and theirs.
 demo: $(RUN_STAMP)
-	rm -rf runs/demo runs/demo-discover reports/demo
+	rm -rf runs/demo runs/demo-discover runs/demo-balance reports/demo
 	$(BIN)/rnr-sim run decks/*.txt --games 2800 --out runs/demo
 	$(BIN)/rnr-sim skill decks/*.txt --games 1000 --out runs/demo
 	$(BIN)/rnr-sim report runs/demo --out reports/demo
 	$(BIN)/rnr-sim discover --budget 300000 --out runs/demo-discover
 	$(BIN)/rnr-sim report runs/demo-discover --out reports/demo/discovery
+	$(BIN)/rnr-sim balance --field decks/*.txt --targets docs/balance-targets.toml \
+		--budget 400000 --out runs/demo-balance
+	$(BIN)/rnr-sim report runs/demo-balance --out reports/demo/balance
 	@echo ""
 	@echo "Open reports/demo/index.html in a browser (file://$(CURDIR)/reports/demo/index.html)"
-	@echo "and the deck search: file://$(CURDIR)/reports/demo/discovery/index.html"
+	@echo "the deck search: file://$(CURDIR)/reports/demo/discovery/index.html"
+	@echo "and the balance suggestions: file://$(CURDIR)/reports/demo/balance/index.html"
 
 bench: $(RUN_STAMP)
 	$(BIN)/rnr-sim bench

@@ -179,6 +179,26 @@ def test_discover_finds_the_same_archive_on_ray(ray_cluster, tmp_path):
             pl.read_parquet(tmp_path / "ray" / name)), name
 
 
+@needs_ray
+def test_balance_gives_the_same_suggestions_on_ray(ray_cluster, tmp_path):
+    """The search, compare's verification and their figures are the same on either backend."""
+    import polars as pl
+
+    from rnr_sim.balance import BalanceOptions, balance
+
+    t = tmp_path / "targets.toml"
+    t.write_text('[targets]\ndeck_share_max = 0.52\n[scope]\ncards = ["Minuteman Volley", '
+                 '"Stamp Act"]\nmax_changes = 1\n', encoding="utf-8")
+    runs = [balance(BalanceOptions(targets=t, field=SAMPLE[:3], budget=30_000, seed=3,
+                                   backend=backend, rediscover=False, suggestions=1,
+                                   out=tmp_path / backend), progress=False, log=lambda m: None)
+            for backend in ("local", "ray")]
+    a, b = (pl.read_parquet(r.out / "candidates.parquet") for r in runs)
+    assert a.height > 0 and a.equals(b)
+    sa, sb = (r.suggestions.drop("compare_dir", "compare_command", "file") for r in runs)
+    assert sa.equals(sb)
+
+
 # ---------------------------------------------------------------------------- without Ray
 
 

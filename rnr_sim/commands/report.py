@@ -40,12 +40,17 @@ def report_command(
     from tqdm import tqdm
 
     from rnr_sim.report import build_report
+    from rnr_sim.report.balance import build_balance_report, is_balance_dir
     from rnr_sim.report.discovery import build_discovery_report, is_discovery_dir
 
     t0 = time.perf_counter()
     target = out if out is not None else Path("reports") / Path(run_dir).resolve().name
     if is_discovery_dir(run_dir):  # a discovery dir (rnr-sim discover): its own page
         index = build_discovery_report(run_dir, target)
+        typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
+        return
+    if is_balance_dir(run_dir):  # a balance dir (rnr-sim balance): its own page
+        index = build_balance_report(run_dir, target)
         typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
         return
     bars = []  # opened at the first part read: a run dir refused by its checks shows none

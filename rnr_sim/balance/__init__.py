@@ -1,0 +1,298 @@
+"""``rnr-sim balance``: card changes that bring a metagame within a designer's targets,
+found by search and verified on fresh deals (docs/design.md, "Balance targets" and
+"Balance dir"; docs/designers.md, "Balance suggestions").
+
+The budget (every game the command plays) is spent in three phases, in this order:
+
+1. **search** (``search.py``, ``SEARCH_SHARE``): the unchanged catalog on the metagame's
+   deals, then candidates, raced, until the next generation could overrun its share;
+2. **verification** (``verify.py``, what is left but the re-discovery's share): every
+   suggestion's patch through ``compare`` on the deals of a seed the search never used;
+3. **re-discovery** (``REDISCOVER_SHARE``): ``discover`` with each patched catalog, best
+   suggestion first, as long as its share affords ``discover``'s minimum budget.
+
+The metagame is the ``--field`` decks, equally weighted, or the decks of a discovery dir's
+metagame matrix (its best elites and its field) weighted by its equilibrium mix.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from rnr_sim.errors import InputError
+from rnr_sim.runner import DEFAULT_SEED  # the seed every command defaults to
+
+DEFAULT_BUDGET = 2_000_000
+MIN_BUDGET = 20_000
+MAX_BUDGET = 10**10
+SEARCH_SHARE = 0.7
+REDISCOVER_SHARE = 0.15
+DEFAULT_SUGGESTIONS = 3
+MIN_VERIFY_DEALS = 20
+FLAG_RUN_DEALS = 400  # deals a table of the run whose report flags the scope's cards
+CHECKPOINT = ".balance"
+MANIFEST = "manifest.json"
+
+
+@dataclass
+class BalanceOptions:
+    """What ``rnr-sim balance`` was asked for; ``None`` means the default."""
+
+    targets: str | Path
+    field: Sequence[str | Path] = ()
+    discovery: str | Path | None = None
+    cards: Any = None
+    budget: int = DEFAULT_BUDGET
+    seed: int = DEFAULT_SEED
+    rules: str | Path | None = None
+    threads: int | None = None
+    backend: str = "local"  # where the games are played: "local" or "ray"
+    address: str | None = None  # a Ray cluster to join (default: start one)
+    out: str | Path | None = None
+    suggestions: int = DEFAULT_SUGGESTIONS
+    rediscover: bool = True
+    resume: bool = False
+    command: str | None = None
+
+
+@dataclass
+class Balance:
+    """What a balance run found and where it wrote it."""
+
+    out: Path
+    status: str  # "suggestions", "no change needed", "infeasible within scope", ...
+    manifest: dict[str, Any]
+    suggestions: Any = None  # polars DataFrame, suggestions.parquet
+    figures: Any = None  # polars DataFrame, figures.parquet
+    stopped: bool = False
+    messages: list[str] = field(default_factory=list)
+
+
+def _metagame_inputs(options: BalanceOptions) -> tuple[list[Path], np.ndarray | None, Any, str]:
+    """The metagame's deck files, their mix (None: equal), the catalog and a description."""
+    if options.discovery is None:
+        paths = [Path(p) for p in options.field]
+        if not paths:
+            raise InputError("no metagame: give --field DECK... (e.g. --field decks/*.txt) or "
+                             "--discovery DIR")
+        return paths, None, options.cards, f"field of {len(paths)} decks"
+    import polars as pl
+
+    d = Path(options.discovery)
+    try:
+        manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+        matrix = pl.read_parquet(d / "matchups.parquet")
+    except (OSError, ValueError) as e:
+        raise InputError(f"--discovery {d}: not a complete discovery dir (manifest.json and "
+                         f"matchups.parquet from rnr-sim discover): {e}") from None
+    if manifest.get("kind") != "discovery":
+        raise InputError(f"--discovery {d}: {d / 'manifest.json'} is not a discovery's "
+                         "manifest; give a dir written by rnr-sim discover")
+    if options.field:
+        raise InputError(f"--discovery {d} brings its own field ({len(manifest['field'])} "
+                         "decks); drop --field")
+    labels = list(dict.fromkeys(matrix["deck"].to_list()))
+    mix = dict(zip(matrix["deck"].to_list(), matrix["mix"].to_list(), strict=True))
+    field_paths = {f["name"]: Path(f["path"]) for f in manifest["field"]}
+    paths = []
+    for label in labels:
+        if label.startswith("elite "):
+            paths.append(d / "elites" / f"{int(label.split()[1]):02d}.txt")
+        elif label in field_paths:
+            paths.append(field_paths[label])
+        else:
+            raise InputError(f"--discovery {d}: matchups.parquet names deck {label!r}, which "
+                             "is neither an elite nor a field deck of its manifest")
+    cards = options.cards
+    if not cards:
+        cards = [Path(s["path"]) for s in manifest["catalog"]["sources"] if s.get("path")]
+    weights = np.array([mix[lb] for lb in labels], dtype=np.float64)
+    return paths, weights, cards, f"discovery {d} ({len(paths)} decks, equilibrium mix)"
+
+
+def _scope_ids(tf, plan, options: BalanceOptions, paths, out: Path, progress: bool, log
+               ) -> tuple[list[int], dict[str, Any]]:
+    """The scope's cards (catalog ids) and how they were chosen."""
+    from rnr_sim.balance.targets import resolve_cards
+
+    if tf.scope.cards:
+        return resolve_cards(tf, plan.catalog), {"how": "listed"}
+    if not tf.scope.flagged:
+        ids = sorted({int(c) for d in plan.decks for c in d.card_ids})
+        return ids, {"how": "every card the metagame plays"}
+    # "flagged": the cards the report flags, from a run of the metagame's decks.
+    from rnr_sim import runner
+    from rnr_sim.analytics.metrics import compute_metrics
+    from rnr_sim.analytics.run import load_run
+
+    run_dir = out / "flagged-run"
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    runner.start_run(runner.RunOptions(decks=paths, games=FLAG_RUN_DEALS, seed=options.seed,
+                                       cards=options.cards, rules=options.rules,
+                                       threads=options.threads, out=run_dir),
+                     progress=progress, log=log)
+    cards = compute_metrics(load_run(run_dir)).cards
+    flagged = cards.filter(cards["flag"] != "")["card"].to_list()
+    if not flagged:
+        raise InputError(f"{tf.where}: [scope] cards = \"flagged\": the report flags no card "
+                         f"of the metagame ({FLAG_RUN_DEALS} deals a pair, {run_dir}); name "
+                         "the cards to change instead")
+    ids = sorted(plan.catalog.by_name[c] for c in flagged)
+    games = len(plan.tables) * FLAG_RUN_DEALS * 2
+    return ids, {"how": "flagged by the report", "run": str(run_dir), "games": games,
+                 "cards": flagged}
+
+
+def balance(options: BalanceOptions, progress: bool = True,
+            log: Callable[[str], None] | None = None) -> Balance:
+    """A balance run (module docstring) into ``options.out``; ``InputError`` for bad input.
+    Ctrl-C during the search stops after the games under way (``Balance.stopped``;
+    ``--resume`` carries on from ``out/.balance/``)."""
+    from rnr_sim import runner
+    from rnr_sim.balance.targets import knobs_of, load_targets
+    from rnr_sim.dirlock import DirLock
+    from rnr_sim.execution import log_to_stderr, open_backend
+
+    log = log or log_to_stderr
+    t_start = time.perf_counter()
+    tf = load_targets(options.targets)
+    budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
+    n_suggest = runner.check_count(options.suggestions, "--suggestions", 1, 20)
+    runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1 - 10**7)
+    out = Path(options.out) if options.out is not None else runner.default_out("balance-")
+    if options.resume:
+        if not (out / CHECKPOINT / "plan.json").exists():
+            done = (out / MANIFEST).exists()
+            raise InputError(f"--resume {out}: " + ("this balance run is complete; nothing "
+                             "to resume" if done else f"no stopped balance run here (no "
+                             f"{CHECKPOINT}/plan.json)"))
+    else:
+        runner.check_out(out)
+    paths, weights, cards, source = _metagame_inputs(options)
+    options.cards = cards
+    plan = runner.plan_run(runner.RunOptions(decks=paths, games=1, seed=options.seed,
+                                             cards=cards, rules=options.rules,
+                                             threads=options.threads))
+    n = len(plan.decks)
+    if n < 2:
+        raise InputError("the metagame needs at least 2 decks")
+    if weights is None:
+        weights = np.full(n, 1.0 / n)
+    weights = weights / weights.sum()
+    fresh = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"--out {out}: cannot create the balance dir ({e.strerror})") from None
+    try:
+        ids, scope_how = _scope_ids(tf, plan, options, paths, out, progress, log)
+        knobs = knobs_of(plan.catalog, ids, tf.scope.fields, tf.scope.max_step)
+        if not knobs:
+            raise InputError(f"{tf.where}: [scope]: none of the {len(ids)} cards in scope "
+                             f"has a number among fields = {list(tf.scope.fields)}; widen "
+                             "the fields or the cards")
+    except InputError:
+        if fresh and not options.resume:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    where = open_backend(options.backend, options.address, options.threads)
+    # One writer at a time: a second balance (or --resume) on this dir is told who holds it.
+    with DirLock(out, "balance dir"):
+        return _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs,
+                        budget, n_suggest, where, log, progress, t_start)
+
+
+def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, budget,
+             n_suggest, where, log, progress, t_start) -> Balance:
+    """``balance``'s phases, the dir locked: search, verification, re-discovery."""
+    from rnr_sim import runner
+    from rnr_sim.balance import output, search, verify
+    from rnr_sim.evaluation import BatchStore, Evaluator, Pool
+    from rnr_sim.execution import Progress
+
+    n = len(plan.decks)
+    driver = runner.engine_driver()
+    plan.compile(driver)
+    support_matters = tf.targets.min_support is not None
+    fld = np.arange(n) if support_matters else np.flatnonzero(weights > 0)
+    meta = search.Metagame(plan.deck_names, paths, weights, Pool.of_plan(plan),
+                           plan.deck_policy.astype(np.int32), np.arange(n), fld, source,
+                           mirrors=options.discovery is not None)
+    share_re = REDISCOVER_SHARE if options.rediscover else 0.0
+    budget_left = budget - int(scope_how.get("games", 0))  # the flagged run's games
+    search_budget = int(budget_left * SEARCH_SHARE)
+    fingerprint = output.fingerprint(plan, tf, knobs, budget, options, weights)
+    store = BatchStore(out / CHECKPOINT)
+    store.open(fingerprint, options.resume)
+    for stale in ("verify", "suggestions"):
+        shutil.rmtree(out / stale, ignore_errors=True)
+    t0 = time.perf_counter()
+    bar = Progress("balance: search", total=search_budget, show=progress, log=log)
+    remote = None if options.backend == "local" else where
+    with where, bar, Evaluator(driver, backend=remote, threads=options.threads, progress=bar,
+                               store=store) as ev:
+        found = search.run(ev, meta, plan.catalog, knobs, tf.targets, tf.scope.max_changes,
+                           search_budget, options.seed, n_suggest, bar=bar, log=bar.note)
+        if found is None or found.stopped:
+            return _stopped(out, ev, log)
+    search_s = time.perf_counter() - t0
+    if not found.baseline_judged.missed:
+        return output.write(out, plan, tf, meta, knobs, found, [], {}, options, scope_how,
+                            budget, seconds={"search": search_s,
+                                             "total": time.perf_counter() - t_start})
+    # Verification: every suggestion through compare on fresh deals.
+    (out / "suggestions").mkdir(exist_ok=True)
+    files = output.write_patches(out, plan.catalog, knobs, found, tf)
+    verify_games = budget_left - found.games - int(budget_left * share_re)
+    per_deal = 2 * len(plan.tables) * 2
+    deals = max(MIN_VERIFY_DEALS, verify_games // max(1, len(files) * per_deal))
+    t0 = time.perf_counter()
+    checked = []
+    for rank, f in enumerate(files, start=1):
+        log(f"verifying suggestion {rank:02d} ({f}) with compare on {deals:,} fresh deals "
+            "a pair")
+        checked.append(verify.check(rank, f, meta, tf.targets, options.cards, options.rules,
+                                    deals, options.seed, out / "verify" / f"{rank:02d}",
+                                    options, progress, log))
+    verify_s = time.perf_counter() - t0
+    # The metagame after: a warm-started discovery with each patched catalog.
+    from rnr_sim.discover import MIN_BUDGET as DISCOVER_MIN
+
+    t0 = time.perf_counter()
+    after: dict[int, dict[str, Any]] = {}
+    left = int(budget_left * share_re)
+    per = max(DISCOVER_MIN, left // max(1, len(files)))
+    for v in checked:
+        if left < DISCOVER_MIN:
+            break
+        b = min(per, left)
+        log(f"re-discovery after suggestion {v.rank:02d}: discover with the patched catalog, "
+            f"{b:,} games")
+        after[v.rank] = verify.rediscover(v.compare_dir / "variant-catalog.toml", meta,
+                                          tf.targets, options.rules, b, options.seed,
+                                          v.compare_dir / "discovery", options,
+                                          progress, log)
+        left -= after[v.rank]["games"]
+        v.after = after[v.rank]
+    rediscover_s = time.perf_counter() - t0
+    return output.write(out, plan, tf, meta, knobs, found, checked, after, options, scope_how,
+                        budget, seconds={"search": search_s, "verify": verify_s,
+                                         "rediscover": rediscover_s,
+                                         "total": time.perf_counter() - t_start})
+
+
+def _stopped(out: Path, ev, log) -> Balance:
+    done = ev.games_played + ev.games_stored
+    msg = (f"stopped: {done:,} games of the search kept in {out / CHECKPOINT}; continue with "
+           f"`rnr-sim balance --resume --out {shlex.quote(str(out))}` and the same options")
+    return Balance(out=out, status="stopped", manifest={}, stopped=True, messages=[msg])

@@ -1,0 +1,244 @@
+"""The metagame's figures a target is about, from the games of its decks, with intervals.
+
+The games are pairs of the metagame's decks (``Games``: deck ``a`` in seat 0, ``b`` in
+seat 1), each on the same deals in every seat order. The figures, each deck weighted by
+the metagame's mix ``w`` (equal for a field of decks, without mirror matches, as
+``compare`` plays them; the equilibrium mix of a discovery, with mirror matches: a
+metagame of mixes meets itself, and its equilibrium may play one deck alone):
+
+- **deck win rate** of deck i: its wins over its games against the other decks, each
+  opponent j weighted by ``w_j`` (equal weights: ``compare``'s and the report's deck win
+  rate; a draw is not a win);
+- **path share**: the wins by a victory path over all wins, each pair of decks weighted by
+  ``w_a w_b`` (equal weights: ``compare``'s share of wins);
+- **first seat**: the first seat's wins over the games, pairs weighted the same way;
+- **support**: the decks the equilibrium of the win-share matrix (a draw half a win) plays
+  at least ``SUPPORT_MIN`` of the time.
+
+Intervals: every figure but the support is a ratio ``R = Σ c a / Σ c b`` over units (a
+pair's deal: its games in every seat order), linearised per unit (``z = c (a - R b) /
+mean(c b)``) with the pairs as strata, the deal the unit (docs/statistics.md); a paired
+change (two catalogs on the same deals) is the same form over ``z_variant - z_baseline``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from rnr_sim import enums
+from rnr_sim.analytics.stats import Z95, nash_equilibrium
+from rnr_sim.balance.targets import Targets
+from rnr_sim.schema import WIN_PATHS
+
+SUPPORT_MIN = 0.01  # a deck the equilibrium plays at least 1% of the time
+#: What one deck missing from the equilibrium's support adds to the distance (a point).
+SUPPORT_STEP = 0.01
+_PATH_CODE = {p: i for i, p in enumerate(enums.PATHS)}
+
+
+@dataclass
+class Games:
+    """Games of pairs of metagame decks: ``pairs[p] = (a, b)`` (a in seat 0), and per pair,
+    deal and seat order ``winner`` (0: a won, 1: b won, -1: a draw) and ``path``
+    (``enums.PATHS`` index). Seat order r: seat r moves first."""
+
+    pairs: np.ndarray  # int64[P, 2]
+    winner: np.ndarray  # int8[P, D, R]
+    path: np.ndarray  # int8[P, D, R]
+
+    @property
+    def deals(self) -> int:
+        return int(self.winner.shape[1])
+
+    @classmethod
+    def of_outcome(cls, outcome, subjects: np.ndarray, field: np.ndarray,
+                   mirrors: bool = False) -> Games:
+        """An ``evaluation.Outcome`` of subjects x field (the subject in seat 0): every
+        pair, a deck against itself only with ``mirrors``."""
+        s_idx, f_idx = np.meshgrid(np.arange(len(subjects)), np.arange(len(field)),
+                                   indexing="ij")
+        keep = mirrors | (subjects[s_idx.ravel()] != field[f_idx.ravel()])
+        si, fi = s_idx.ravel()[keep], f_idx.ravel()[keep]
+        score = outcome.score[si, fi]
+        winner = np.where(score == 1.0, 0, np.where(score == 0.0, 1, -1)).astype(np.int8)
+        pairs = np.stack([subjects[si], field[fi]], axis=1).astype(np.int64)
+        return cls(pairs, winner, outcome.path[si, fi].astype(np.int8))
+
+    @classmethod
+    def of_run(cls, games, tables: np.ndarray) -> Games:
+        """A 2-player run dir's ``games`` table (polars, every game of ``tables``, deals
+        from 0): ``tables[t]`` the decks of table t."""
+        g = games.sort("game_id")
+        n_t = len(tables)
+        winner = g["winner_seat"].to_numpy().astype(np.int8).reshape(n_t, -1, 2)
+        path = np.array([_PATH_CODE[p] for p in g["path"].to_list()],
+                        dtype=np.int8).reshape(n_t, -1, 2)
+        return cls(np.asarray(tables, dtype=np.int64), winner, path)
+
+    def head(self, deals: int) -> Games:
+        return Games(self.pairs, self.winner[:, :deals], self.path[:, :deals])
+
+    @staticmethod
+    def union(parts: list[Games]) -> Games:
+        """The pairs of several sets of games on the same deals, one after the other."""
+        return Games(np.concatenate([p.pairs for p in parts]),
+                     np.concatenate([p.winner for p in parts]),
+                     np.concatenate([p.path for p in parts]))
+
+    @staticmethod
+    def join(parts: list[Games]) -> Games:
+        return Games(parts[0].pairs, np.concatenate([p.winner for p in parts], axis=1),
+                     np.concatenate([p.path for p in parts], axis=1))
+
+
+def ratio(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[float, np.ndarray]:
+    """``R = Σ c a / Σ c b`` over units ``[pair, deal]`` (``c`` per pair) and its
+    linearisation per unit (module docstring); ``(nan, 0)`` when ``Σ c b`` is 0."""
+    cb = float((c[:, None] * b).sum())
+    if cb <= 0:
+        return math.nan, np.zeros(a.shape)
+    r = float((c[:, None] * a).sum()) / cb
+    return r, c[:, None] * (a - r * b) / (cb / a.size)
+
+
+def variance(z: np.ndarray) -> float:
+    """The variance of ``mean(z)``, pairs as strata: ``Σ_h D/(D-1) Σ (z - mean_h z)² /
+    N²`` (D deals a pair, N units)."""
+    d = z.shape[1]
+    if d < 2:
+        return math.inf
+    dev = z - z.mean(axis=1, keepdims=True)
+    return float(d / (d - 1) * (dev * dev).sum() / z.size ** 2)
+
+
+@dataclass
+class Figure:
+    """One figure: its ``value`` and its per-unit linearisation ``z``."""
+
+    value: float
+    z: np.ndarray
+
+    @property
+    def se(self) -> float:
+        return math.sqrt(variance(self.z))
+
+    def interval(self) -> tuple[float, float]:
+        h = Z95 * self.se
+        return self.value - h, self.value + h
+
+
+@dataclass
+class Figures:
+    """Every figure of a metagame (module docstring)."""
+
+    deck: list[Figure]
+    path: list[Figure]  # by WIN_PATHS
+    first: Figure
+    share: np.ndarray  # [deck, deck]: i's win share against j (a draw half)
+    mix: np.ndarray
+    support: int
+    deals: int
+
+    @classmethod
+    def of(cls, games: Games, weights: np.ndarray, n_decks: int) -> Figures:
+        w = np.asarray(weights, dtype=np.float64)
+        a, b = games.pairs[:, 0], games.pairs[:, 1]
+        r = games.winner.shape[2]
+        wins_a = (games.winner == 0).sum(axis=2).astype(np.float64)  # [P, D]
+        wins_b = (games.winner == 1).sum(axis=2).astype(np.float64)
+        n_games = np.full(wins_a.shape, float(r))
+        decks = []
+        for i in range(n_decks):
+            in_a, in_b = a == i, b == i
+            num = wins_a * in_a[:, None] + wins_b * in_b[:, None]
+            # a mirror: the deck holds both seats, so its games count twice
+            den = n_games * (in_a.astype(np.float64) + in_b)[:, None]
+            c = np.where(in_a, w[b], np.where(in_b, w[a], 0.0))
+            decks.append(Figure(*ratio(num, den, c)))
+        c_pair = w[a] * w[b]
+        decided = wins_a + wins_b
+        paths = []
+        for p in WIN_PATHS:
+            num = ((games.path == _PATH_CODE[p]) & (games.winner >= 0)).sum(axis=2)
+            paths.append(Figure(*ratio(num.astype(np.float64), decided, c_pair)))
+        first_wins = (games.winner == np.arange(r)[None, None, :]).sum(axis=2)
+        first = Figure(*ratio(first_wins.astype(np.float64), n_games, c_pair))
+        score = wins_a + 0.5 * (r - wins_a - wins_b)  # a's share of the deal's games
+        tot = np.zeros((n_decks, n_decks))
+        cnt = np.zeros((n_decks, n_decks))
+        np.add.at(tot, (a, b), score.sum(axis=1))
+        np.add.at(tot, (b, a), (r - score).sum(axis=1))
+        np.add.at(cnt, (a, b), float(r * games.deals))
+        np.add.at(cnt, (b, a), float(r * games.deals))
+        share = np.where(cnt > 0, tot / np.maximum(cnt, 1.0), 0.5)
+        played = (cnt - np.diag(np.diag(cnt))).sum(axis=1) > 0
+        np.fill_diagonal(share, 0.5)
+        mix = np.zeros(n_decks)
+        if played.sum() >= 1:
+            sub = share[np.ix_(played, played)]
+            mix[played] = nash_equilibrium((sub - sub.T) / 2.0)
+        support = int((mix >= SUPPORT_MIN).sum())
+        return cls(decks, paths, first, share, mix, support, games.deals)
+
+
+@dataclass
+class Judged:
+    """How far figures are from the targets: ``distance`` (0: every target met; the sum of
+    each figure's distance outside its band, in shares), its per-unit linearisation, and
+    the targets missed (their names, ``Targets.names``)."""
+
+    distance: float
+    z: np.ndarray
+    missed: list[str]
+
+
+def _over(x: float, lo: float | None, hi: float | None) -> tuple[float, float]:
+    """The distance of ``x`` outside ``[lo, hi]`` and its slope in ``x``."""
+    if hi is not None and x > hi:
+        return x - hi, 1.0
+    if lo is not None and x < lo:
+        return lo - x, -1.0
+    return 0.0, 0.0
+
+
+def judge(fig: Figures, t: Targets, tol: float = 1e-12) -> Judged:
+    """The figures against the targets (``iwd_max`` is judged on verification only:
+    ``verify``)."""
+    total = 0.0
+    z = np.zeros_like(fig.first.z)
+    missed: list[str] = []
+
+    def add(name: str, f: Figure, lo: float | None, hi: float | None) -> None:
+        nonlocal total, z
+        if math.isnan(f.value):
+            return
+        d, slope = _over(f.value, lo, hi)
+        if d > tol:
+            total += d
+            z = z + slope * f.z
+            if name not in missed:
+                missed.append(name)
+
+    if t.deck_share_max is not None:
+        for f in fig.deck:
+            add("deck_share_max", f, None, t.deck_share_max)
+    for k, p in enumerate(WIN_PATHS):
+        if p in t.path_share:
+            lo, hi = t.path_share[p]
+            add("path_share", fig.path[k], lo, hi)
+    if t.first_seat is not None:
+        add("first_seat", fig.first, *t.first_seat)
+    if t.min_support is not None and fig.support < t.min_support:
+        total += SUPPORT_STEP * (t.min_support - fig.support)
+        missed.append("min_support")
+    return Judged(total, z, missed)
+
+
+def paired(before: Figure, after: Figure) -> tuple[float, float, float]:
+    """The change ``after - before`` on the same deals with its paired 95% interval."""
+    change = after.value - before.value
+    h = Z95 * math.sqrt(variance(after.z - before.z))
+    return change, change - h, change + h

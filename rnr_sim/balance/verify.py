@@ -1,0 +1,234 @@
+"""Verification, not prediction: each suggestion checked by ``rnr-sim compare`` on fresh
+deals, and the metagame searched again after it.
+
+- **The paired check**: ``compare`` (``run_compare``, then ``compare_runs``) plays the
+  metagame's decks with and without the suggestion's patch file, as it is, on the deals of
+  a seed the search never used; its run dirs and ``compare.json`` stay in
+  ``verify/NN/``. The targets' figures before and after, with their intervals and the
+  paired change, are read from those run dirs' games (``metrics``: the metagame's mix
+  weights the decks; with equal weights they are ``compare``'s own figures; with a
+  discovery's mix, each deck's mirror matches are played beside them, on the same seed). ``iwd_max``
+  is judged on the report's adjusted IWD of the variant run (``analytics``).
+- **The metagame after**: ``rnr-sim discover`` with the patched catalog (the variant
+  catalog ``compare`` wrote) and the metagame's decks as its field, which also seed its
+  archive (a warm start): the strongest deck it finds, held out, against the
+  ``deck_share_max`` target.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from rnr_sim.balance.metrics import Figure, Figures, Games, judge, paired
+from rnr_sim.balance.targets import Targets
+from rnr_sim.schema import WIN_PATHS
+
+VERIFY_SEED_OFFSET = 3_000_017
+REDISCOVER_SEED_OFFSET = 4_000_037
+
+
+@dataclass
+class Row:
+    """One figure a target is about, before and after, on the verification's deals."""
+
+    target: str
+    subject: str
+    before: float
+    before_lo: float
+    before_hi: float
+    after: float
+    after_lo: float
+    after_hi: float
+    change: float
+    change_lo: float
+    change_hi: float
+    band_lo: float | None
+    band_hi: float | None
+
+    @property
+    def met_after(self) -> bool:
+        return _inside(self.after, self.band_lo, self.band_hi)
+
+    @property
+    def met_before(self) -> bool:
+        return _inside(self.before, self.band_lo, self.band_hi)
+
+
+def _inside(x: float, lo: float | None, hi: float | None) -> bool:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return True
+    return (lo is None or x >= lo - 1e-12) and (hi is None or x <= hi + 1e-12)
+
+
+@dataclass
+class Verified:
+    """A suggestion's verification: every target's figures (``rows``), the targets met and
+    missed after it, the distance, the deals, and the metagame after (``after``)."""
+
+    rank: int
+    deals: int
+    games: int
+    rows: list[Row]
+    met: list[str]
+    missed: list[str]
+    distance: float
+    distance_before: float
+    support: tuple[int, int]
+    compare_dir: Path
+    command: str
+    after: dict[str, Any] | None = None
+    excluded: list[str] = field(default_factory=list)
+
+    @property
+    def verified(self) -> bool:
+        return not self.missed
+
+
+def figure_rows(fb: Figures, fv: Figures, names: list[str], t: Targets) -> list[Row]:
+    """The rows of every target set, deck by deck and path by path."""
+    rows: list[Row] = []
+
+    def add(target: str, subject: str, b: Figure, v: Figure, lo, hi) -> None:
+        blo, bhi = b.interval()
+        vlo, vhi = v.interval()
+        ch, clo, chi = paired(b, v)
+        rows.append(Row(target, subject, b.value, blo, bhi, v.value, vlo, vhi, ch, clo, chi,
+                        lo, hi))
+
+    if t.deck_share_max is not None:
+        for i, name in enumerate(names):
+            add("deck_share_max", name, fb.deck[i], fv.deck[i], None, t.deck_share_max)
+    for k, p in enumerate(WIN_PATHS):
+        if p in t.path_share:
+            add("path_share", p, fb.path[k], fv.path[k], *t.path_share[p])
+    if t.first_seat is not None:
+        add("first_seat", "first seat", fb.first, fv.first, *t.first_seat)
+    return rows
+
+
+def read_games(run_dir: Path, tables: np.ndarray) -> Games:
+    frame = pl.read_parquet(run_dir / "games" / "*.parquet",
+                            columns=["game_id", "winner_seat", "path"])
+    return Games.of_run(frame, tables)
+
+
+def max_iwd(run_dir: Path) -> tuple[float, str, float, float] | None:
+    """The largest adjusted IWD of the run's cards (the report's card metric), its card and
+    interval; None when no card has one."""
+    from rnr_sim.analytics.metrics import compute_metrics
+    from rnr_sim.analytics.run import load_run
+
+    cards = compute_metrics(load_run(run_dir)).cards.filter(
+        pl.col("iwd_adjusted").is_not_null()).sort("iwd_adjusted", descending=True)
+    if cards.height == 0:
+        return None
+    r = cards.row(0, named=True)
+    return (float(r["iwd_adjusted"]), r["card"], float(r["iwd_adjusted_lo"]),
+            float(r["iwd_adjusted_hi"]))
+
+
+def check(rank: int, patch: Path, meta, targets: Targets, cards, rules, deals: int,
+          seed: int, out: Path, options, progress: bool, log) -> Verified:
+    """Run ``compare`` for one suggestion (module docstring) into ``out``, with the
+    threads and backend of ``options`` (``BalanceOptions``)."""
+    threads = options.threads
+    from rnr_sim.compare import CompareOptions, compare_runs, run_compare, summary_json
+    from rnr_sim.compare.runs import write_summary
+
+    command = _compare_command(meta.paths, patch, cards, rules, seed + VERIFY_SEED_OFFSET,
+                               deals)
+    options = CompareOptions(decks=list(meta.paths), patch=patch, games=deals,
+                             seed=seed + VERIFY_SEED_OFFSET, cards=cards, rules=rules,
+                             threads=threads, backend=options.backend,
+                             address=options.address, out=out, command=command)
+    result = run_compare(options, progress=progress, log=log)
+    pair = compare_runs(result.baseline_dir, result.variant_dir)
+    write_summary(result, summary_json(result, pair, None))
+    excluded = [f"{e.deck}: {e.reason}" for e in result.excluded]
+    if excluded:  # a deck the patch makes illegal: the metagame is not the one searched
+        raise RuntimeError(f"suggestion {rank:02d}: compare left out {excluded}")
+    tables = _tables(meta.n)
+    gb = read_games(result.baseline_dir, tables)
+    gv = read_games(result.variant_dir, tables)
+    games = result.games * 2
+    if meta.mirrors:  # a mix meets itself: the mirror matches compare does not play
+        from rnr_sim import runner
+        from rnr_sim.cards import load_catalog
+        from rnr_sim.evaluation import Evaluator
+
+        variant = np.ascontiguousarray(load_catalog(out / "variant-catalog.toml").compile(),
+                                       dtype=np.int32)
+        with Evaluator(runner.engine_driver(), threads=threads) as ev:
+            mb = meta.mirror_games(ev, meta.pool.cards, seed + VERIFY_SEED_OFFSET, deals,
+                                   len(tables))
+            mv = meta.mirror_games(ev, variant, seed + VERIFY_SEED_OFFSET, deals,
+                                   len(tables))
+            if mb is None or mv is None:
+                raise KeyboardInterrupt
+            games += ev.games_played
+        gb, gv = Games.union([gb, mb]), Games.union([gv, mv])
+    fb = Figures.of(gb, meta.weights, meta.n)
+    fv = Figures.of(gv, meta.weights, meta.n)
+    rows = figure_rows(fb, fv, meta.names, targets)
+    jb, jv = judge(fb, targets), judge(fv, targets)
+    missed = list(jv.missed)
+    if targets.iwd_max is not None:
+        top_b, top_v = max_iwd(result.baseline_dir), max_iwd(result.variant_dir)
+        if top_b is not None and top_v is not None:
+            rows.append(Row("iwd_max", f"{top_b[1]} -> {top_v[1]}", top_b[0], top_b[2],
+                            top_b[3], top_v[0], top_v[2], top_v[3], top_v[0] - top_b[0],
+                            math.nan, math.nan, None, targets.iwd_max))
+            if top_v[0] > targets.iwd_max:
+                missed.append("iwd_max")
+    met = [n for n in targets.names() if n not in missed]
+    return Verified(rank, deals, games, rows, met, missed, jv.distance,
+                    jb.distance, (fb.support, fv.support), out, command, excluded=excluded)
+
+
+def _tables(n: int) -> np.ndarray:
+    from rnr_sim.runner import make_tables
+
+    return make_tables(n, 2)
+
+
+def _compare_command(paths, patch: Path, cards, rules, seed: int, deals: int) -> str:
+    import shlex
+
+    parts = ["rnr-sim", "compare", *[str(p) for p in paths], "--patch", str(patch),
+             "--seed", str(seed), "--games", str(deals)]
+    for c in cards or []:
+        parts += ["--cards", str(c)]
+    if rules is not None:
+        parts += ["--rules", str(rules)]
+    return shlex.join(parts)
+
+
+def rediscover(catalog_file: Path, meta, targets: Targets, rules, budget: int, seed: int,
+               out: Path, options, progress: bool, log) -> dict[str, Any]:
+    """The strongest deck a warm-started discovery finds with the patched catalog (the
+    threads and backend of ``options``, ``BalanceOptions``)."""
+    from rnr_sim.discover import DiscoverOptions, discover
+
+    found = discover(DiscoverOptions(field=list(meta.paths), cards=[catalog_file],
+                                     budget=budget, seed=seed + REDISCOVER_SEED_OFFSET,
+                                     rules=rules, threads=options.threads,
+                                     backend=options.backend, address=options.address,
+                                     out=out),
+                     progress=progress, log=log)
+    if found.stopped:
+        raise KeyboardInterrupt
+    top = found.archive.sort("share_heldout", descending=True).row(0, named=True)
+    share = float(top["share_heldout"])
+    limit = targets.deck_share_max
+    return {"dir": str(out), "budget": budget, "games": found.manifest["games"]["total"],
+            "deck": str(out / top["deck_file"]), "cell": top["cell"], "pilot": top["pilot"],
+            "share": share, "share_lo": float(top["share_heldout_lo"]),
+            "share_hi": float(top["share_heldout_hi"]),
+            "breaks": None if limit is None else bool(share > limit),
+            "best_field_deck": found.manifest["heldout"]["best_field_deck"]}

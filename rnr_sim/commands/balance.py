@@ -1,0 +1,103 @@
+"""The ``balance`` subcommand: card changes that bring a metagame within a designer's
+targets, found by search and verified on fresh deals (``rnr_sim.balance``)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import typer
+
+from rnr_sim.commands.options import (
+    DEFAULT_SEED,
+    EXIT_INTERRUPTED,
+    deck_list_option,
+    option,
+    out_option,
+    shared_options,
+)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``balance`` to the app."""
+    app.command(
+        "balance",
+        short_help="Suggest card changes that meet a designer's balance targets.",
+        help="Search integer changes to the card numbers in a targets file's scope (cost, "
+        "damage, DP, IP, drain, effect amounts) for those that bring the metagame within its "
+        "targets (no deck above a win rate, each victory path's share of wins in a band, the "
+        "first seat in a band, the equilibrium's support), with as few and as small changes "
+        "as it can: NSGA-II (pymoo) over three objectives, every candidate played on the "
+        "same deals as the unchanged catalog, weak ones stopped early. Each suggestion is "
+        "written as a card patch (suggestions/NN.toml, best first), checked by compare on "
+        "fresh deals and followed by a discovery with the patched catalog. The metagame is "
+        "the --field decks (several after one flag: --field decks/*.txt) or a "
+        "discovery dir's elites and field, weighted by its equilibrium mix. --budget bounds "
+        "every game played. `rnr-sim report DIR` draws the result.",
+        epilog="Example: rnr-sim balance --field decks/*.txt --targets targets.toml "
+        "--budget 3000000 --seed 7 --out runs/balance",
+    )(balance_command)
+
+
+FieldOption = deck_list_option("--field", "The decks of the metagame (or --discovery).")
+TargetsOption = option(Path | None, "--targets", metavar="T.toml",
+                       help="The targets and the scope (docs/design.md, \"Balance targets\").")
+DiscoveryOption = option(Path | None, "--discovery", metavar="DIR",
+                         help="A discovery dir: its elites and field, weighted by its "
+                              "equilibrium mix, are the metagame (its catalog, unless --cards).")
+BudgetOption = option(int, "--budget", metavar="GAMES", show_default=True,
+                      help="Every game the command plays: search, verification, re-discovery.")
+OutOption = out_option("DIR", "The balance dir. Default: runs/balance-<date-time>.")
+SuggestionsOption = option(int, "--suggestions", metavar="N", show_default=True,
+                           help="Suggestions kept and verified, at most.")
+RediscoverOption = option(bool, "--rediscover/--no-rediscover", show_default=True,
+                          help="Search the metagame again with each patched catalog (discover).")
+ResumeOption = option(bool, "--resume", help="Carry on a stopped balance run in --out (give "
+                                             "the same options).")
+
+
+@shared_options
+def balance_command(
+    field: FieldOption = None,
+    targets: TargetsOption = None,
+    discovery: DiscoveryOption = None,
+    budget: BudgetOption = 2_000_000,
+    out: OutOption = None,
+    suggestions: SuggestionsOption = 3,
+    rediscover: RediscoverOption = True,
+    resume: ResumeOption = False,
+    *, seed, cards, rules, threads, backend, address, quiet, as_json,
+) -> None:
+    from rnr_sim.balance import BalanceOptions, balance
+    from rnr_sim.compare import Interrupted
+    from rnr_sim.errors import InputError
+
+    if targets is None:
+        raise InputError("balance needs --targets T.toml (docs/design.md, \"Balance targets\")")
+    options = BalanceOptions(targets=targets, field=field or [], discovery=discovery,
+                             cards=cards, budget=budget,
+                             seed=DEFAULT_SEED if seed is None else seed, rules=rules,
+                             threads=threads, backend=backend, address=address, out=out,
+                             suggestions=suggestions, rediscover=rediscover, resume=resume,
+                             command=shlex.join(["rnr-sim", *sys.argv[1:]]))
+    show = not (quiet or as_json)
+    try:
+        result = balance(options, progress=show, log=None if show else (lambda m: None))
+    except (Interrupted, KeyboardInterrupt):
+        typer.echo("Stopped during the verification; `--resume` replays the search from its "
+                   "checkpoint and verifies again.", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    if result.stopped:
+        for m in result.messages:
+            typer.echo(m, err=True)
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if as_json:
+        typer.echo(json.dumps({"out": str(result.out), "manifest": result.manifest,
+                               "suggestions": result.suggestions.to_dicts()},
+                              indent=2, default=str))
+        return
+    from rnr_sim.report.balance import balance_text
+
+    typer.echo(balance_text(result.out))
