@@ -1,6 +1,6 @@
 """``rnr-sim balance``: card changes that bring a metagame within a designer's targets,
 found by search and verified on fresh deals (docs/design.md, "Balance targets" and
-"Balance dir"; docs/designers.md, "Balance suggestions").
+"Balance dir"; docs/search.md, "Balance suggestions").
 
 The budget (every game the command plays) is spent in three phases, in this order:
 

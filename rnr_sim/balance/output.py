@@ -213,7 +213,7 @@ def candidates_frame(found, knobs) -> pl.DataFrame:
 
 
 def answer(found, checked, t) -> tuple[str, str]:
-    """The run's answer in one status and one sentence (docs/designers.md)."""
+    """The run's answer in one status and one sentence (docs/search.md)."""
     j0 = found.baseline_judged
     if not j0.missed:
         return ("no change needed",

@@ -1,6 +1,6 @@
 """``rnr-sim discover``: the decks players will find, searched among every legal deck of a
 card pool, re-measured on fresh deals, and the metagame they make (docs/design.md,
-"Discovery dir"; docs/designers.md, "Finding the decks players will find").
+"Discovery dir"; docs/search.md, "Finding the decks players will find").
 
 The budget (every game the command plays) is spent in three phases, in this order:
 
