@@ -209,13 +209,14 @@ def _compare_command(paths, patch: Path, cards, rules, seed: int, deals: int) ->
     return shlex.join(parts)
 
 
-def rediscover(catalog_file: Path, meta, targets: Targets, rules, budget: int, seed: int,
+def rediscover(cards: list[Path], meta, targets: Targets, rules, budget: int, seed: int,
                out: Path, options, progress: bool, log) -> dict[str, Any]:
-    """The strongest deck a warm-started discovery finds with the patched catalog (the
-    threads and backend of ``options``, ``BalanceOptions``)."""
+    """The strongest deck a warm-started discovery finds with the catalog ``cards`` (a
+    patched one, or the unchanged cards for reference; the threads and backend of
+    ``options``, ``BalanceOptions``)."""
     from rnr_sim.discover import DiscoverOptions, discover
 
-    found = discover(DiscoverOptions(field=list(meta.paths), cards=[catalog_file],
+    found = discover(DiscoverOptions(field=list(meta.paths), cards=list(cards),
                                      budget=budget, seed=seed + REDISCOVER_SEED_OFFSET,
                                      rules=rules, threads=options.threads,
                                      backend=options.backend, address=options.address,

@@ -89,15 +89,23 @@ HEAD = ["target", "subject", "band", "before [95% CI]", "after [95% CI]",
         "change [95% CI, paired]", "met"]
 
 
-def _after_line(s: dict[str, Any]) -> str:
+def _after_line(s: dict[str, Any], m: dict[str, Any]) -> str:
+    """The metagame after suggestion ``s``, beside the same search with the unchanged cards
+    (manifest ``m``): a strong deck found after a patch may be one the cards held before."""
     if s["strongest_after"] is None:
         return "Metagame after: not searched (--no-rediscover, or the budget's share was too small)."
     verdict = ("breaks deck_share_max" if s["strongest_after_breaks"] else
                "within deck_share_max" if s["strongest_after_breaks"] is not None else "")
-    return (f"Metagame after (discover with the patched catalog): strongest deck "
+    line = (f"Metagame after (discover with the patched catalog): strongest deck "
             f"{s['strongest_after']}, {_pct(s['strongest_after_share'])} "
             f"[{_pct(s['strongest_after_lo'])}, {_pct(s['strongest_after_hi'])}] held out "
             f"against the metagame's decks" + (f": {verdict}." if verdict else "."))
+    u = m.get("rediscover_unchanged")
+    if u:
+        line += (f" The same search with the unchanged cards: {_pct(u['share'])} "
+                 f"[{_pct(u['share_lo'])}, {_pct(u['share_hi'])}] ({u['cell']})"
+                 + (", over the target already." if u.get("breaks") else "."))
+    return line
 
 
 def _games_line(m: dict[str, Any]) -> str:
@@ -126,7 +134,7 @@ def balance_markdown(balance_dir: str | Path) -> str:
         out += [f"- `{c}`" for c in s["changes"]]
         out += ["", f"On {s['verify_deals']:,} fresh deals a pair (compare):", ""]
         out += _md_table(HEAD, _figure_rows(fig, s["rank"]))
-        out += ["", _after_line(s), "", f"Reproduce: `{s['compare_command']}`", ""]
+        out += ["", _after_line(s, m), "", f"Reproduce: `{s['compare_command']}`", ""]
     out += [_games_line(m), ""]
     return "\n".join(out)
 
@@ -164,7 +172,7 @@ def balance_html(balance_dir: str | Path) -> str:
         parts.append(f"<h3>Suggestion {s['rank']:02d} ({e(mark)})</h3><ul>{diff}</ul>"
                      f"<p>On {s['verify_deals']:,} fresh deals a pair (compare):</p>"
                      + table(HEAD, _figure_rows(fig, s["rank"]))
-                     + f"<p>{e(_after_line(s))}</p>"
+                     + f"<p>{e(_after_line(s, m))}</p>"
                      f"<p>Reproduce: <code>{e(s['compare_command'])}</code></p>")
     parts.append(f"<p>{e(_games_line(m))}</p></section>")
     return "\n".join(parts)
@@ -189,7 +197,7 @@ def balance_text(balance_dir: str | Path) -> str:
             if show:
                 lines.append(f"  {r[0]:<15} {r[1]:<26} {r[2]:<10} {r[3]} -> {r[4]}  "
                              f"met: {r[6]}")
-        lines.append("  " + _after_line(s))
+        lines.append("  " + _after_line(s, m))
         lines.append(f"  check: {s['compare_command']}")
     lines.append(_games_line(m))
     lines.append(f"Wrote {balance_dir} (rnr-sim report {balance_dir} draws it).")
