@@ -265,26 +265,16 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
                                     deals, options.seed, out / "verify" / f"{rank:02d}",
                                     options, progress, log))
     verify_s = time.perf_counter() - t0
-    # The metagame after: a warm-started discovery with each patched catalog, and first
-    # the same search with the unchanged cards, so that a deck it finds after a patch can
-    # be told from one the cards held already.
+    # The metagame after: a warm-started discovery with each patched catalog; its strongest
+    # deck then plays the metagame with the unchanged cards too, on the same deals, so that
+    # a deck the patch made strong is told from one the cards held already.
     from rnr_sim.cards import DEFAULT_CATALOG
     from rnr_sim.discover import MIN_BUDGET as DISCOVER_MIN
 
     t0 = time.perf_counter()
     after: dict[int, dict[str, Any]] = {}
-    unchanged = None
     left = int(budget_left * share_re)
-    per = max(DISCOVER_MIN, left // (len(files) + 1))
-    if left >= 2 * DISCOVER_MIN:  # room for the unchanged cards' search and one after
-        b = min(per, left)
-        log(f"re-discovery with the unchanged cards (the reference for each suggestion's), "
-            f"{b:,} games")
-        unchanged = verify.rediscover(list(options.cards or [DEFAULT_CATALOG]), meta,
-                                      tf.targets, options.rules, b, options.seed,
-                                      out / "verify" / "unchanged-discovery", options,
-                                      progress, log)
-        left -= unchanged["games"]
+    per = max(DISCOVER_MIN, left // max(1, len(files)))
     for v in checked:
         if left < DISCOVER_MIN:
             break
@@ -295,12 +285,19 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
                                           tf.targets, options.rules, b, options.seed,
                                           v.compare_dir / "discovery", options,
                                           progress, log)
+        effect = verify.patch_effect(Path(after[v.rank]["deck"]),
+                                     [v.compare_dir / "variant-catalog.toml"],
+                                     list(options.cards or [DEFAULT_CATALOG]), meta,
+                                     options.rules, after[v.rank]["deals"], options.seed,
+                                     options)
+        after[v.rank]["without_patch"] = effect
+        if effect is not None:
+            after[v.rank]["games"] += effect["games"]
         left -= after[v.rank]["games"]
         v.after = after[v.rank]
     rediscover_s = time.perf_counter() - t0
     return output.write(out, plan, tf, meta, knobs, found, checked, after, options, scope_how,
-                        budget, unchanged=unchanged,
-                        seconds={"search": search_s, "verify": verify_s,
+                        budget, seconds={"search": search_s, "verify": verify_s,
                                          "rediscover": rediscover_s,
                                          "total": time.perf_counter() - t_start})
 

@@ -122,9 +122,8 @@ def _clean(x):
 
 
 def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scope_how,
-          budget: int, seconds: dict[str, float], unchanged: dict[str, Any] | None = None):
-    """Write the balance dir (module docstring); returns a ``Balance``. ``unchanged``: the
-    re-discovery with the unchanged cards, each suggestion's reference (or None)."""
+          budget: int, seconds: dict[str, float]):
+    """Write the balance dir (module docstring); returns a ``Balance``."""
     from rnr_sim.balance import CHECKPOINT, Balance
 
     t = tf.targets
@@ -162,7 +161,7 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
     write_parquet(out / "candidates.parquet", candidates_frame(found, knobs))
     write_parquet(out / "figures.parquet", figures)
     games_verify = sum(v.games for v in checked)
-    games_re = sum(a["games"] for a in after.values()) + (unchanged or {}).get("games", 0)
+    games_re = sum(a["games"] for a in after.values())
     j0 = found.baseline_judged
     manifest = {
         "kind": "balance", "status": status, "message": message, "command": options.command,
@@ -188,7 +187,6 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
                          "verified": r["verified"], "support": list(v.support),
                          "after": after.get(v.rank)} for r, v in zip(sug_rows, checked,
                                                                       strict=True)],
-        "rediscover_unchanged": unchanged,
         "seconds": {k: round(x, 1) for k, x in seconds.items()},
     }
     if not (out / "suggestions").exists():

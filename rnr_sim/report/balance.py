@@ -90,8 +90,9 @@ HEAD = ["target", "subject", "band", "before [95% CI]", "after [95% CI]",
 
 
 def _after_line(s: dict[str, Any], m: dict[str, Any]) -> str:
-    """The metagame after suggestion ``s``, beside the same search with the unchanged cards
-    (manifest ``m``): a strong deck found after a patch may be one the cards held before."""
+    """The metagame after suggestion ``s``: the strongest deck found with the patched cards,
+    and the same list with the unchanged ones (manifest ``m``), since a strong deck found
+    after a patch may be one the cards held before."""
     if s["strongest_after"] is None:
         return "Metagame after: not searched (--no-rediscover, or the budget's share was too small)."
     verdict = ("breaks deck_share_max" if s["strongest_after_breaks"] else
@@ -100,11 +101,15 @@ def _after_line(s: dict[str, Any], m: dict[str, Any]) -> str:
             f"{s['strongest_after']}, {_pct(s['strongest_after_share'])} "
             f"[{_pct(s['strongest_after_lo'])}, {_pct(s['strongest_after_hi'])}] held out "
             f"against the metagame's decks" + (f": {verdict}." if verdict else "."))
-    u = m.get("rediscover_unchanged")
-    if u:
-        line += (f" The same search with the unchanged cards: {_pct(u['share'])} "
-                 f"[{_pct(u['share_lo'])}, {_pct(u['share_hi'])}] ({u['cell']})"
-                 + (", over the target already." if u.get("breaks") else "."))
+    mine = next((x for x in m.get("suggestions", []) if x["rank"] == s["rank"]), {})
+    w = (mine.get("after") or {}).get("without_patch")
+    if w:
+        line += (f" The same list on {w['deals']:,} fresh deals a deck: "
+                 f"{_pct(w['share_patched'])} with the patch, "
+                 f"{_pct(w['share_unchanged'])} [{_pct(w['unchanged_lo'])}, "
+                 f"{_pct(w['unchanged_hi'])}] with the unchanged cards; the patch's part: "
+                 f"{100 * w['change']:+.1f} points [{100 * w['change_lo']:+.1f}, "
+                 f"{100 * w['change_hi']:+.1f}] (paired).")
     return line
 
 
