@@ -23,12 +23,15 @@ game's outcome for the subject back::
   the store once played, and a later call with the same key (a resumed command replaying
   its deterministic sequence of calls) reads it back instead of playing it. A command built
   on the service resumes by running again from the start: it replays its calls, the stored
-  ones at once, and carries on where it stopped.
+  ones at once, and carries on where it stopped. Each call's wall time goes with its
+  outcome (``Outcome.seconds``), kept in its part.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,11 +150,14 @@ class Matchups:
 class Outcome:
     """Each game of a ``Matchups`` from the subject's side, shaped ``Matchups.shape``
     (subject, field entry, deal, seat order): ``score`` 1 a win, 0.5 a draw, 0 a loss;
-    ``path`` the game's ``enums.PATHS`` index; ``turns`` its length in turns (all seats)."""
+    ``path`` the game's ``enums.PATHS`` index; ``turns`` its length in turns (all seats);
+    ``seconds`` the wall time of the call that played it (read back from a store: of the
+    call that stored it)."""
 
     score: np.ndarray
     path: np.ndarray
     turns: np.ndarray
+    seconds: float | None = None
 
     def per_deal(self) -> np.ndarray:
         """float64[subject, field, deal]: the subject's share of each deal (both seat
@@ -173,58 +179,85 @@ class Outcome:
                              "turns": self.turns.astype(np.int16).ravel()})
 
     @classmethod
-    def from_frame(cls, frame: pl.DataFrame, shape: tuple[int, ...]) -> Outcome:
+    def from_frame(cls, frame: pl.DataFrame, shape: tuple[int, ...],
+                   seconds: float | None = None) -> Outcome:
         return cls(frame["score2"].to_numpy().astype(np.float64).reshape(shape) / 2.0,
                    frame["path"].to_numpy().reshape(shape),
-                   frame["turns"].to_numpy().reshape(shape))
+                   frame["turns"].to_numpy().reshape(shape), seconds)
 
 
 class BatchStore:
-    """Checkpoints of an evaluation: ``root/part-KEY.parquet`` per call played, beside
-    ``root/plan.json``, the fingerprint of everything that shapes the calls. ``open``
-    refuses a fingerprint that differs from the stored one, naming the first difference."""
+    """Checkpoints of an evaluation: ``root/part-KEY.parquet`` per call played (its
+    outcome, the call's wall time in the part's metadata), beside ``root/plan.json``, the
+    fingerprint of everything that shapes the calls. ``open`` refuses a fingerprint that
+    differs from the stored one, naming the first difference (``first_difference``: name
+    a fingerprint's entries in the user's words, e.g. by the option, and the difference
+    reads as a sentence)."""
+
+    PLAN = "plan.json"
 
     def __init__(self, root: str | Path):
         self.root = Path(root)
 
     def open(self, fingerprint: dict[str, Any], resume: bool) -> None:
-        plan = self.root / "plan.json"
+        plan = self.root / self.PLAN
         if resume and plan.exists():
             try:
                 then = json.loads(plan.read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:
-                raise InputError(f"{plan}: unreadable checkpoint ({e}); start again without "
-                                 "--resume") from None
+                raise InputError(f"{plan}: unreadable checkpoint ({e}); delete {self.root} "
+                                 "to start over") from None
             differs = first_difference(then, fingerprint)
             if differs is not None:
-                raise InputError(f"{plan}: the stopped run had {differs}; resume it with the "
-                                 "same inputs, or start again without --resume")
+                raise InputError(f"{plan}: the stopped run had {differs}; --resume with the "
+                                 f"inputs it was started with, or delete {self.root} to "
+                                 "start over")
+            for tmp in self.root.glob(".*.tmp"):  # a write cut short (the process killed)
+                tmp.unlink(missing_ok=True)
             return
         if self.root.exists():
             for part in self.root.glob("part-*.parquet"):
                 part.unlink()
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"{self.root}: cannot create ({e.strerror or e})") from None
         write_json(plan, fingerprint)
 
     def path(self, key: str) -> Path:
         return self.root / f"part-{key}.parquet"
 
+    def has(self, key: str) -> bool:
+        return self.path(key).is_file()
+
     def get(self, key: str, shape: tuple[int, ...]) -> Outcome | None:
         path = self.path(key)
         if not path.exists():
             return None
-        frame = pl.read_parquet(path)
+        try:
+            frame = pl.read_parquet(path)
+            seconds = pl.read_parquet_metadata(path).get("seconds")
+        except Exception as e:  # a broken part is bad input, not a crash
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise InputError(f"{path}: cannot read ({first}); delete it and resume to play "
+                             "its games again") from None
         if frame.height != int(np.prod(shape)):
             raise InputError(f"{path}: {frame.height} games where the call plays "
                              f"{int(np.prod(shape))}; delete it and resume")
-        return Outcome.from_frame(frame, shape)
+        return Outcome.from_frame(frame, shape, None if seconds is None else float(seconds))
 
     def put(self, key: str, outcome: Outcome) -> None:
-        write_parquet(self.path(key), outcome.to_frame())
+        meta = None if outcome.seconds is None else {"seconds": repr(float(outcome.seconds))}
+        write_parquet(self.path(key), outcome.to_frame(), meta)
+
+    def remove(self) -> None:
+        """Remove the store (once the command's result is written)."""
+        shutil.rmtree(self.root, ignore_errors=True)
 
 
 def first_difference(then: Any, now: Any, where: str = "") -> str | None:
-    """The first place two fingerprints differ, in words (``seed 7, now 8``), or None."""
+    """The first place two fingerprints differ, in words (``seed 7, now 8``), or None. A
+    SHA-256 is shown by its first 12 digits."""
     if isinstance(then, dict) and isinstance(now, dict):
         for k in list(then) + [k for k in now if k not in then]:
             d = first_difference(then.get(k), now.get(k), f"{where}.{k}" if where else str(k))
@@ -237,7 +270,14 @@ def first_difference(then: Any, now: Any, where: str = "") -> str | None:
             if d is not None:
                 return d
         return None
-    return None if then == now else f"{where} {then!r}, now {now!r}"
+    return None if then == now else f"{where} {_shown(then)}, now {_shown(now)}"
+
+
+def _shown(value: Any) -> str:
+    if (isinstance(value, str) and len(value) == 64
+            and all(c in "0123456789abcdef" for c in value)):
+        return f"{value[:12]}…"
+    return repr(value)
 
 
 class _Collect:
@@ -255,13 +295,15 @@ class _Collect:
 class Evaluator:
     """Plays ``Matchups`` for ``Outcome`` s (module docstring). ``backend``: an
     ``execution`` backend (default: this process, ``threads`` engine threads); ``progress``
-    counts the games played (opened on the first call); ``stop``: a Ctrl-C guard shared
-    with the caller (default: one of its own while the evaluator is open); ``store``: the
-    checkpoints, opened by the caller."""
+    counts the games played (opened on the first call), and those read back from the store
+    unless ``count_stored`` is False (a caller whose bar starts at them); ``stop``: a
+    Ctrl-C guard shared with the caller (default: one of its own while the evaluator is
+    open); ``store``: the checkpoints, opened by the caller."""
 
     def __init__(self, driver, *, backend=None, threads: int | None = None,
                  progress: Progress | None = None, stop: StopOnInterrupt | None = None,
-                 store: BatchStore | None = None, log: Callable[[str], None] | None = None):
+                 store: BatchStore | None = None, log: Callable[[str], None] | None = None,
+                 count_stored: bool = True):
         self.driver = driver
         self.backend = backend
         self.threads = threads if backend is None else getattr(backend, "threads", threads)
@@ -271,6 +313,7 @@ class Evaluator:
         self.stop = stop if stop is not None else StopOnInterrupt(
             note, "Stopping after the games under way")
         self.store = store
+        self.count_stored = count_stored
         self.games_played = 0  # played here, not read from the store
         self.games_stored = 0  # read back from the store
         self._warm = False
@@ -297,11 +340,13 @@ class Evaluator:
             kept = self.store.get(key, shape)
             if kept is not None:
                 self.games_stored += games.games
-                self.progress.open()
-                self.progress.update(games.games)
+                if self.count_stored:
+                    self.progress.open()
+                    self.progress.update(games.games)
                 return kept
         if self.stop.requested:
             return None
+        t0 = time.perf_counter()
         inputs = games.inputs()
         n = games.games
         remote = getattr(self.backend, "remote", False)
@@ -322,7 +367,8 @@ class Evaluator:
         winner, path, turns = (np.concatenate([sink.parts[i][f] for i in range(len(chunks))])
                                for f in range(3))
         score = np.where(winner == 0, 1.0, np.where(winner < 0, 0.5, 0.0))
-        out = Outcome(score.reshape(shape), path.reshape(shape), turns.reshape(shape))
+        out = Outcome(score.reshape(shape), path.reshape(shape), turns.reshape(shape),
+                      time.perf_counter() - t0)
         if self.store is not None and key is not None:
             self.store.put(key, out)
         return out

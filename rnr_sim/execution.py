@@ -95,7 +95,7 @@ def write_parquet(path: Path, frame: pl.DataFrame,
 
 def write_json(path: Path, data: Any) -> None:
     """``data`` as indented UTF-8 JSON at ``path``, written whole or not at all (manifests,
-    ``compare.json``, ``expansion.json``, a skill checkpoint's plan)."""
+    ``compare.json``, ``expansion.json``, a checkpoint's plan)."""
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
@@ -377,25 +377,6 @@ def open_backend(name: str = "local", address: str | None = None,
 
     import_ray(local=address is None)  # not installed: say so before anything is written
     return RayBackend(address=address, threads=threads)
-
-
-def play_in_pieces(play: Callable[[dict[str, np.ndarray]], Any], inputs: dict[str, np.ndarray],
-                   backend, piece: int):
-    """``play(inputs)`` for many games at once, cut into pieces of ``piece`` games played
-    by ``backend`` and put back together in order: the same records as one call, since
-    each game is a pure function of its own inputs. The records: a namedtuple of arrays
-    whose first axis is the game."""
-    n = len(next(iter(inputs.values())))
-    if n <= piece and not getattr(backend, "remote", False):
-        return play(inputs)
-    chunks = [Chunk(i, {k: v[a:a + piece] for k, v in inputs.items()})
-              for i, a in enumerate(range(0, n, piece))]
-    parts: dict[int, Any] = {}
-    for (seq, _chunk), result in backend(lambda job: play(job[1].inputs), enumerate(chunks)):
-        parts[seq] = result
-    first = parts[0]
-    return type(first)(*(np.concatenate([np.asarray(parts[i][f]) for i in range(len(parts))])
-                         for f in range(len(first))))
 
 
 @dataclass

@@ -24,27 +24,27 @@ the unit, the opponents as strata (``analytics.stats``: ``ratio_by_deal``,
 measured, largest first (ties by name): a deck whose best pilot beats its default by a lot
 was judged on a pilot that undersells it.
 
-Checkpoints (``play(out=DIR)``): the games are played in a fixed sequence of engine calls
-(``engine_calls``); each call's frame is written as ``DIR/.skill/part-NNNNN.parquet`` (NNNNN:
-the call's place in the sequence) beside ``plan.json``, the fingerprint of everything that
-shapes the games (``fingerprint``). Ctrl-C stops after the call under way (a second one at
-once) and raises ``Stopped``; ``play(out=DIR, resume=True)`` plays only the calls without a
-part and returns every game, the parts read back in call order: the same frame as a run
-done in one go, but for the ``seconds`` timing column. ``clear_checkpoint`` removes
-``DIR/.skill/`` once the table is written.
+The games: a fixed sequence of engine calls (``engine_calls``), each played by the
+evaluation service (``rnr_sim.evaluation``: one ``Evaluator``, the call's pilots the
+subjects, the other decks with their own pilots the field). Checkpoints
+(``play(out=DIR)``): the service's ``BatchStore`` in ``DIR/.skill/`` keeps each call's
+outcome as ``part-call-NNNNN.parquet`` (NNNNN: the call's place in the sequence) beside
+``plan.json``, the fingerprint of everything that shapes the games (``fingerprint``).
+Ctrl-C stops after the games under way (a second one at once) and raises ``Stopped``;
+``play(out=DIR, resume=True)`` reads the stored calls back, plays the others and returns
+every game: the same frame as a run done in one go (a stored call keeps its wall time).
+The command removes ``DIR/.skill/`` (``checkpoint(DIR).remove()``) once the table is
+written.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import shlex
-import shutil
 import sys
 import textwrap
-import time
 import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -56,6 +56,8 @@ import polars as pl
 
 from rnr_sim.analytics.stats import lincomb_by_deal, ratio_by_deal
 from rnr_sim.errors import InputError
+from rnr_sim.evaluation import BatchStore, Evaluator, Matchups, Outcome, Pool
+from rnr_sim.execution import Progress
 
 #: The pilots measured, in column order; "default" is the reference of every difference.
 PILOTS = ("random", "default", "tuned", "search")
@@ -68,7 +70,7 @@ FILE = "skill.parquet"
 DEALS_PER_CALL = 250
 #: The folder of ``--out DIR`` holding a stopped run's finished engine calls.
 CHECKPOINT = ".skill"
-PLAN = "plan.json"
+PLAN = BatchStore.PLAN
 
 GAME_SCHEMA = {"deck": pl.String, "pilot": pl.String, "policy": pl.String,
                "opponent": pl.String, "table_id": pl.Int64, "deal": pl.Int64,
@@ -172,29 +174,28 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
          address: str | None = None, rollouts: int = 0,
          determinizations: int = 2, out: str | Path | None = None,
          resume: bool = False) -> pl.DataFrame:
-    """Every game of the measurement, one row each (``GAME_SCHEMA``): each deck with each
+    """Every game of the measurement, one row each (``TIMED_SCHEMA``): each deck with each
     of its pilots against every other deck (their own pilots), ``games`` deals per
     opponent, both seat orders. The pilots of one deck play the same deals: deck i against
     deck j is engine table ``i * n + j`` for all of i's pilots. ``on_plan`` gets the total
     game count before play and the games taken from a checkpoint (``on_plan(total,
-    resumed)``); ``progress`` the games of each engine call. ``out``: checkpoint each
-    engine call into ``out/.skill/`` (module docstring; Ctrl-C raises ``Stopped``);
-    ``resume``: continue the stopped run checkpointed there. ``backend`` /
-    ``address``: where the games are played (``--backend ray``: each engine call's games
-    cut into chunks played as Ray tasks; each game depends only on its own inputs, so the
-    frame is the same). ``rollouts`` > 0 adds the search pilot (``rollouts`` per action
-    and determinization, ``determinizations``); its games are played in engine calls of
-    their own, and the frame's ``seconds`` column is each call's wall time shared by its
-    games."""
+    resumed)``); ``progress`` the games as they are played. ``out``: checkpoint each
+    engine call into ``out/.skill/`` (module docstring; Ctrl-C raises ``Stopped``;
+    without ``out``, ``KeyboardInterrupt``); ``resume``: continue the stopped run
+    checkpointed there. ``backend`` / ``address``: where the games are played
+    (``--backend ray``: each engine call's games cut into chunks played as Ray tasks; each
+    game depends only on its own inputs, so the frame is the same). ``rollouts`` > 0 adds
+    the search pilot (``rollouts`` per action and determinization, ``determinizations``);
+    its games are played in engine calls of their own, and the frame's ``seconds`` column
+    is each call's wall time shared by its games."""
     from rnr_sim import runner
     from rnr_sim.execution import open_backend
 
-    ckpt = None if out is None else Checkpoint(out)
-    if ckpt is None and resume:
+    if out is None and resume:
         raise InputError("--resume continues a skill run stopped with --out DIR: give "
                          "that --out DIR")
-    if ckpt is not None:
-        ckpt.check(resume)
+    if out is not None:
+        _check_out(Path(out), resume)
     if len(decks) < 2:
         raise InputError("skill needs at least 2 decks: each deck plays the others, e.g. "
                          "rnr-sim skill decks/*.txt")
@@ -219,28 +220,25 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     budget = (rollouts, determinizations)
     pilots = [deck_pilots(ref, overrides.get(i), budget) for i, ref in enumerate(plan.policies)]
     where = open_backend(backend, address, threads)  # a bad --backend: before any play
-    n = len(plan.decks)
-    total = sum(len(p) for p in pilots) * (n - 1) * games * 2
     driver = runner.engine_driver()
     plan.compile(driver)
-    if ckpt is None:
-        if on_plan is not None:
-            on_plan(total, 0)
-        with where:
-            return _play(plan, pilots, driver, games, where.threads,
-                         None if backend == "local" else where, progress)
-    calls = engine_calls(pilots, games, n)
-    ckpt.start(fingerprint(plan, pilots, overrides, games, rollouts, determinizations,
-                           len(calls)), resume)
-    done = ckpt.done(len(calls))
-    resumed = sum(calls[k].games for k in done)
+    calls = engine_calls(pilots, games, len(plan.decks))
+    total = sum(c.games for c in calls)
+    store = None
+    if out is not None:
+        store = checkpoint(out)
+        store.open(fingerprint(plan, pilots, overrides, games, rollouts, determinizations,
+                               len(calls)), resume)
     if on_plan is not None:
-        on_plan(total, resumed)
+        on_plan(total, _kept(store, calls))
     with where:
-        _play_checkpointed(plan, pilots, driver, games, where.threads,
-                           None if backend == "local" else where, progress, ckpt, calls,
-                           done, total)
-    return ckpt.frame(calls)
+        frames = _play(plan, pilots, driver, calls, where.threads,
+                       None if backend == "local" else where, store, progress)
+    if len(frames) < len(calls):
+        if store is None:
+            raise KeyboardInterrupt
+        raise Stopped(_kept(store, calls), total, Path(out))
+    return pl.concat(frames, how="vertical")
 
 
 @dataclass(frozen=True)
@@ -255,6 +253,11 @@ class Call:
     start: int
     deals: int
     games: int
+
+    @property
+    def key(self) -> str:
+        """Its part's key in the checkpoint (``BatchStore``)."""
+        return f"call-{self.index:05d}"
 
 
 def engine_calls(pilots: list[list[DeckPilot]], games: int, n: int) -> list[Call]:
@@ -275,94 +278,87 @@ def engine_calls(pilots: list[list[DeckPilot]], games: int, n: int) -> list[Call
     return calls
 
 
-def _played(plan, pilots: list[list[DeckPilot]], driver, calls: Sequence[Call],
-            threads: int | None, backend):
-    """(call, frame) of each of ``calls`` in turn, played on ``backend`` (None: here)."""
-    from rnr_sim.tune import Field
-
-    n = len(plan.decks)
-    fixed = np.ascontiguousarray(plan.policy_table)
-    for call in calls:
-        i = call.deck
-        opponents = np.array([j for j in range(n) if j != i], dtype=np.int64)
-        fld = Field(plan=plan, n_field=n - 1, rows_fixed=fixed, subject=i,
-                    opponents=opponents, table_ids=i * n + opponents)
-        group = [pilots[i][k] for k in call.pilots]
-        yield call, _call_frame(plan, fld, driver, group, call, threads, backend)
+def _kept(store: BatchStore | None, calls: Sequence[Call]) -> int:
+    """The games of ``calls`` already in ``store``."""
+    return 0 if store is None else sum(c.games for c in calls if store.has(c.key))
 
 
-def _call_frame(plan, fld, driver, group: list[DeckPilot], call: Call,
-                threads: int | None, backend) -> pl.DataFrame:
-    """The games of one engine call (``TIMED_SCHEMA``)."""
-    names = plan.deck_names
-    weights = [p.weights for p in group]
-    budget = np.zeros((len(weights) + len(fld.rows_fixed), 2), dtype=np.int64)
+def _play(plan, pilots: list[list[DeckPilot]], driver, calls: Sequence[Call],
+          threads: int | None, backend, store: BatchStore | None,
+          progress: Callable[[int], None] | None) -> list[pl.DataFrame]:
+    """The frames of ``calls``, in turn, through one evaluator on ``backend`` (None: here)
+    with ``store`` (each call a part; a stored one read back, not played, nor counted on
+    ``progress``), until Ctrl-C stops it: fewer frames than calls."""
+    frames: list[pl.DataFrame] = []
+    try:
+        with Evaluator(driver, backend=backend, threads=threads, store=store,
+                       progress=_Counted(progress), count_stored=False) as ev:
+            for call in calls:
+                group = [pilots[call.deck][k] for k in call.pilots]
+                games = _matchups(plan, call)
+                outcome = ev.play(_pool(plan, group), games, plan.seed, key=call.key)
+                if outcome is None:
+                    break
+                frames.append(_call_frame(plan, group, call, games, outcome))
+    except KeyboardInterrupt:
+        pass  # a second Ctrl-C between calls: the calls played are kept all the same
+    return frames
+
+
+def _matchups(plan, call: Call) -> Matchups:
+    """The games of ``call``: its pilots (policy rows 0..k-1) against every other deck
+    (their own pilots, the plan's rows after), engine table ``i * n + j``."""
+    n, i, k = len(plan.decks), call.deck, len(call.pilots)
+    field = np.array([j for j in range(n) if j != i], dtype=np.int64)
+    return Matchups(subject_deck=np.full(k, i), subject_policy=np.arange(k),
+                    field_deck=field, field_policy=k + plan.deck_policy[field],
+                    field_table=i * n + field, first_deal=call.start, deals=call.deals)
+
+
+def _pool(plan, group: list[DeckPilot]) -> Pool:
+    """The engine's arrays of a call: ``group`` 's weights, then the plan's policy rows;
+    the search budgets when ``group`` is the search pilot."""
+    rows = np.vstack([np.stack([p.weights for p in group]), plan.policy_table])
+    budget = np.zeros((len(rows), 2), dtype=np.int64)
     budget[: len(group)] = [p.search for p in group]
-    t0 = time.perf_counter()
-    inputs, score = fld.scores(driver, weights, call.deals, plan.seed, threads,
-                               first_deal=call.start, backend=backend,
-                               search=budget if budget.any() else None)
-    spent = time.perf_counter() - t0
-    cand = inputs["candidate"]
-    opponents = fld._opponents()
+    return Pool.of_plan(plan, rows, budget if budget.any() else None)
+
+
+def _call_frame(plan, group: list[DeckPilot], call: Call, games: Matchups,
+                outcome: Outcome) -> pl.DataFrame:
+    """The games of one engine call (``TIMED_SCHEMA``), in ``Matchups`` order."""
+    names = plan.deck_names
+    inputs = games.inputs()
+    pilot, field = (a.ravel() for a in np.indices(games.shape)[:2])
+    n = games.games
     return pl.DataFrame({
-        "deck": np.full(len(score), names[call.deck], dtype=object),
-        "pilot": np.array([group[k].pilot for k in cand], dtype=object),
-        "policy": np.array([group[k].policy for k in cand], dtype=object),
-        "opponent": np.array([names[j] for j in opponents[inputs["field"]]], dtype=object),
+        "deck": np.full(n, names[call.deck], dtype=object),
+        "pilot": np.array([group[k].pilot for k in pilot], dtype=object),
+        "policy": np.array([group[k].policy for k in pilot], dtype=object),
+        "opponent": np.array([names[j] for j in games.field_deck[field]], dtype=object),
         "table_id": inputs["table_id"], "deal": inputs["deal"],
-        "first_seat": inputs["first_seat"], "score": score,
-        "seconds": np.full(len(score), spent / max(1, len(score))),
+        "first_seat": inputs["first_seat"], "score": outcome.score.ravel(),
+        "seconds": np.full(n, (outcome.seconds or 0.0) / max(1, n)),
     }, schema=TIMED_SCHEMA)
 
 
-def _play(plan, pilots: list[list[DeckPilot]], driver, games: int, threads: int | None,
-          backend, progress: Callable[[int], None] | None) -> pl.DataFrame:
-    """``play``'s games, on ``backend`` (None: in this process)."""
-    frames = []
-    calls = engine_calls(pilots, games, len(plan.decks))
-    for _call, frame in _played(plan, pilots, driver, calls, threads, backend):
-        frames.append(frame)
-        if progress is not None:
-            progress(len(frame))
-    return pl.concat(frames, how="vertical")
+class _Counted(Progress):
+    """The evaluator's progress told to ``play``'s ``progress`` callback (the caller's
+    bar); its notes (Ctrl-C) written above that bar."""
+
+    def __init__(self, count: Callable[[int], None] | None):
+        super().__init__(show=False, log=_above_the_bar)
+        self.count = count
+
+    def update(self, games: int) -> None:
+        if self.count is not None:
+            self.count(games)
 
 
-def _play_checkpointed(plan, pilots: list[list[DeckPilot]], driver, games: int,
-                       threads: int | None, backend,
-                       progress: Callable[[int], None] | None, ckpt: Checkpoint,
-                       calls: list[Call], done: set[int], total: int) -> None:
-    """Play the ``calls`` not ``done``, each frame written as its part as it comes. The
-    first Ctrl-C lets the call under way finish and be written, a second abandons it;
-    either way ``Stopped`` is raised with the games kept."""
+def _above_the_bar(message: str) -> None:
     from tqdm import tqdm
 
-    from rnr_sim.execution import StopOnInterrupt
-
-    def log(message: str) -> None:  # above the progress bar, if one is shown
-        tqdm.write(message, file=sys.stderr)
-
-    todo = [c for c in calls if c.index not in done]
-    kept = sum(c.games for c in calls if c.index in done)
-    with StopOnInterrupt(log, "Stopping after the current engine call") as stop:
-        played = _played(plan, pilots, driver, todo, threads, backend)
-        try:
-            while not stop.requested:
-                item = next(played, None)
-                if item is None:
-                    break
-                call, frame = item
-                ckpt.write(call.index, frame)
-                done.add(call.index)
-                kept += call.games
-                if progress is not None:
-                    progress(call.games)
-        except KeyboardInterrupt:
-            pass  # a second Ctrl-C: the call under way is lost, its part never half-written
-        finally:
-            played.close()
-    if len(done) < len(calls):
-        raise Stopped(kept, total, ckpt.out)
+    tqdm.write(message, file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------- checkpoints
@@ -377,6 +373,28 @@ class Stopped(Exception):
         self.kept, self.total, self.out = kept, total, out
 
 
+def checkpoint(out: str | Path) -> BatchStore:
+    """The checkpoint store of a run given ``--out out``: ``out/.skill/``."""
+    return BatchStore(Path(out) / CHECKPOINT)
+
+
+def _check_out(out: Path, resume: bool) -> None:
+    """Before anything is loaded: ``--resume`` needs a checkpoint in ``out``, a new run
+    none."""
+    root, plan = out / CHECKPOINT, out / CHECKPOINT / PLAN
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: not a folder; give a run dir or a new folder")
+    if resume and root.is_dir() and not plan.is_file():
+        raise InputError(f"--resume: {root} has no {PLAN} (cut short as it started); "
+                         f"delete {root} and start again without --resume")
+    if resume and not plan.is_file():
+        raise InputError(f"--resume: {root} holds no stopped skill run; drop --resume to "
+                         f"start one with --out {shlex.quote(str(out))}")
+    if not resume and root.exists():
+        raise InputError(f"--out {out}: holds a stopped skill run ({root}); add --resume to "
+                         f"continue it, or delete {root} to start over")
+
+
 def _weights_sha256(weights: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(weights, dtype=np.float64).tobytes()).hexdigest()
 
@@ -384,146 +402,44 @@ def _weights_sha256(weights: np.ndarray) -> str:
 def fingerprint(plan, pilots: list[list[DeckPilot]], overrides: dict[int, str], games: int,
                 rollouts: int, determinizations: int, calls: int) -> dict[str, Any]:
     """Everything that shapes a skill run's games, as JSON-ready data (the ``plan.json``
-    of a checkpoint), in the order a resume compares them: the deck lists (absolute path,
-    SHA-256 of the file), ``--games``, ``--seed``, ``--tuned`` (deck index, file, SHA-256),
-    the card catalog files and the rules file (path, SHA-256), the search budget, each
-    deck's pilots and the field's policy rows (SHA-256 of the weights: a changed policy
-    file or built-in), the rnr-sim version, and the engine calls' cut. Not threads,
-    backend or address: they do not change a game."""
+    of its checkpoint), each entry named in the user's words so that a resume refused
+    reads as a sentence (``evaluation.first_difference``: "the stopped run had --seed 7,
+    now 8"), in the order a resume compares them: the rnr-sim version, the deck lists
+    (absolute paths, then each file's SHA-256), ``--games``, ``--seed``, ``--rollouts``,
+    ``--determinizations``, ``--tuned``, every policy file's SHA-256, the card catalog
+    files and the rules file (path, SHA-256) and its switches, each deck's pilots and the
+    field's policy rows (SHA-256 of the weights: a changed built-in), and the engine
+    calls' cut. Not threads, backend or address: they do not change a game."""
     from rnr_sim import __version__
+    from rnr_sim.pilots import is_policy_file
     from rnr_sim.runner import catalog_sources, file_sha256
 
-    source = plan.profile.source
+    decks = [str(Path(d.path).resolve()) for d in plan.decks]
+    policy_files = sorted({*(r for r in plan.policies if is_policy_file(r)),
+                           *overrides.values()})
+    sources = catalog_sources(plan.catalog)
+    rules = plan.profile.source
+    rules = None if rules is None else str(Path(rules).resolve())
     return {
-        "decks": [[str(Path(d.path).resolve()), d.sha256] for d in plan.decks],
-        "games": games,
-        "seed": plan.seed,
-        "tuned": [[i, path, file_sha256(path)] for i, path in sorted(overrides.items())],
-        "cards": [[s["path"], s["sha256"]] for s in catalog_sources(plan.catalog)],
-        "rules": [None if source is None else str(Path(source).resolve()),
-                  file_sha256(source),
-                  plan.profile.to_dict()["switches"]],
-        "rollouts": rollouts,
-        "determinizations": determinizations,
-        "pilots": [[[p.pilot, p.policy, _weights_sha256(p.weights), list(p.search)]
-                    for p in mine] for mine in pilots]
-        + [[plan.policy_names, _weights_sha256(plan.policy_table)]],
-        "tool_version": __version__,
-        "calls": [calls, DEALS_PER_CALL],
+        "rnr-sim": __version__,
+        "the deck lists": decks,
+        **{f"the deck list {p}": d.sha256 for p, d in zip(decks, plan.decks, strict=True)},
+        "--games": games,
+        "--seed": plan.seed,
+        "--rollouts": rollouts,
+        "--determinizations": determinizations,
+        "--tuned": [[plan.deck_names[i], path] for i, path in sorted(overrides.items())],
+        **{f"the policy file {p}": file_sha256(p) for p in policy_files},
+        "--cards": [s["path"] for s in sources],
+        **{f"the card file {s['path']}": s["sha256"] for s in sources},
+        "--rules": rules,
+        **({} if rules is None else {f"the rules file {rules}": file_sha256(rules)}),
+        "the rules switches": plan.profile.to_dict()["switches"],
+        "the pilots": [[[p.pilot, p.policy, _weights_sha256(p.weights), list(p.search)]
+                        for p in mine] for mine in pilots],
+        "the field's pilots": [plan.policy_names, _weights_sha256(plan.policy_table)],
+        "the engine calls": [calls, DEALS_PER_CALL],
     }
-
-
-def _difference(then: dict[str, Any], now: dict[str, Any]) -> str | None:
-    """The first thing that differs between two fingerprints, in words, or None."""
-    for key in now:
-        a, b = then.get(key), now[key]
-        if a == b:
-            continue
-        if key == "decks":
-            if [d[0] for d in a or []] != [d[0] for d in b]:
-                return "the DECK files differ from the stopped run's"
-            path = next(d[0] for d, e in zip(a, b, strict=True) if d != e)
-            return f"the deck list {path} changed since the run stopped"
-        if key in ("games", "seed", "rollouts", "determinizations"):
-            return f"--{key} differs: {a} in the stopped run, {b} now"
-        if key == "tuned":
-            return "--tuned differs from the stopped run's (or its policy file changed)"
-        if key == "cards":
-            return "--cards differs from the stopped run's (or a catalog file changed)"
-        if key == "rules":
-            return "--rules differs from the stopped run's (or the rules file changed)"
-        if key == "pilots":
-            return "a deck's policy changed since the run stopped (a Policy: file)"
-        if key == "tool_version":
-            return f"the run was stopped by rnr-sim {a}, this is {b}"
-        return "the run was cut into other engine calls (another rnr-sim version?)"
-    return None
-
-
-class Checkpoint:
-    """``out/.skill/``: ``plan.json`` (the ``fingerprint``) and one part per finished
-    engine call (``part-NNNNN.parquet``, NNNNN the call's index), each written atomically."""
-
-    def __init__(self, out: str | Path):
-        self.out = Path(out)
-        self.root = self.out / CHECKPOINT
-
-    def part(self, index: int) -> Path:
-        from rnr_sim.execution import part_name
-
-        return self.root / part_name(index)
-
-    def check(self, resume: bool) -> None:
-        """Before anything is loaded: ``--resume`` needs a checkpoint, a new run none."""
-        out = shlex.quote(str(self.out))
-        if self.out.exists() and not self.out.is_dir():
-            raise InputError(f"--out {self.out}: not a folder; give a run dir or a new folder")
-        if resume and self.root.is_dir() and not (self.root / PLAN).is_file():
-            raise InputError(f"--resume: {self.root} has no {PLAN} (cut short as it "
-                             f"started); delete {self.root} and start again without --resume")
-        if resume and not (self.root / PLAN).is_file():
-            raise InputError(f"--resume: {self.root} holds no stopped skill run; drop "
-                             f"--resume to start one with --out {out}")
-        if not resume and self.root.exists():
-            raise InputError(f"--out {self.out}: holds a stopped skill run ({self.root}); "
-                             f"add --resume to continue it, or delete {self.root} to start "
-                             "over")
-
-    def start(self, plan: dict[str, Any], resume: bool) -> None:
-        """Resume: refuse a ``plan`` that differs from the stored one. New: store it."""
-        path = self.root / PLAN
-        if resume:
-            try:
-                then = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-                raise InputError(f"{path}: cannot read ({e}); delete {self.root} to start "
-                                 "over") from None
-            why = _difference(then if isinstance(then, dict) else {}, plan)
-            if why is not None:
-                raise InputError(f"--resume {self.out}: {why}; give the options the run was "
-                                 f"started with, or delete {self.root} to start over")
-            for tmp in self.root.glob(".*.tmp"):  # a write cut short (the process killed)
-                tmp.unlink(missing_ok=True)
-            return
-        from rnr_sim.execution import write_json
-
-        try:
-            self.root.mkdir(parents=True)
-        except OSError as e:
-            raise InputError(f"--out {self.out}: cannot create {self.root} "
-                             f"({e.strerror or e})") from None
-        write_json(path, plan)
-
-    def done(self, n_calls: int) -> set[int]:
-        """The calls whose parts are written."""
-        return {k for k in range(n_calls) if self.part(k).is_file()}
-
-    def write(self, index: int, frame: pl.DataFrame) -> None:
-        from rnr_sim.execution import write_parquet
-
-        write_parquet(self.part(index), frame)
-
-    def frame(self, calls: Sequence[Call]) -> pl.DataFrame:
-        """Every call's games, read back in call order (``TIMED_SCHEMA``)."""
-        frames = []
-        for call in calls:
-            path = self.part(call.index)
-            try:
-                frame = pl.read_parquet(path)
-            except Exception as e:  # a broken part is bad input, not a crash
-                first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-                raise InputError(f"{path}: cannot read ({first}); delete it and --resume "
-                                 "to play its games again") from None
-            if frame.height != call.games or dict(frame.schema) != TIMED_SCHEMA:
-                raise InputError(f"{path}: not the games of engine call {call.index}; "
-                                 "delete it and --resume to play them again")
-            frames.append(frame)
-        return pl.concat(frames, how="vertical")
-
-
-def clear_checkpoint(out: str | Path) -> None:
-    """Remove ``out/.skill/`` (once the skill table is written)."""
-    shutil.rmtree(Path(out) / CHECKPOINT, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------- the metrics

@@ -106,56 +106,35 @@ def _decode(x: np.ndarray, start: np.ndarray) -> np.ndarray:
 
 @dataclass
 class Field:
-    """The games of one deck against a field: the ``subject`` deck (default deck 0 of the
-    plan) against each field deck (default: decks 1..n_field), both seat orders, ``deals``
-    deals a table; the engine inputs for any set of candidate pilots of the subject.
+    """The games of the tuned deck (deck 0 of the plan) against a field (decks
+    1..n_field), both seat orders, ``deals`` deals a table (table ids 0..n_field-1: they
+    and the deal fix a game's shuffles), for any set of candidate pilots of the tuned
+    deck: every candidate plays the same games, so a game's result depends only on its
+    pilots (common random numbers)."""
 
-    Shared by ``tune`` (candidate policies) and ``rnr_sim.skill`` (one deck's pilots): every
-    candidate plays the same games, so a game's result depends only on its pilots (common
-    random numbers). ``table_ids`` are the engine table ids of the field decks (default
-    0..n_field-1): they and the deal fix a game's shuffles."""
-
-    plan: Any  # runner.RunPlan holding the subject and the field decks
+    plan: Any  # runner.RunPlan holding the tuned deck and the field decks
     n_field: int
     rows_fixed: np.ndarray  # the field decks' policy rows (the plan's policy table)
-    subject: int = 0
-    opponents: np.ndarray | None = None  # the field decks' indices in the plan
-    table_ids: np.ndarray | None = None
 
-    def _opponents(self) -> np.ndarray:
-        if self.opponents is None:
-            return np.arange(1, self.n_field + 1, dtype=np.int64)
-        return np.asarray(self.opponents, dtype=np.int64)
-
-    def _table_ids(self) -> np.ndarray:
-        if self.table_ids is None:
-            return np.arange(self.n_field, dtype=np.int64)
-        return np.asarray(self.table_ids, dtype=np.int64)
-
-    def matchups(self, n_candidates: int, deals: int, first_deal: int = 0) -> Matchups:
+    def matchups(self, n_candidates: int, deals: int) -> Matchups:
         """Every game of ``n_candidates`` candidates (the evaluation service's order:
         candidate, then field deck, deal, seat order). Candidate k's policy is row k of the
-        table; the field's rows follow. Deals ``first_deal .. first_deal + deals - 1``."""
-        opp = self._opponents()
-        return Matchups(subject_deck=np.full(n_candidates, self.subject),
-                        subject_policy=np.arange(n_candidates),
+        table; the field's rows follow."""
+        opp = np.arange(1, self.n_field + 1, dtype=np.int64)
+        return Matchups(subject_deck=np.zeros(n_candidates), subject_policy=np.arange(n_candidates),
                         field_deck=opp, field_policy=n_candidates + self.plan.deck_policy[opp],
-                        field_table=self._table_ids(), first_deal=first_deal, deals=deals)
+                        field_table=np.arange(self.n_field), first_deal=0, deals=deals)
 
-    def scores(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
-               threads: int | None, first_deal: int = 0, backend=None,
-               search: np.ndarray | None = None, evaluator: Evaluator | None = None
-               ) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """(inputs, score float64[games]) of every game (``matchups`` order): the subject's
-        win share of the game, 1 a win, 0.5 a draw, 0 a loss; ``inputs`` holds the engine
-        inputs and each game's ``candidate`` and ``field`` position. Played by the
+    def play(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
+             threads: int | None, backend=None, evaluator: Evaluator | None = None
+             ) -> tuple[np.ndarray, np.ndarray]:
+        """(share float64[k], per-deal shares float64[k, n_field * deals]) of each
+        candidate: the tuned deck's win share, a draw counting half. Played by the
         evaluation service, here or on ``backend`` (e.g. Ray), with the same results;
-        ``search``: the search budgets per policy row (``driver.play_games``'s);
-        ``evaluator``: a caller's open evaluator (its bar, Ctrl-C and backend) instead of one
-        of this call's own."""
-        games = self.matchups(len(candidates), deals, first_deal)
-        pool = Pool.of_plan(self.plan, np.vstack([np.stack(candidates), self.rows_fixed]),
-                            search)
+        ``evaluator``: a caller's open evaluator (its bar, Ctrl-C and backend) instead of
+        one of this call's own. Ctrl-C: ``KeyboardInterrupt``."""
+        games = self.matchups(len(candidates), deals)
+        pool = Pool.of_plan(self.plan, np.vstack([np.stack(candidates), self.rows_fixed]))
         if evaluator is not None:
             outcome = evaluator.play(pool, games, seed)
         else:
@@ -163,21 +142,7 @@ class Field:
                 outcome = ev.play(pool, games, seed)
         if outcome is None:
             raise KeyboardInterrupt
-        inputs = games.inputs()
-        k, f, d, r = games.shape
-        inputs["candidate"] = np.repeat(np.arange(k, dtype=np.int32), f * d * r)
-        inputs["field"] = np.tile(np.repeat(np.arange(f, dtype=np.int64), d * r), k)
-        return inputs, outcome.score.ravel()
-
-    def play(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
-             threads: int | None, backend=None, evaluator: Evaluator | None = None
-             ) -> tuple[np.ndarray, np.ndarray]:
-        """(share float64[k], per-deal shares float64[k, n_field * deals]) of each
-        candidate: the tuned deck's win share, a draw counting half."""
-        _, score = self.scores(driver, candidates, deals, seed, threads, backend=backend,
-                               evaluator=evaluator)
-        k = len(candidates)
-        per_deal = score.reshape(k, self.n_field * deals, 2).mean(axis=2)
+        per_deal = outcome.per_deal().reshape(len(candidates), self.n_field * deals)
         return per_deal.mean(axis=1), per_deal
 
 

@@ -85,8 +85,18 @@ def test_planted_card_is_the_first_change_and_its_fix_verifies(tmp_path):
     after = result.manifest["suggestions"][0]["after"]
     assert after is not None and 0.0 < after["share"] < 1.0
     assert best["strongest_after"] is not None
+    # ... and its strongest deck played again with the unchanged cards, on the same deals.
     m = json.loads((result.out / "manifest.json").read_text())
-    assert m["games"]["total"] <= 340_000 * 1.02
+    w = after["without_patch"]
+    assert w is not None and 2 <= w["deals"] <= after["deals"]
+    assert w["change_lo"] <= w["change"] <= w["change_hi"]
+    assert w["change"] == pytest.approx(w["share_patched"] - w["share_unchanged"], abs=1e-9)
+    assert w["games"] == 2 * len(FIELD) * w["deals"] * 2
+    assert m["games"]["rediscover"] == sum(s["after"]["games"] for s in m["suggestions"]
+                                           if s["after"])
+    from rnr_sim.report.balance import balance_text
+    assert "with the unchanged cards; the patch's part: " in balance_text(result.out)
+    assert m["games"]["total"] <= 340_000
     assert m["status"] == "suggestions"
 
 

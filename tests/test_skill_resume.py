@@ -2,8 +2,8 @@
 and ``--resume`` plays the rest, to the games and the table of a run done in one go.
 
 The Ctrl-C is raised in this process (``signal.raise_signal``: the handler runs before the
-call returns) from a wrapper around ``skill._call_frame``, after a chosen number of engine
-calls, so where the run stops is exact. ``DEALS_PER_CALL`` is made small so that 3 sample
+call returns) from a wrapper around ``Evaluator.play`` (the evaluation service plays each
+engine call), after a chosen number of engine calls, so where the run stops is exact. ``DEALS_PER_CALL`` is made small so that 3 sample
 decks x 4 deals make 6 engine calls of 24 games each.
 """
 
@@ -19,6 +19,7 @@ import pytest
 
 from rnr_sim import skill
 from rnr_sim.cli import main
+from rnr_sim.evaluation import Evaluator
 
 REPO = Path(__file__).resolve().parent.parent
 DECKS = [REPO / "decks" / f"{n}.txt" for n in ("bison_bell_uprising", "eagle_blockade",
@@ -27,7 +28,7 @@ GAMES, SEED, PER_CALL = 4, 7, 2
 #: 3 decks x 2 calls (deals 0-1, 2-3); each call 3 pilots x 2 opponents x 2 deals x 2 seats.
 CALLS, CALL_GAMES = 6, 24
 TOTAL = CALLS * CALL_GAMES
-_real_call_frame = skill._call_frame
+_real_play = Evaluator.play
 ARGS = ["skill", *map(str, DECKS), "--games", str(GAMES), "--seed", str(SEED)]
 
 
@@ -47,24 +48,28 @@ def small_calls(monkeypatch):
 def ctrl_c_after(monkeypatch, calls: int, twice: bool = False) -> None:
     """Ctrl-C once as engine call number ``calls`` ends (it is kept); or, ``twice``, two
     Ctrl-C as the next call starts (it is abandoned)."""
-    real = skill._call_frame
+    real = Evaluator.play
     count = [0]
 
-    def hooked(*args, **kw):
+    def hooked(self, *args, **kw):
         count[0] += 1
         if twice and count[0] == calls + 1:
             signal.raise_signal(signal.SIGINT)
             signal.raise_signal(signal.SIGINT)  # the second: KeyboardInterrupt, at once
-        frame = real(*args, **kw)
+        outcome = real(self, *args, **kw)
         if not twice and count[0] == calls:
             signal.raise_signal(signal.SIGINT)
-        return frame
+        return outcome
 
-    monkeypatch.setattr(skill, "_call_frame", hooked)
+    monkeypatch.setattr(Evaluator, "play", hooked)
 
 
 def parts(out: Path) -> list[str]:
     return sorted(p.name for p in (out / skill.CHECKPOINT).glob("part-*.parquet"))
+
+
+def part(index: int) -> str:
+    return f"part-call-{index:05d}.parquet"
 
 
 @pytest.mark.parametrize("twice", [False, True])
@@ -79,10 +84,10 @@ def test_stopped_then_resumed_plays_the_same_games_as_a_straight_run(
     with pytest.raises(skill.Stopped) as stopped:
         skill.play(DECKS, games=GAMES, seed=SEED, out=out)
     assert (stopped.value.kept, stopped.value.total) == (2 * CALL_GAMES, TOTAL)
-    assert parts(out) == ["part-00000.parquet", "part-00001.parquet"]
+    assert parts(out) == [part(0), part(1)]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored
 
-    monkeypatch.setattr(skill, "_call_frame", _real_call_frame)
+    monkeypatch.setattr(Evaluator, "play", _real_play)
     played, planned = [], []
     frame = skill.play(DECKS, games=GAMES, seed=SEED, out=out, resume=True,
                        progress=played.append,
@@ -92,6 +97,9 @@ def test_stopped_then_resumed_plays_the_same_games_as_a_straight_run(
     assert frame.drop("seconds").equals(straight.drop("seconds"))
     assert skill.skill_table(frame, seed=SEED).drop("seconds").equals(
         skill.skill_table(straight, seed=SEED).drop("seconds"))
+    for k in range(2):  # a call read back keeps the wall time it was played in
+        seconds = frame["seconds"][k * CALL_GAMES:(k + 1) * CALL_GAMES]
+        assert seconds.n_unique() == 1 and seconds[0] > 0
 
 
 def test_cli_stop_prints_how_to_continue_and_resume_writes_the_table(straight, tmp_path,
@@ -109,7 +117,7 @@ def test_cli_stop_prints_how_to_continue_and_resume_writes_the_table(straight, t
                        f"continue with: {again}")
     assert not (out / skill.FILE).exists() and len(parts(out)) == 3
 
-    monkeypatch.setattr(skill, "_call_frame", _real_call_frame)
+    monkeypatch.setattr(Evaluator, "play", _real_play)
     code = main([*again.split()[1:], "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0
@@ -121,9 +129,9 @@ def test_cli_stop_prints_how_to_continue_and_resume_writes_the_table(straight, t
 
 
 @pytest.mark.parametrize("change, says", [
-    (["--seed", "8"], "--seed differs: 7 in the stopped run, 8 now"),
-    (["--games", "6"], "--games differs: 4 in the stopped run, 6 now"),
-    (["--rollouts", "1"], "--rollouts differs: 0 in the stopped run, 1 now"),
+    (["--seed", "8"], "the stopped run had --seed 7, now 8"),
+    (["--games", "6"], "the stopped run had --games 4, now 6"),
+    (["--rollouts", "1"], "the stopped run had --rollouts 0, now 1"),
 ])
 def test_resume_with_other_options_is_refused_in_one_line(tmp_path, monkeypatch, capsys,
                                                           change, says):
@@ -155,7 +163,7 @@ def test_resume_after_a_deck_list_changed_is_refused(tmp_path, monkeypatch, caps
                         encoding="utf-8")
     assert main([*args, "--resume"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and f"the deck list {decks[1]} changed" in err
+    assert len(err.splitlines()) == 1 and f"the deck list {decks[1].resolve()} " in err
 
 
 @pytest.mark.parametrize("with_out", [False, True])
@@ -179,7 +187,7 @@ def test_a_stopped_run_without_resume_is_exit_2(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert "add --resume" in err and "delete" in err
-    assert parts(out) == ["part-00000.parquet"]
+    assert parts(out) == [part(0)]
 
 
 def test_a_straight_run_with_out_leaves_no_checkpoint(tmp_path, capsys):
@@ -198,7 +206,7 @@ def test_search_pilot_calls_resume_to_the_same_games(tmp_path, monkeypatch):
     ctrl_c_after(monkeypatch, 3)  # decks' calls: 2 heuristic, then 2 search
     with pytest.raises(skill.Stopped):
         skill.play(DECKS, out=tmp_path / "out", **kw)
-    monkeypatch.setattr(skill, "_call_frame", _real_call_frame)
+    monkeypatch.setattr(Evaluator, "play", _real_play)
     frame = skill.play(DECKS, out=tmp_path / "out", resume=True, **kw)
     assert "search" in set(frame["pilot"])
     assert frame.drop("seconds").equals(straight.drop("seconds"))

@@ -36,6 +36,9 @@ MIN_BUDGET = 20_000
 MAX_BUDGET = 10**10
 SEARCH_SHARE = 0.7
 REDISCOVER_SHARE = 0.15
+#: Of each re-discovery's games, the share kept to replay its strongest deck with the
+#: unchanged cards (``verify.patch_effect``).
+PATCH_EFFECT_SHARE = 0.05
 DEFAULT_SUGGESTIONS = 3
 MIN_VERIFY_DEALS = 20
 FLAG_RUN_DEALS = 400  # deals a table of the run whose report flags the scope's cards
@@ -272,7 +275,10 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
                                     deals, options.seed, out / "verify" / f"{rank:02d}",
                                     options, progress, log))
     verify_s = time.perf_counter() - t0
-    # The metagame after: a warm-started discovery with each patched catalog.
+    # The metagame after: a warm-started discovery with each patched catalog; its strongest
+    # deck then plays the metagame with the unchanged cards too, on the same deals, so that
+    # a deck the patch made strong is told from one the cards held already.
+    from rnr_sim.cards import DEFAULT_CATALOG
     from rnr_sim.discover import MIN_BUDGET as DISCOVER_MIN
 
     t0 = time.perf_counter()
@@ -283,12 +289,23 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
         if left < DISCOVER_MIN:
             break
         b = min(per, left)
+        # The discovery gets all but PATCH_EFFECT_SHARE of it; the rest replays its
+        # strongest deck with the unchanged cards (as many deals as fit, up to its own).
+        b_found = max(DISCOVER_MIN, int(b * (1 - PATCH_EFFECT_SHARE)))
         log(f"re-discovery after suggestion {v.rank:02d}: discover with the patched catalog, "
-            f"{b:,} games")
-        after[v.rank] = verify.rediscover(v.compare_dir / "variant-catalog.toml", meta,
-                                          tf.targets, options.rules, b, options.seed,
-                                          v.compare_dir / "discovery", options,
-                                          progress, log)
+            f"{b_found:,} games")
+        found_after = verify.rediscover([v.compare_dir / "variant-catalog.toml"], meta,
+                                        tf.targets, options.rules, b_found, options.seed,
+                                        v.compare_dir / "discovery", options, progress, log)
+        deals = min(found_after["deals"], (b - found_after["games"]) // (4 * len(meta.paths)))
+        effect = None if deals < 2 else verify.patch_effect(
+            Path(found_after["deck"]), [v.compare_dir / "variant-catalog.toml"],
+            list(options.cards or [DEFAULT_CATALOG]), meta, options.rules, deals,
+            options.seed, options)
+        found_after["without_patch"] = effect
+        if effect is not None:
+            found_after["games"] += effect["games"]
+        after[v.rank] = found_after
         left -= after[v.rank]["games"]
         v.after = after[v.rank]
     rediscover_s = time.perf_counter() - t0

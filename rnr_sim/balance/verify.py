@@ -31,6 +31,7 @@ from rnr_sim.schema import WIN_PATHS
 
 VERIFY_SEED_OFFSET = 3_000_017
 REDISCOVER_SEED_OFFSET = 4_000_037
+PATCH_EFFECT_SEED_OFFSET = 5_000_011
 
 
 @dataclass
@@ -209,13 +210,14 @@ def _compare_command(paths, patch: Path, cards, rules, seed: int, deals: int) ->
     return shlex.join(parts)
 
 
-def rediscover(catalog_file: Path, meta, targets: Targets, rules, budget: int, seed: int,
+def rediscover(cards: list[Path], meta, targets: Targets, rules, budget: int, seed: int,
                out: Path, options, progress: bool, log) -> dict[str, Any]:
-    """The strongest deck a warm-started discovery finds with the patched catalog (the
-    threads and backend of ``options``, ``BalanceOptions``)."""
+    """The strongest deck a warm-started discovery finds with the catalog ``cards`` (a
+    patched one, or the unchanged cards for reference; the threads and backend of
+    ``options``, ``BalanceOptions``)."""
     from rnr_sim.discover import DiscoverOptions, discover
 
-    found = discover(DiscoverOptions(field=list(meta.paths), cards=[catalog_file],
+    found = discover(DiscoverOptions(field=list(meta.paths), cards=list(cards),
                                      budget=budget, seed=seed + REDISCOVER_SEED_OFFSET,
                                      rules=rules, threads=options.threads,
                                      backend=options.backend, address=options.address,
@@ -228,7 +230,51 @@ def rediscover(catalog_file: Path, meta, targets: Targets, rules, budget: int, s
     limit = targets.deck_share_max
     return {"dir": str(out), "budget": budget, "games": found.manifest["games"]["total"],
             "deck": str(out / top["deck_file"]), "cell": top["cell"], "pilot": top["pilot"],
+            "deals": int(found.manifest["heldout"]["deals_per_field_deck"]),
             "share": share, "share_lo": float(top["share_heldout_lo"]),
             "share_hi": float(top["share_heldout_hi"]),
             "breaks": None if limit is None else bool(share > limit),
             "best_field_deck": found.manifest["heldout"]["best_field_deck"]}
+
+
+def patch_effect(deck: Path, patched: list[Path], unchanged: list[Path], meta, rules,
+                 deals: int, seed: int, options) -> dict[str, Any] | None:
+    """The same deck list, with its pilot, against the metagame's decks with the patched
+    cards and with the unchanged ones, on the same deals (seed + ``PATCH_EFFECT_SEED_OFFSET``):
+    is the strongest deck found after a patch strong because of the patch? Each share's 95%
+    interval and the paired change, by deal, the metagame's decks as strata weighted by its
+    mix (``discover.meta.shares_of`` / ``edges_of``). None when the list is not legal with
+    the unchanged cards."""
+    from rnr_sim import runner
+    from rnr_sim.discover.meta import edges_of, shares_of
+    from rnr_sim.errors import InputError
+    from rnr_sim.evaluation import Evaluator, Matchups, Pool
+
+    outcomes, games = [], 0
+    for cards in (patched, unchanged):
+        try:
+            plan = runner.plan_run(runner.RunOptions(
+                decks=[deck, *meta.paths], games=1, seed=seed, cards=list(cards), rules=rules,
+                threads=options.threads, mirrors=True))
+        except InputError:
+            return None
+        driver = runner.engine_driver()
+        plan.compile(driver)
+        n = len(meta.paths)
+        pol = plan.deck_policy.astype(np.int32)
+        games_of = Matchups([0], [pol[0]], np.arange(1, n + 1), pol[1:], np.arange(1, n + 1),
+                            first_deal=0, deals=deals)
+        with Evaluator(driver, threads=options.threads) as ev:
+            out = ev.play(Pool.of_plan(plan), games_of, seed + PATCH_EFFECT_SEED_OFFSET)
+            if out is None:
+                raise KeyboardInterrupt
+        outcomes.append(out)
+        games += games_of.games
+    w = np.asarray(meta.weights, dtype=np.float64)
+    (sp, lp, hp, dp), (su, lu, hu, du) = (shares_of(o, w) for o in outcomes)
+    edge, lo, hi = edges_of(dp, du[0], w)
+    return {"share_patched": float(sp[0]), "patched_lo": float(lp[0]),
+            "patched_hi": float(hp[0]), "share_unchanged": float(su[0]),
+            "unchanged_lo": float(lu[0]), "unchanged_hi": float(hu[0]),
+            "change": float(edge[0]), "change_lo": float(lo[0]), "change_hi": float(hi[0]),
+            "deals": deals, "games": games}

@@ -76,7 +76,7 @@ def skill_command(
     skill.parquet into a run dir (an existing one from rnr-sim run: its report then
     shows a Skill section). Cost: (pilots per deck) x (decks - 1) x 2 x --games games
     per deck. --backend ray plays the games as Ray tasks (the same table). With --out,
-    Ctrl-C stops after the current engine call and keeps the games played in
+    Ctrl-C stops after the games under way and keeps the engine calls played in
     RUN_DIR/.skill/; the same command with --resume plays the rest."""
     from tqdm import tqdm
 
@@ -120,7 +120,7 @@ def skill_command(
     table = skill.skill_table(games_frame, seed=seed)
     path = skill.write(table, out) if out is not None else None
     if out is not None:
-        skill.clear_checkpoint(out)
+        skill.checkpoint(out).remove()
     seconds = time.perf_counter() - t0  # this invocation's (a resumed run's earlier ones not)
     if as_json:
         data = skill.to_json(table)

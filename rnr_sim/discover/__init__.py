@@ -18,7 +18,6 @@ The budget (every game the command plays) is spent in three phases, in this orde
 from __future__ import annotations
 
 import shlex
-import shutil
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -156,7 +155,7 @@ def _discover(out, options, plan, laws, cells, budget, batch, where, driver, sto
     result = output.write(out, plan, laws, cells, found, tuned, heldout, matrix, fingerprint,
                           games=ev.games_played + ev.games_stored, seconds=seconds,
                           command=options.command)
-    shutil.rmtree(out / CHECKPOINT, ignore_errors=True)
+    store.remove()
     return result
 
 

@@ -94,15 +94,28 @@ HEAD = ["target", "subject", "band", "before [95% CI]", "after [95% CI]",
         "change [95% CI, paired]", "met"]
 
 
-def _after_line(s: dict[str, Any]) -> str:
+def _after_line(s: dict[str, Any], m: dict[str, Any]) -> str:
+    """The metagame after suggestion ``s``: the strongest deck found with the patched cards,
+    and the same list with the unchanged ones (manifest ``m``), since a strong deck found
+    after a patch may be one the cards held before."""
     if s["strongest_after"] is None:
         return "Metagame after: not searched (--no-rediscover, or the budget's share was too small)."
     verdict = ("breaks deck_share_max" if s["strongest_after_breaks"] else
                "within deck_share_max" if s["strongest_after_breaks"] is not None else "")
-    return (f"Metagame after (discover with the patched catalog): strongest deck "
+    line = (f"Metagame after (discover with the patched catalog): strongest deck "
             f"{s['strongest_after']}, {_pct(s['strongest_after_share'])} "
             f"[{_pct(s['strongest_after_lo'])}, {_pct(s['strongest_after_hi'])}] held out "
             f"against the metagame's decks" + (f": {verdict}." if verdict else "."))
+    mine = next((x for x in m.get("suggestions", []) if x["rank"] == s["rank"]), {})
+    w = (mine.get("after") or {}).get("without_patch")
+    if w:
+        line += (f" The same list on {w['deals']:,} fresh deals a deck: "
+                 f"{_pct(w['share_patched'])} with the patch, "
+                 f"{_pct(w['share_unchanged'])} [{_pct(w['unchanged_lo'])}, "
+                 f"{_pct(w['unchanged_hi'])}] with the unchanged cards; the patch's part: "
+                 f"{100 * w['change']:+.1f} points [{100 * w['change_lo']:+.1f}, "
+                 f"{100 * w['change_hi']:+.1f}] (paired).")
+    return line
 
 
 def _games_line(m: dict[str, Any]) -> str:
@@ -131,7 +144,7 @@ def balance_markdown(balance_dir: str | Path) -> str:
         out += [f"- `{c}`" for c in s["changes"]]
         out += ["", f"On {s['verify_deals']:,} fresh deals a pair (compare):", ""]
         out += _md_table(HEAD, _figure_rows(fig, s["rank"]))
-        out += ["", _after_line(s), "", f"Reproduce: `{s['compare_command']}`", ""]
+        out += ["", _after_line(s, m), "", f"Reproduce: `{s['compare_command']}`", ""]
     out += [_games_line(m), ""]
     return "\n".join(out)
 
@@ -169,7 +182,7 @@ def balance_html(balance_dir: str | Path) -> str:
         parts.append(f"<h3>Suggestion {s['rank']:02d} ({e(mark)})</h3><ul>{diff}</ul>"
                      f"<p>On {s['verify_deals']:,} fresh deals a pair (compare):</p>"
                      + table(HEAD, _figure_rows(fig, s["rank"]))
-                     + f"<p>{e(_after_line(s))}</p>"
+                     + f"<p>{e(_after_line(s, m))}</p>"
                      f"<p>Reproduce: <code>{e(s['compare_command'])}</code></p>")
     parts.append(f"<p>{e(_games_line(m))}</p></section>")
     return "\n".join(parts)
@@ -194,7 +207,7 @@ def balance_text(balance_dir: str | Path) -> str:
             if show:
                 lines.append(f"  {r[0]:<15} {r[1]:<26} {r[2]:<10} {r[3]} -> {r[4]}  "
                              f"met: {r[6]}")
-        lines.append("  " + _after_line(s))
+        lines.append("  " + _after_line(s, m))
         lines.append(f"  check: {s['compare_command']}")
     lines.append(_games_line(m))
     lines.append(f"Wrote {balance_dir} (rnr-sim report {balance_dir} draws it).")
