@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -194,6 +194,30 @@ def verify(directory: Path, identity: Mapping[str, Any], expected: Mapping[str, 
                              f"(SHA-256 differs): the file was changed after it was "
                              f"written; {fixes.file}")
     return True
+
+
+def verify_texts(directory: Path, names: Iterable[str], recorded: Mapping[str, str] | None,
+                 *, fix: str, fixes: Fixes, manifest: str = "manifest.json",
+                 what: str = "run dir") -> None:
+    """Check that each of ``names`` (paths relative to ``directory``: the deck lists,
+    pilots and patches a user hands to other commands, which have no room for a stamp)
+    has the SHA-256 the manifest ``recorded``; raise ``InputError`` naming the manifest
+    (no SHA-256 recorded) or the first file that differs, with ``fix``. Call it after
+    ``verify`` found the manifest sealed; files absent from disk are left to the reader."""
+    directory = Path(directory)
+    for rel in names:
+        path = directory / rel
+        if not path.is_file():
+            continue
+        want = (recorded or {}).get(rel)
+        if want is None:
+            raise InputError(f"{directory / manifest}: records no SHA-256 for {rel}: the "
+                             f"manifest was edited, or the file was not written by this "
+                             f"{what}; {fixes.record}")
+        if file_sha256(path) != want:
+            raise InputError(f"{path}: its bytes are not the ones {manifest} records "
+                             f"(SHA-256 differs): the file was changed after it was "
+                             f"written; {fix}")
 
 
 def _place(place: Any) -> str:

@@ -90,16 +90,23 @@ def _metagame_inputs(options: BalanceOptions) -> tuple[list[Path], np.ndarray | 
         return paths, None, options.cards, f"field of {len(paths)} decks"
     import polars as pl
 
+    from rnr_sim.searchdirs import verify_discovery_dir
+
     d = Path(options.discovery)
+    incomplete = (f"--discovery {d}: not a complete discovery dir (manifest.json and "
+                  "matchups.parquet from rnr-sim discover)")
     try:
         manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
-        matrix = pl.read_parquet(d / "matchups.parquet")
     except (OSError, ValueError) as e:
-        raise InputError(f"--discovery {d}: not a complete discovery dir (manifest.json and "
-                         f"matchups.parquet from rnr-sim discover): {e}") from None
-    if manifest.get("kind") != "discovery":
+        raise InputError(f"{incomplete}: {e}") from None
+    if not isinstance(manifest, dict) or manifest.get("kind") != "discovery":
         raise InputError(f"--discovery {d}: {d / 'manifest.json'} is not a discovery's "
                          "manifest; give a dir written by rnr-sim discover")
+    verify_discovery_dir(d, manifest)  # by content: matchups.parquet, the elites' lists
+    try:
+        matrix = pl.read_parquet(d / "matchups.parquet")
+    except (OSError, ValueError) as e:
+        raise InputError(f"{incomplete}: {e}") from None
     if options.field:
         raise InputError(f"--discovery {d} brings its own field ({len(manifest['field'])} "
                          "decks); drop --field")

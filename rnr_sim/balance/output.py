@@ -14,6 +14,9 @@
   needed``, ``infeasible within scope`` or ``no suggestion``; ``message``), the games and
   seconds of each phase, the search's history. Written last: a dir with a manifest is a
   complete balance run.
+
+Each Parquet file carries the balance run's identity and its name; the manifest seals the
+identity and records the SHA-256 of every Parquet file and patch (``searchdirs``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rnr_sim import __version__
+from rnr_sim import __version__, identity, searchdirs
 from rnr_sim.balance.metrics import Figures
 from rnr_sim.balance.targets import Changes, describe, patch_toml
 from rnr_sim.execution import write_json, write_parquet
@@ -69,6 +72,14 @@ def fingerprint(plan, tf, knobs, budget: int, options, weights: np.ndarray) -> d
         "targets": tf.targets.to_json(), "scope": tf.scope.to_json(),
         "knobs": [k.label for k in knobs],
     }
+
+
+def targets_file(tf) -> dict[str, Any]:
+    """The targets file as the manifest records it: its path and the SHA-256 of its text."""
+    import hashlib
+
+    return {"path": None if tf.path is None else str(Path(tf.path).resolve()),
+            "sha256": hashlib.sha256(tf.text.encode("utf-8")).hexdigest()}
 
 
 def ordered(found, s) -> Changes:
@@ -157,15 +168,22 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
     suggestions = pl.DataFrame(sug_rows, schema=SUGGESTIONS_SCHEMA)
     figures = pl.DataFrame(fig_rows, schema=FIGURES_SCHEMA)
     status, message = answer(found, checked, t)
-    write_parquet(out / "suggestions.parquet", suggestions)
-    write_parquet(out / "candidates.parquet", candidates_frame(found, knobs))
-    write_parquet(out / "figures.parquet", figures)
+    # "suggestions" is the list of them below: the number asked for is kept apart.
+    inputs = {**fingerprint(plan, tf, knobs, budget, options, meta.weights),
+              "suggestions_asked": options.suggestions, "targets_file": targets_file(tf)}
+    ident = searchdirs.balance_identity(searchdirs.as_read(inputs))
+    files = {f"{name}.parquet": write_parquet(out / f"{name}.parquet", frame,
+                                              metadata=searchdirs.table_stamp(ident, name))
+             for name, frame in (("suggestions", suggestions),
+                                 ("candidates", candidates_frame(found, knobs)),
+                                 ("figures", figures))}
+    files |= {r["file"]: identity.file_sha256(out / r["file"]) for r in sug_rows}
     games_verify = sum(v.games for v in checked)
     games_re = sum(a["games"] for a in after.values())
     j0 = found.baseline_judged
     manifest = {
         "kind": "balance", "status": status, "message": message, "command": options.command,
-        **fingerprint(plan, tf, knobs, budget, options, meta.weights),
+        **inputs,
         "metagame": {"source": meta.source, "decks": meta.names,
                      "weights": [float(w) for w in meta.weights]},
         "scope_cards": scope_how,
@@ -188,6 +206,7 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
                          "after": after.get(v.rank)} for r, v in zip(sug_rows, checked,
                                                                       strict=True)],
         "seconds": {k: round(x, 1) for k, x in seconds.items()},
+        "identity": identity.seal(ident), "files": files,
     }
     if not (out / "suggestions").exists():
         (out / "suggestions").mkdir()

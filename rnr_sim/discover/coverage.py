@@ -30,18 +30,23 @@ def heldout_intervals(discovery: str | Path, seeds: Sequence[int], deals: int,
     from rnr_sim.discover.meta import edges_of, shares_of
     from rnr_sim.discover.search import Field
     from rnr_sim.evaluation import Evaluator, Pool
+    from rnr_sim.searchdirs import verify_discovery_dir
 
     root = Path(discovery)
     try:
         m = json.loads((root / "manifest.json").read_text(encoding="utf-8"))
-        archive = pl.read_parquet(root / "archive.parquet")
-    except (OSError, ValueError, pl.exceptions.PolarsError) as e:
+    except (OSError, ValueError) as e:
         raise InputError(f"--discovery {root}: not a complete discovery dir ({e})") from None
-    if m.get("kind") != "discovery":
+    if not isinstance(m, dict) or m.get("kind") != "discovery":
         raise InputError(f"--discovery {root}: its manifest is not a discovery's")
+    verify_discovery_dir(root, m)  # by content: its tables, its elites' lists and pilots
     if m.get("meta"):
         raise InputError(f"--discovery {root}: a --meta discovery's field is its last mix; "
                          "measure a discovery without --meta")
+    try:
+        archive = pl.read_parquet(root / "archive.parquet")
+    except (OSError, pl.exceptions.PolarsError) as e:
+        raise InputError(f"--discovery {root}: not a complete discovery dir ({e})") from None
     field = [Path(f["path"]) for f in m["field"]]
     elites = [root / f for f in archive["deck_file"]]
     plan = runner.plan_run(runner.RunOptions(decks=field + elites, games=1, cards=m["cards"],

@@ -9,10 +9,12 @@
   catalog as a table, as in a run dir): what the report compares the elites with;
 - ``matchups.parquet``: the metagame matrix (best elites and field decks), with its mix;
 - ``elites/NN.txt``: each elite as a deck list with ``Name:`` and ``Policy:`` headers, which
-  ``validate``, ``run``, ``compare`` and ``tune`` take as they are.
+  ``validate``, ``run``, ``compare`` and ``tune`` take as they are (``NN.toml`` beside it:
+  its tuned pilot).
 
 Every file is written whole or not at all, the manifest last: a dir with a manifest is a
-complete discovery.
+complete discovery. Each Parquet file carries the discovery's identity and its name; the
+manifest seals the identity and records every file's SHA-256 (``searchdirs``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rnr_sim import __version__, enums
+from rnr_sim import __version__, enums, identity, searchdirs
 from rnr_sim.discover.search import CELL_PATHS, PILOTS
 from rnr_sim.execution import atomic_write, write_json, write_parquet
 
@@ -84,6 +86,17 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
     """Write the discovery dir (module docstring); returns a ``Discovery``."""
     from rnr_sim.discover import Discovery
 
+    ident = searchdirs.discovery_identity(searchdirs.as_read(fp))
+    files: dict[str, str] = {}  # every file's SHA-256, recorded in the manifest
+
+    def table(name: str, frame: pl.DataFrame) -> None:
+        files[f"{name}.parquet"] = write_parquet(out / f"{name}.parquet", frame,
+                                                 metadata=searchdirs.table_stamp(ident, name))
+
+    def text(rel: str, body: str) -> None:
+        atomic_write(out / rel, lambda tmp: tmp.write_text(body, encoding="utf-8"))
+        files[rel] = identity.file_sha256(out / rel)
+
     edges = cells.col_edges()
     pillar, rights = laws.of_type("pillar"), laws.of_type("rights")
     rows, deck_rows = [], []
@@ -103,9 +116,7 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
 
             fit.deck = name
             pilot = f"{rank + 1:02d}.toml"
-            toml = policy_toml(fit, base)
-            atomic_write(out / "elites" / pilot,
-                         lambda tmp, toml=toml: tmp.write_text(toml, encoding="utf-8"))
+            text(f"elites/{pilot}", policy_toml(fit, base))
         unlimited = counts[pillar | rights]
         comment = [
             f"Found by rnr-sim discover (seed {plan.seed}); cell: {label}; mean winning "
@@ -114,8 +125,7 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
             f"{100 * held.hi[k]:.1f}] against the field over {held.deals} deals a deck "
             f"(search: {100 * found.share[k]:.1f}%).",
         ]
-        text = deck_text(laws, counts, name, pilot, comment) + "\n"
-        atomic_write(out / file, lambda tmp, text=text: tmp.write_text(text, encoding="utf-8"))
+        text(file, deck_text(laws, counts, name, pilot, comment) + "\n")
         rows.append({
             "elite_id": rank + 1, "cell": label, "cell_row": row, "cell_col": col,
             "row": cells.rows[row], "col_lo": float(edges[col]), "col_hi": float(edges[col + 1]),
@@ -139,8 +149,8 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
         deck_rows += [{"elite_id": rank + 1, "card": laws.catalog.cards[i].name,
                        "copies": int(counts[i])} for i in np.flatnonzero(counts)]
     archive = pl.DataFrame(rows, schema=ARCHIVE_SCHEMA)
-    write_parquet(out / "archive.parquet", archive)
-    write_parquet(out / "deck_cards.parquet", pl.DataFrame(
+    table("archive", archive)
+    table("deck_cards", pl.DataFrame(
         deck_rows, schema={"elite_id": pl.Int32, "card": pl.String, "copies": pl.Int32}))
     field_rank = np.argsort(-held.field_share, kind="stable")
     field = pl.DataFrame({
@@ -151,19 +161,19 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
         "rank_among_field": np.argsort(field_rank).astype(np.int32) + 1,
         "elites_above": [int((held.lo > s).sum()) for s in held.field_hi],
     })
-    write_parquet(out / "field.parquet", field)
-    write_parquet(out / "field_cards.parquet", pl.DataFrame(
+    table("field", field)
+    table("field_cards", pl.DataFrame(
         [{"deck": d.name, "card": name, "copies": n} for d in plan.decks
          for name, n in d.counts.items()],
         schema={"deck": pl.String, "card": pl.String, "copies": pl.Int32}))
-    write_parquet(out / "cards.parquet", laws.catalog.to_polars(with_set=True))
+    table("cards", laws.catalog.to_polars(with_set=True))
     elite_of = {}
     if matrix.get("elite_rows") is not None:
         elite_of = {int(k): int(np.flatnonzero(order == k)[0]) + 1 for k in matrix["elite_rows"]}
     labels = [f"elite {elite_of[k]:02d}" for k in matrix["elite_rows"]] + \
         matrix["names"][len(matrix["elite_rows"]):]
     n = len(labels)
-    write_parquet(out / "matchups.parquet", pl.DataFrame({
+    table("matchups", pl.DataFrame({
         "deck": np.repeat(labels, n), "opponent": np.tile(labels, n),
         "share": matrix["share"].ravel(), "share_lo": matrix["lo"].ravel(),
         "share_hi": matrix["hi"].ravel(), "deals": np.full(n * n, matrix["deals"]),
@@ -185,6 +195,7 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
                      "mix": dict(zip(labels, map(float, matrix["mix"]), strict=True))},
         "seconds": round(seconds, 1),
         "games_per_s": round(games / seconds, 1) if seconds > 0 else None,
+        "identity": identity.seal(ident), "files": files,
     }
     write_json(out / "manifest.json", manifest)
     return Discovery(out=out, manifest=manifest, archive=archive, field=field)

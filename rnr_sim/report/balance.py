@@ -20,8 +20,13 @@ SECTION = "Suggested changes"
 
 
 def _load(balance_dir: str | Path) -> tuple[dict[str, Any], pl.DataFrame, pl.DataFrame]:
+    """The manifest, suggestions and figures, the dir checked by content first
+    (``searchdirs.verify_balance_dir``: ``InputError`` naming a file not the run's own)."""
+    from rnr_sim.searchdirs import verify_balance_dir
+
     d = Path(balance_dir)
     manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+    verify_balance_dir(d, manifest)
     return (manifest, pl.read_parquet(d / "suggestions.parquet"),
             pl.read_parquet(d / "figures.parquet"))
 
@@ -226,11 +231,11 @@ def build_balance_report(balance_dir: str | Path, out: str | Path) -> Path:
     from rnr_sim.execution import atomic_write
 
     target = Path(out)
-    target.mkdir(parents=True, exist_ok=True)
     title = f"Balance suggestions: {Path(balance_dir).resolve().name}"
     page = PAGE.format(title=html.escape(title), body=balance_html(balance_dir))
+    md = balance_markdown(balance_dir)  # both read (and checked) before anything is written
+    target.mkdir(parents=True, exist_ok=True)
     index = target / "index.html"
     atomic_write(index, lambda tmp: tmp.write_text(page, encoding="utf-8"))
-    md = balance_markdown(balance_dir)
     atomic_write(target / "summary.md", lambda tmp: tmp.write_text(md, encoding="utf-8"))
     return index

@@ -9,7 +9,8 @@ reads in a screen or two.
 - the field's decks ranked in the discovered metagame, and the metagame: the matchup
   matrix of the best elites and the field with intervals, its equilibrium and its paths.
 
-Every figure comes from the dir's parquet files and manifest; nothing is replayed.
+Every figure comes from the dir's parquet files and manifest, checked by content first;
+nothing is replayed.
 """
 
 from __future__ import annotations
@@ -38,9 +39,14 @@ def is_discovery_dir(path: str | Path) -> bool:
 
 
 def read(path: str | Path) -> dict[str, Any]:
-    """The dir's manifest and tables; ``InputError`` naming the file that is missing."""
+    """The dir's manifest and tables, checked by content first
+    (``searchdirs.verify_discovery_dir``); ``InputError`` naming the file that is missing
+    or not the discovery's own."""
+    from rnr_sim.searchdirs import verify_discovery_dir
+
     root = Path(path)
     out: dict[str, Any] = {"manifest": json.loads((root / "manifest.json").read_text("utf-8"))}
+    verify_discovery_dir(root, out["manifest"])
     for name in ("archive", "deck_cards", "field", "field_cards", "matchups", "cards"):
         file = root / f"{name}.parquet"
         try:
