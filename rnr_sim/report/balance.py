@@ -114,8 +114,17 @@ def _after_line(s: dict[str, Any], m: dict[str, Any]) -> str:
                  f"{_pct(w['share_unchanged'])} [{_pct(w['unchanged_lo'])}, "
                  f"{_pct(w['unchanged_hi'])}] with the unchanged cards; the patch's part: "
                  f"{100 * w['change']:+.1f} points [{100 * w['change_lo']:+.1f}, "
-                 f"{100 * w['change_hi']:+.1f}] (paired).")
+                 f"{100 * w['change_hi']:+.1f}] (paired): " + _whose(w) + ".")
     return line
+
+
+def _whose(w: dict[str, Any]) -> str:
+    """Whose doing the strongest deck after a patch is, read off the paired interval."""
+    if w["change_lo"] > 0:
+        return "the patch made it stronger"
+    if w["change_hi"] < 0:
+        return "the cards held it before the patch, which weakens it"
+    return "no clear part of the patch either way"
 
 
 def _games_line(m: dict[str, Any]) -> str:
