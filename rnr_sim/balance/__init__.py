@@ -7,9 +7,11 @@ The budget (every game the command plays) is spent in three phases, in this orde
 1. **search** (``search.py``, ``SEARCH_SHARE``): the unchanged catalog on the metagame's
    deals, then candidates, raced, until the next generation could overrun its share;
 2. **verification** (``verify.py``, what is left but the re-discovery's share): every
-   suggestion's patch through ``compare`` on the deals of a seed the search never used;
-3. **re-discovery** (``REDISCOVER_SHARE``): ``discover`` with each patched catalog, best
-   suggestion first, as long as its share affords ``discover``'s minimum budget.
+   suggestion's patch and rules profile through ``compare`` on the deals of a seed the
+   search never used;
+3. **re-discovery** (``REDISCOVER_SHARE``): ``discover`` with each patched catalog and
+   rules profile, best suggestion first, as long as its share affords ``discover``'s
+   minimum budget.
 
 The metagame is the ``--field`` decks, equally weighted, or the decks of a discovery dir's
 metagame matrix (its best elites and its field) weighted by its equilibrium mix.
@@ -279,7 +281,7 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
                                     options.rules, deals, options.seed,
                                     out / "verify" / f"{rank:02d}", options, progress, log))
     verify_s = time.perf_counter() - t0
-    # The metagame after: a warm-started discovery with each patched catalog; its strongest
+    # The metagame after: a warm-started discovery with each patched catalog and rules; its strongest
     # deck then plays the metagame with the unchanged cards too, on the same deals, so that
     # a deck the patch made strong is told from one the cards held already.
     from rnr_sim.cards import DEFAULT_CATALOG
