@@ -126,6 +126,12 @@ def verify_discovery_dir(root: str | Path, manifest: Mapping[str, Any]) -> bool:
                            "and edit the copy")
 
 
+def _suggestion_files(suggestions) -> list[str]:
+    """Each suggestion's card patch and rules profile (a column absent before switches)."""
+    cols = [c for c in ("file", "rules_file") if c in suggestions.columns]
+    return [f for c in cols for f in suggestions[c].to_list() if f is not None]
+
+
 def verify_balance_dir(root: str | Path, manifest: Mapping[str, Any]) -> bool:
     """Check a balance dir by content, as ``verify_discovery_dir``. Its ``verify/NN/``
     run dirs are checked by ``rundir`` when read; its ``discovery/`` dirs by
@@ -133,7 +139,7 @@ def verify_balance_dir(root: str | Path, manifest: Mapping[str, Any]) -> bool:
     root = Path(root)
     return _check(root, manifest, balance_identity(manifest), BALANCE_TABLES,
                   what="balance dir", command="rnr-sim balance",
-                  texts=lambda files: _texts(root, "suggestions",
-                                             lambda s: s["file"].to_list(), files),
+                  texts=lambda files: _texts(root, "suggestions", _suggestion_files,
+                                             files),
                   text_fix="to change a suggestion, copy its patch out of the balance "
                            "dir, edit the copy and try it with `rnr-sim compare --patch`")

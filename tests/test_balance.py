@@ -6,6 +6,12 @@ Post Road Raiders, four copies each), and their win rates climb from about 53-54
 about 61-63% (``rnr-sim compare``, 400 deals a pair); the scope lets the search change
 it or five other cards those decks play. Measured answers, on this machine, seed 5:
 Minuteman Volley lp 12 -> 8 or 7 brings both decks under 60% on fresh deals.
+
+The switch problem: on the unplanted field, ``ua_drain_when = "every_turn"`` (R21: UAs
+drain in every Resolve Phase) lifts the life path's share of the wins from about 54% to
+about 76% (``rnr-sim compare --rules-b``, 100 deals a pair: +0.19..+0.25 paired), and no
+other switch of the scope exists: a band of 65-100% is met by that change and by no
+unchanged game.
 """
 
 from __future__ import annotations
@@ -196,3 +202,38 @@ def test_a_discovery_dir_is_a_metagame_weighted_by_its_mix(tmp_path):
     assert life.height == 1 and 0.05 < life["before"][0] <= 1.0
     assert result.status == "infeasible within scope"
     assert result.figures.filter(pl.col("rank") == 1)["after"].is_not_null().all()
+
+
+def test_a_switch_in_scope_is_the_suggestion_and_its_rules_profile_verifies(tmp_path):
+    from rnr_sim.rules import load_profile
+
+    targets = ('[targets]\npath_share = { life = [0.65, 1.0] }\n\n[scope]\ncards = []\n'
+               'switches = ["ua_drain_when"]\nmax_changes = 1\n')
+    result = _run(tmp_path, "switch", targets, budget=340_000, planted=False)
+    assert result.status == "suggestions", result.messages
+    best = result.suggestions.row(0, named=True)
+    assert best["changes"] == ["rule ua_drain_when: own_turn -> every_turn"]
+    assert best["cards"] == [] and best["switches"] == ["ua_drain_when"]
+    assert best["file"] is None and best["rules_file"] == "suggestions/01-rules.toml"
+    assert best["verified"] and best["n_cards"] == 1 and best["size"] == 1.0
+    # The profile is the run's (the defaults) with the one switch changed ...
+    profile = load_profile(result.out / best["rules_file"])
+    assert profile.changed() == {"ua_drain_when": "every_turn"}
+    assert not (result.out / "suggestions" / "01.toml").exists()
+    # ... and compare took it as --rules-b (the variant run plays it), no --patch.
+    summary = json.loads((result.out / "verify" / "01" / "compare.json").read_text())
+    assert summary["patch"] is None and summary["rules_b"].endswith("01-rules.toml")
+    assert "--rules-b" in best["compare_command"] and "--patch" not in best["compare_command"]
+    variant = json.loads((result.out / "verify" / "01" / "variant" / "manifest.json").read_text())
+    assert variant["rules"]["switches"]["ua_drain_when"] == "every_turn"
+    life = result.figures.filter((pl.col("rank") == 1) & (pl.col("subject") == "life"))
+    assert life["before"][0] < 0.65 <= life["after"][0] and life["change_lo"][0] > 0
+    # The metagame after was searched with the suggestion's rules.
+    disc = json.loads((result.out / "verify" / "01" / "discovery" / "manifest.json").read_text())
+    assert disc["rules"]["switches"]["ua_drain_when"] == "every_turn"
+    after = result.manifest["suggestions"][0]["after"]
+    assert after is not None and after["without_patch"] is not None
+    m = result.manifest
+    assert m["scope"]["switches"] == ["ua_drain_when"] and m["scope"]["cards"] == []
+    assert "suggestions/01-rules.toml" in m["files"]
+    assert m["games"]["total"] <= 340_000

@@ -35,6 +35,10 @@ DECKS = [str(ROOT / "decks" / "bison_stampede.txt"), str(ROOT / "decks" / "eagle
     ('[targets]\ndeck_share_max = 0.55\npath_shares = [0.2, 0.3]\n', 3,
      "unknown target 'path_shares'"),
     ('[targets]\nfirst_seat = [0.55, 0.45]\n', 2, "the low end is above the high end"),
+    ('[targets]\nfirst_seat = [0.45, 0.55]\n\n[scope]\nswitches = ["aoa", "sideway_reset"]\n',
+     5, "unknown switch 'sideway_reset' (did you mean 'sideways_reset'?)"),
+    ('[targets]\nfirst_seat = [0.45, 0.55]\n\n[scope]\ncards = []\nswitches = ["min_pillars"]\n',
+     6, "'min_pillars' decides which decks are legal"),
 ])
 def test_bad_targets_are_one_line_exit_2_and_nothing_written(tmp_path, capsys, text, line,
                                                             words):
@@ -103,3 +107,31 @@ def test_a_second_writer_of_a_balance_dir_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1
     assert str(os.getpid()) in err and "balance dir" in err
+
+
+def test_a_candidate_rules_array_is_the_one_its_rules_profile_compiles_to(tmp_path):
+    """The search plays each candidate's rules array; compare plays its rules profile
+    (``--rules-b``): the same array, for every value of every switch the scope may name."""
+    from rnr_sim.balance.targets import (
+        DECK_SWITCHES,
+        MULTIPLAYER_SWITCHES,
+        patched_rules,
+        rules_toml,
+        switch_knobs,
+    )
+    from rnr_sim.rules import SWITCHES, default_profile, load_profile
+
+    base = default_profile()
+    names = tuple(s.name for s in SWITCHES
+                  if s.name not in DECK_SWITCHES + MULTIPLAYER_SWITCHES)
+    knobs = switch_knobs(base, names, None)
+    for k, kn in enumerate(knobs):
+        for value in kn.choices():
+            changes = ((k, value),)
+            f = tmp_path / "r.toml"
+            f.write_text(rules_toml(base, knobs, changes, "t", "n"), encoding="utf-8")
+            profile = load_profile(f)
+            assert np.array_equal(patched_rules(base.compile(), knobs, changes),
+                                  profile.compile())
+            assert list(profile.changed()) == [kn.card]
+            assert describe(knobs, changes)[0].startswith(f"rule {kn.card}: ")

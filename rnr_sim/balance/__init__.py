@@ -7,9 +7,11 @@ The budget (every game the command plays) is spent in three phases, in this orde
 1. **search** (``search.py``, ``SEARCH_SHARE``): the unchanged catalog on the metagame's
    deals, then candidates, raced, until the next generation could overrun its share;
 2. **verification** (``verify.py``, what is left but the re-discovery's share): every
-   suggestion's patch through ``compare`` on the deals of a seed the search never used;
-3. **re-discovery** (``REDISCOVER_SHARE``): ``discover`` with each patched catalog, best
-   suggestion first, as long as its share affords ``discover``'s minimum budget.
+   suggestion's patch and rules profile through ``compare`` on the deals of a seed the
+   search never used;
+3. **re-discovery** (``REDISCOVER_SHARE``): ``discover`` with each patched catalog and
+   rules profile, best suggestion first, as long as its share affords ``discover``'s
+   minimum budget.
 
 The metagame is the ``--field`` decks, equally weighted, or the decks of a discovery dir's
 metagame matrix (its best elites and its field) weighted by its equilibrium mix.
@@ -134,6 +136,8 @@ def _scope_ids(tf, plan, options: BalanceOptions, paths, out: Path, progress: bo
     """The scope's cards (catalog ids) and how they were chosen."""
     from rnr_sim.balance.targets import resolve_cards
 
+    if tf.scope.no_cards:  # cards = [] beside switches: the switches only
+        return [], {"how": "none: switches only"}
     if tf.scope.cards:
         return resolve_cards(tf, plan.catalog), {"how": "listed"}
     if not tf.scope.flagged:
@@ -169,7 +173,7 @@ def balance(options: BalanceOptions, progress: bool = True,
     Ctrl-C during the search stops after the games under way (``Balance.stopped``;
     ``--resume`` carries on from ``out/.balance/``)."""
     from rnr_sim import runner
-    from rnr_sim.balance.targets import knobs_of, load_targets
+    from rnr_sim.balance.targets import knobs_of, load_targets, switch_knobs
     from rnr_sim.dirlock import DirLock
     from rnr_sim.execution import log_to_stderr, open_backend
 
@@ -206,7 +210,8 @@ def balance(options: BalanceOptions, progress: bool = True,
         raise InputError(f"--out {out}: cannot create the balance dir ({e.strerror})") from None
     try:
         ids, scope_how = _scope_ids(tf, plan, options, paths, out, progress, log)
-        knobs = knobs_of(plan.catalog, ids, tf.scope.fields, tf.scope.max_step)
+        knobs = knobs_of(plan.catalog, ids, tf.scope.fields, tf.scope.max_step) + \
+            switch_knobs(plan.profile, tf.scope.switches, tf.scope.max_step)
         if not knobs:
             raise InputError(f"{tf.where}: [scope]: none of the {len(ids)} cards in scope "
                              f"has a number among fields = {list(tf.scope.fields)}; widen "
@@ -262,20 +267,21 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
                                              "total": time.perf_counter() - t_start})
     # Verification: every suggestion through compare on fresh deals.
     (out / "suggestions").mkdir(exist_ok=True)
-    files = output.write_patches(out, plan.catalog, knobs, found, tf)
+    files = output.write_patches(out, plan.catalog, plan.profile, knobs, found, tf)
     verify_games = budget_left - found.games - int(budget_left * share_re)
     per_deal = 2 * len(plan.tables) * 2
     deals = max(MIN_VERIFY_DEALS, verify_games // max(1, len(files) * per_deal))
     t0 = time.perf_counter()
     checked = []
-    for rank, f in enumerate(files, start=1):
-        log(f"verifying suggestion {rank:02d} ({f}) with compare on {deals:,} fresh deals "
-            "a pair")
-        checked.append(verify.check(rank, f, meta, tf.targets, options.cards, options.rules,
-                                    deals, options.seed, out / "verify" / f"{rank:02d}",
-                                    options, progress, log))
+    for rank, (patch, rules_b) in enumerate(files, start=1):
+        shown = ", ".join(str(f) for f in (patch, rules_b) if f is not None)
+        log(f"verifying suggestion {rank:02d} ({shown}) with compare on {deals:,} fresh "
+            "deals a pair")
+        checked.append(verify.check(rank, patch, rules_b, meta, tf.targets, options.cards,
+                                    options.rules, deals, options.seed,
+                                    out / "verify" / f"{rank:02d}", options, progress, log))
     verify_s = time.perf_counter() - t0
-    # The metagame after: a warm-started discovery with each patched catalog; its strongest
+    # The metagame after: a warm-started discovery with each patched catalog and rules; its strongest
     # deck then plays the metagame with the unchanged cards too, on the same deals, so that
     # a deck the patch made strong is told from one the cards held already.
     from rnr_sim.cards import DEFAULT_CATALOG
@@ -292,16 +298,20 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
         # The discovery gets all but PATCH_EFFECT_SHARE of it; the rest replays its
         # strongest deck with the unchanged cards (as many deals as fit, up to its own).
         b_found = max(DISCOVER_MIN, int(b * (1 - PATCH_EFFECT_SHARE)))
-        log(f"re-discovery after suggestion {v.rank:02d}: discover with the patched catalog, "
-            f"{b_found:,} games")
-        found_after = verify.rediscover([v.compare_dir / "variant-catalog.toml"], meta,
-                                        tf.targets, options.rules, b_found, options.seed,
-                                        v.compare_dir / "discovery", options, progress, log)
+        # The suggestion's catalog and rules: compare's variant catalog when it changes
+        # cards, its rules profile when it changes switches.
+        unchanged = list(options.cards or [DEFAULT_CATALOG])
+        cards_after = unchanged if v.patch is None else [v.compare_dir / "variant-catalog.toml"]
+        rules_after = options.rules if v.rules_b is None else v.rules_b
+        log(f"re-discovery after suggestion {v.rank:02d}: discover with its "
+            f"{'catalog' if v.rules_b is None else 'rules'}, {b_found:,} games")
+        found_after = verify.rediscover(cards_after, meta, tf.targets, rules_after, b_found,
+                                        options.seed, v.compare_dir / "discovery", options,
+                                        progress, log)
         deals = min(found_after["deals"], (b - found_after["games"]) // (4 * len(meta.paths)))
         effect = None if deals < 2 else verify.patch_effect(
-            Path(found_after["deck"]), [v.compare_dir / "variant-catalog.toml"],
-            list(options.cards or [DEFAULT_CATALOG]), meta, options.rules, deals,
-            options.seed, options)
+            Path(found_after["deck"]), cards_after, unchanged, meta, rules_after,
+            options.rules, deals, options.seed, options)
         found_after["without_patch"] = effect
         if effect is not None:
             found_after["games"] += effect["games"]

@@ -1,7 +1,8 @@
 """The balance dir (docs/design.md, "Balance dir"): what ``rnr-sim balance`` writes.
 
 - ``suggestions/NN.toml``: each suggestion as a card patch, best first, which ``rnr-sim
-  compare --patch`` takes as it is;
+  compare --patch`` takes as it is, and ``suggestions/NN-rules.toml`` when it changes
+  rules switches: the run's rules profile with them changed, for ``--rules-b``;
 - ``suggestions.parquet``: one row per suggestion (``SUGGESTIONS_SCHEMA``);
 - ``candidates.parquet``: every candidate the search measured (its changes, distance to
   the targets and paired difference from the unchanged catalog, deals, stages raced);
@@ -31,16 +32,26 @@ import polars as pl
 
 from rnr_sim import __version__, identity, searchdirs
 from rnr_sim.balance.metrics import Figures
-from rnr_sim.balance.targets import Changes, describe, patch_toml
+from rnr_sim.balance.targets import (
+    Changes,
+    changes_cards,
+    changes_rules,
+    describe,
+    patch_toml,
+    rules_toml,
+    switches_changed,
+)
 from rnr_sim.execution import write_json, write_parquet
 from rnr_sim.schema import WIN_PATHS
 
 SUGGESTIONS_SCHEMA = {
-    "rank": pl.Int32, "cards": pl.List(pl.String), "changes": pl.List(pl.String),
+    "rank": pl.Int32, "cards": pl.List(pl.String), "switches": pl.List(pl.String),
+    "changes": pl.List(pl.String),
     "targets_met": pl.List(pl.String), "targets_missed": pl.List(pl.String),
     "verified": pl.Boolean, "n_cards": pl.Int32, "size": pl.Float64,
     "distance_search": pl.Float64, "distance_verified": pl.Float64,
-    "distance_before": pl.Float64, "file": pl.String, "compare_dir": pl.String,
+    "distance_before": pl.Float64, "file": pl.String, "rules_file": pl.String,
+    "compare_dir": pl.String,
     "compare_command": pl.String, "verify_deals": pl.Int64,
     "strongest_after": pl.String, "strongest_after_share": pl.Float64,
     "strongest_after_lo": pl.Float64, "strongest_after_hi": pl.Float64,
@@ -89,8 +100,17 @@ def ordered(found, s) -> Changes:
     return tuple(s.changes[i] for i in idx)
 
 
-def write_patches(out: Path, catalog, knobs, found, tf) -> list[Path]:
-    """``suggestions/NN.toml`` for each suggestion, best first."""
+def suggestion_files(rank: int, knobs, changes: Changes) -> tuple[str | None, str | None]:
+    """A suggestion's files in the balance dir: its card patch ``suggestions/NN.toml`` when
+    it changes cards, its rules profile ``suggestions/NN-rules.toml`` when it changes
+    switches (None: not written)."""
+    return (f"suggestions/{rank:02d}.toml" if changes_cards(knobs, changes) else None,
+            f"suggestions/{rank:02d}-rules.toml" if changes_rules(knobs, changes) else None)
+
+
+def write_patches(out: Path, catalog, profile, knobs, found, tf
+                  ) -> list[tuple[Path | None, Path | None]]:
+    """Each suggestion's (card patch, rules profile), best first (``suggestion_files``)."""
     files = []
     for rank, s in enumerate(found.suggestions, start=1):
         ch = ordered(found, s)
@@ -98,10 +118,15 @@ def write_patches(out: Path, catalog, knobs, found, tf) -> list[Path]:
         note = (f"rnr-sim balance suggestion {rank:02d}: {'; '.join(lines)}. Search: "
                 f"{100 * s.distance:.1f} pp from the targets on {s.deals} deals a pair "
                 f"(unchanged: {100 * found.baseline_judged.distance:.1f} pp).")
-        path = out / "suggestions" / f"{rank:02d}.toml"
-        path.write_text(patch_toml(catalog, knobs, ch, f"Balance suggestion {rank:02d}", note),
-                        encoding="utf-8")
-        files.append(path)
+        name = f"Balance suggestion {rank:02d}"
+        patch, rules = suggestion_files(rank, knobs, ch)
+        if patch is not None:
+            (out / patch).write_text(patch_toml(catalog, knobs, ch, name, note),
+                                     encoding="utf-8")
+        if rules is not None:
+            (out / rules).write_text(rules_toml(profile, knobs, ch, name, note),
+                                     encoding="utf-8")
+        files.append(tuple(None if f is None else out / f for f in (patch, rules)))
     return files
 
 
@@ -143,13 +168,15 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
     for s, v in zip(found.suggestions, checked, strict=False):
         ch = ordered(found, s)
         a = after.get(v.rank)
+        patch, rules = suggestion_files(v.rank, knobs, ch)
         sug_rows.append({
-            "rank": v.rank, "cards": list(dict.fromkeys(knobs[k].card for k, _ in ch)),
-            "changes": describe(knobs, ch), "targets_met": v.met,
+            "rank": v.rank, "cards": list(dict.fromkeys(knobs[k].card for k, _ in ch
+                                                        if not knobs[k].rule)),
+            "switches": switches_changed(knobs, ch), "changes": describe(knobs, ch), "targets_met": v.met,
             "targets_missed": v.missed, "verified": v.verified, "n_cards": s.n_cards,
             "size": s.size, "distance_search": s.distance, "distance_verified": v.distance,
             "distance_before": v.distance_before,
-            "file": f"suggestions/{v.rank:02d}.toml",
+            "file": patch, "rules_file": rules,
             "compare_dir": str(v.compare_dir.relative_to(out)),
             "compare_command": v.command, "verify_deals": v.deals,
             "strongest_after": None if a is None else f"{a['deck']} ({a['cell']})",
@@ -177,7 +204,8 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
              for name, frame in (("suggestions", suggestions),
                                  ("candidates", candidates_frame(found, knobs)),
                                  ("figures", figures))}
-    files |= {r["file"]: identity.file_sha256(out / r["file"]) for r in sug_rows}
+    files |= {r[k]: identity.file_sha256(out / r[k]) for r in sug_rows
+              for k in ("file", "rules_file") if r[k] is not None}
     games_verify = sum(v.games for v in checked)
     games_re = sum(a["games"] for a in after.values())
     j0 = found.baseline_judged

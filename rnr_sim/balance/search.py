@@ -1,18 +1,22 @@
 """The search for changes that bring the metagame within the targets.
 
 A candidate is a set of at most ``max_changes`` integer changes to the numbers in scope
-(``targets.Knob``). It is scored by playing the metagame's decks against each other with
-the changed catalog (a new ``Pool.cards``, the same decks, pilots and deals: common random
-numbers, so every candidate and the unchanged catalog meet the same shuffles), and judged
-against the targets (``metrics.judge``). Three objectives, all minimised: the distance to
-the targets, the number of cards changed, and the size of the changes.
+and the rules switches in scope (``targets.Knob``; a switch's value is its compiled value
+in the engine's rules array). It is scored by playing the metagame's decks against each
+other with the changed catalog and rules (a new ``Pool.cards`` and ``Pool.rules``, the
+same decks, pilots and deals: common random numbers, so every candidate and the unchanged
+catalog meet the same shuffles), and judged against the targets (``metrics.judge``).
+Three objectives, all minimised: the distance to the targets, the number of cards changed
+(a switch counted as one), and the size of the changes.
 
-- **Screen.** Every knob moved one ``step`` down and one up, each raced (below): the first
-  generation, and the knobs the mutation reaches for most.
+- **Screen.** Every number moved one ``step`` down and one up, every switch to each of
+  its other values, each raced (below): the first generation, and the knobs the mutation
+  reaches for most.
 - **NSGA-II** (pymoo): a population of the best candidates; offspring by crossover (each
   parent's changes dealt between two children) and mutation (a value nudged by one or by
   a step, a knob swapped, a change added or dropped), ranked by non-domination and
-  crowding over the three objectives. Until the next generation could overrun the budget.
+  crowding over the three objectives. Until the next generation could overrun the budget,
+  or generations stop bringing new candidates (a small scope played out).
 - **Racing.** A batch of candidates plays ``stages`` deals a pair, stage by stage (one
   evaluator call a candidate a stage); after each of the first two, a candidate stops if
   it is clearly worse (its distance minus the baseline's, paired on the same deals, 1.96
@@ -34,7 +38,17 @@ import numpy as np
 
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.balance.metrics import Figures, Games, Judged, judge, variance
-from rnr_sim.balance.targets import Changes, Knob, Targets, cards_changed, patched_cards, size
+from rnr_sim.balance.targets import (
+    Changes,
+    Knob,
+    Targets,
+    cards_changed,
+    changes_cards,
+    changes_rules,
+    patched_cards,
+    patched_rules,
+    size,
+)
 from rnr_sim.evaluation import Evaluator, Matchups, Pool
 
 SEARCH_SEED_OFFSET = 0
@@ -42,6 +56,7 @@ POP_SIZE = 16
 TOP_KNOBS = 24  # the screen's best knobs, which mutation reaches for half the time
 SCREEN_SHARE = 0.5  # of the search budget, at most, for the screen
 SCREEN_KEEP = 0.125  # the screen's racing: an eighth of its candidates go on
+STALE_GENERATIONS = 20  # generations in a row with no new candidate: the search stops
 KEEP = 0.25  # racing: the share of a batch's candidates that go on to the next stage
 
 
@@ -72,10 +87,11 @@ class Metagame:
     mirrors: bool = False  # a discovery's mix: a deck meets itself too
 
     def mirror_games(self, ev: Evaluator, cards: np.ndarray, seed: int, deals: int,
-                     table0: int) -> Games | None:
+                     table0: int, rules: np.ndarray | None = None) -> Games | None:
         """Each weighted deck against itself on deals ``0..deals-1``, deck i's on table
-        ``table0 + i`` (the games ``compare``'s round robin does not play)."""
-        pool = Pool(cards, self.pool.rules, self.pool.deck_cards, self.pool.deck_size,
+        ``table0 + i`` (the games ``compare``'s round robin does not play), with ``rules``
+        (None: the metagame's)."""
+        pool = Pool(cards, self.pool.rules if rules is None else rules, self.pool.deck_cards, self.pool.deck_size,
                     self.pool.policies, self.pool.search)
         parts = []
         for i in self.field:
@@ -156,9 +172,12 @@ class _Player:
         self.base_by_depth: dict[int, tuple[Figures, Judged]] = {}
 
     def play(self, changes: Changes, first: int, deals: int, key: str) -> Games | None:
-        cards = patched_cards(self.catalog, self.meta.pool.cards, self.knobs, changes) \
-            if changes else self.meta.pool.cards
-        pool = Pool(cards, self.meta.pool.rules, self.meta.pool.deck_cards,
+        base = self.meta.pool
+        cards = patched_cards(self.catalog, base.cards, self.knobs, changes) \
+            if changes_cards(self.knobs, changes) else base.cards
+        rules = patched_rules(base.rules, self.knobs, changes) \
+            if changes_rules(self.knobs, changes) else base.rules
+        pool = Pool(cards, rules, self.meta.pool.deck_cards,
                     self.meta.pool.deck_size, self.meta.pool.policies, self.meta.pool.search)
         games = self.meta.matchups(first, deals)
         out = self.ev.play(pool, games, self.seed + SEARCH_SEED_OFFSET, key=key)
@@ -402,11 +421,7 @@ def run(ev: Evaluator, meta: Metagame, catalog, knobs: list[Knob], targets: Targ
 
     # The screen: every knob a step down and a step up, in one race, as far as its share
     # of the budget allows (the generations need the rest).
-    screen = []
-    for k, kn in enumerate(knobs):
-        for value in (kn.base - kn.step, kn.base + kn.step):
-            if kn.lo <= value <= kn.hi and value != kn.base:
-                screen.append(((k, value),))
+    screen = [((k, value),) for k, kn in enumerate(knobs) for value in kn.choices()]
     room = SCREEN_SHARE * (budget - p.games)
     n_screen = len(screen)
     while n_screen > POP_SIZE and p.cost(n_screen, SCREEN_KEEP) > room:
@@ -444,7 +459,7 @@ def run(ev: Evaluator, meta: Metagame, catalog, knobs: list[Knob], targets: Targ
                  eliminate_duplicates=HashDuplicateElimination(func=key_of),
                  seed=seed % (2**32))
     algo.setup(problem, termination=("n_gen", 10**9))
-    gen = 0
+    gen = stale = 0
     while True:
         if p.games + p.cost(POP_SIZE, KEEP) > budget:
             break
@@ -452,6 +467,11 @@ def run(ev: Evaluator, meta: Metagame, catalog, knobs: list[Knob], targets: Targ
         if pop is None or len(pop) == 0:
             break
         cands = [genome.decode(x) for x in pop.get("X")]
+        # A small scope (one switch, say) is soon played out: stop once generations
+        # bring nothing new, or the loop would never reach the budget.
+        stale = stale + 1 if all(c in p.scored for c in cands if c) else 0
+        if stale > STALE_GENERATIONS:
+            break
         got = race_all([c for c in cands if c], f"g{gen:04d}", KEEP)
         if got is None:
             return _stopped(result, p)

@@ -16,6 +16,7 @@ which numbers ``rnr-sim balance`` may change to get there.
     fields = ["cost", "damage", "effect"]       # default: all of FIELDS
     max_changes = 3                             # card fields changed at most (default 3)
     max_step = 3                                # a field moves at most this far (optional)
+    switches = ["attack_lifetime"]              # rules switches it may change (default none)
 
 Every problem is one ``InputError`` line naming the file, the line and the fix.
 """
@@ -44,10 +45,17 @@ from rnr_sim.schema import WIN_PATHS
 #: costs are not searched).
 FIELDS = ("cost", "damage", "dp", "ip", "drain", "effect")
 TARGET_KEYS = ("deck_share_max", "path_share", "first_seat", "min_support", "iwd_max")
-SCOPE_KEYS = ("cards", "fields", "max_changes", "max_step")
+SCOPE_KEYS = ("cards", "fields", "max_changes", "max_step", "switches")
 DEFAULT_MAX_CHANGES = 3
 MAX_CHANGES_LIMIT = 8
 FLAGGED = "flagged"
+RULE = "rule"  # a Knob over a rules switch
+#: Switches the search leaves alone: those that decide which decks are legal (R1-R4, R31;
+#: the metagame's decks are fixed) and those that matter at 3-4 players only (R26, R45;
+#: balance plays two).
+DECK_SWITCHES = ("deck_includes_uas", "min_pillars", "max_freedom", "max_bills",
+                 "max_copies_attack_defense", "max_rares")
+MULTIPLAYER_SWITCHES = ("multiplayer", "turn_limit_scales")
 
 
 @dataclass(frozen=True)
@@ -78,20 +86,28 @@ class Targets:
 
 @dataclass(frozen=True)
 class Scope:
-    """Which numbers may change: ``cards`` (names; empty: every card the metagame plays;
-    ``flagged``: the cards the report flags), ``fields``, at most ``max_changes`` changes,
-    each at most ``max_step`` (None: the default span, ``Knob.span``)."""
+    """Which numbers may change: ``cards`` (names; empty: every card the metagame plays,
+    unless ``no_cards``, written ``cards = []`` beside ``switches``; ``flagged``: the cards
+    the report flags), ``fields``, the rules ``switches``, at most ``max_changes`` changes
+    (a switch changed is one), each at most ``max_step`` (None: the default span,
+    ``Knob.span``)."""
 
     cards: tuple[str, ...] = ()
     flagged: bool = False
     fields: tuple[str, ...] = FIELDS
     max_changes: int = DEFAULT_MAX_CHANGES
     max_step: int | None = None
+    switches: tuple[str, ...] = ()
+    no_cards: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"cards": FLAGGED if self.flagged else (list(self.cards) or "every card played"),
-                "fields": list(self.fields), "max_changes": self.max_changes,
-                "max_step": self.max_step}
+        cards = [] if self.no_cards else (list(self.cards) or "every card played")
+        out = {"cards": FLAGGED if self.flagged else cards,
+               "fields": list(self.fields), "max_changes": self.max_changes,
+               "max_step": self.max_step}
+        if self.switches:  # absent when none: the identity of a run without them as before
+            out["switches"] = list(self.switches)
+        return out
 
 
 @dataclass(frozen=True)
@@ -218,12 +234,15 @@ def parse_targets(raw: bytes | str, where: str = "<targets>", path: Path | None 
         raise InputError(f"{where}: no targets: set at least one in [targets], e.g. "
                          "deck_share_max = 0.55")
 
+    switches = _switches(s, lines, at)
     cards: tuple[str, ...] = ()
-    flagged = False
+    flagged = no_cards = False
     if "cards" in s:
         v = s["cards"]
         if v == FLAGGED:
             flagged = True
+        elif v == [] and switches:
+            no_cards = True
         elif isinstance(v, list) and v and all(isinstance(c, str) and c.strip() for c in v):
             cards = tuple(v)
         else:
@@ -242,8 +261,29 @@ def parse_targets(raw: bytes | str, where: str = "<targets>", path: Path | None 
         s["max_changes"], at("max_changes", "scope"), "max_changes", 1, MAX_CHANGES_LIMIT)
     max_step = None if "max_step" not in s else _whole(
         s["max_step"], at("max_step", "scope"), "max_step", 1, MAX_NUMBER)
-    scope = Scope(cards, flagged, fields, max_changes, max_step)
+    scope = Scope(cards, flagged, fields, max_changes, max_step, switches, no_cards)
     return TargetsFile(path, where, text, targets, scope)
+
+
+def _switches(s: dict[str, Any], lines: _Lines, at) -> tuple[str, ...]:
+    """``[scope] switches``: rules switches by their names in ``rnr-sim rules``."""
+    from rnr_sim.rules import SWITCH_BY_NAME
+
+    if "switches" not in s:
+        return ()
+    v = s["switches"]
+    if not isinstance(v, list) or not v or not all(isinstance(n, str) for n in v):
+        raise InputError(f"{at('switches', 'scope')} must be a list of rules switches, e.g. "
+                         "[\"attack_lifetime\"] (`rnr-sim rules` lists them)")
+    for name in v:
+        _known(lines, "scope", " switches", "switch", name, SWITCH_BY_NAME)
+        why = ("decides which decks are legal, and the metagame's decks are fixed"
+               if name in DECK_SWITCHES else "matters at 3-4 players only, and balance "
+               "plays two" if name in MULTIPLAYER_SWITCHES else "")
+        if why:
+            raise InputError(f"{lines.of(name, table='scope')}: [scope] switches: "
+                             f"{quote_name(name)} {why}; drop it")
+    return tuple(dict.fromkeys(v))
 
 
 def load_targets(path: str | Path) -> TargetsFile:
@@ -270,10 +310,33 @@ class Knob:
     #: The number as a change line names it: ``damage``, or an effect without its amount
     #: (``lp``, ``each turn: draw``; ``effect 2: lp`` when the card has that verb twice).
     subject: str = ""
+    #: A rules switch (``field == "rule"``, ``card`` its name, ``card_id`` its index in the
+    #: engine's rules array): what each compiled value stands for (``(False, True)``, the
+    #: choices), empty for a whole-number switch.
+    values: tuple = ()
+
+    @property
+    def rule(self) -> bool:
+        return self.field == RULE
 
     @property
     def label(self) -> str:
-        return f"{self.card}: {self.subject or self.field}"
+        return f"rule {self.card}" if self.rule else f"{self.card}: {self.subject or self.field}"
+
+    def shown(self, value: int) -> str:
+        """``value`` as a change line writes it: a switch's ``true``, ``one_shot``, ``200``."""
+        if not self.values:
+            return str(value)
+        v = self.values[value]
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
+    def choices(self) -> list[int]:
+        """The values the screen tries: a switch's every other legal value; a number's one
+        ``step`` down and up."""
+        if self.rule and self.values:
+            return [v for v in range(self.lo, self.hi + 1) if v != self.base]
+        return [v for v in (self.base - self.step, self.base + self.step)
+                if self.lo <= v <= self.hi and v != self.base]
 
     @property
     def step(self) -> int:
@@ -332,6 +395,30 @@ def _knob(cid: int, card, fld: str, e: int, value: int, max_step: int | None,
     return Knob(cid, card.name, fld, e, value, lo, min(MAX_NUMBER, value + s), subject)
 
 
+def switch_knobs(profile, names: tuple[str, ...], max_step: int | None) -> list[Knob]:
+    """A knob for each rules switch of ``names`` over its legal values, from its value in
+    ``profile`` (the run's ``RulesProfile``): a boolean's other value, a choice switch's
+    other choices, a whole-number switch within ``max_step`` (default: the span of a
+    number, ``span``) and its own range."""
+    from rnr_sim.rules import SWITCH_BY_NAME, SWITCHES
+
+    out = []
+    for name in names:
+        sw = SWITCH_BY_NAME[name]
+        index = SWITCHES.index(sw)
+        base = sw.compile(profile[name])
+        if sw.kind == "bool":
+            out.append(Knob(index, name, RULE, -1, base, 0, 1, values=(False, True)))
+        elif sw.kind == "choice":
+            out.append(Knob(index, name, RULE, -1, base, 0, len(sw.choices) - 1,
+                            values=sw.choices))
+        else:
+            s = span(base) if max_step is None else max_step
+            out.append(Knob(index, name, RULE, -1, base, max(sw.minimum, base - s),
+                            min(sw.maximum, base + s)))
+    return out
+
+
 def resolve_cards(tf: TargetsFile, catalog: Catalog) -> list[int]:
     """The scope's cards as catalog ids; an unknown name is one line naming the file, the
     line and the closest names."""
@@ -371,10 +458,50 @@ def patched_card(card, changes: list[tuple[Knob, int]]):
 
 
 def by_card(knobs: list[Knob], changes: Changes) -> dict[int, list[tuple[Knob, int]]]:
+    """The card changes (not the switches) by card id."""
     out: dict[int, list[tuple[Knob, int]]] = {}
     for k, value in changes:
-        out.setdefault(knobs[k].card_id, []).append((knobs[k], value))
+        if not knobs[k].rule:
+            out.setdefault(knobs[k].card_id, []).append((knobs[k], value))
     return out
+
+
+def changes_cards(knobs: list[Knob], changes: Changes) -> bool:
+    return any(not knobs[k].rule for k, _ in changes)
+
+
+def changes_rules(knobs: list[Knob], changes: Changes) -> bool:
+    return any(knobs[k].rule for k, _ in changes)
+
+
+def patched_rules(base: np.ndarray, knobs: list[Knob], changes: Changes) -> np.ndarray:
+    """The engine's rules array (``RulesProfile.compile``) with the switch changes applied."""
+    out = base.copy()
+    for k, value in changes:
+        if knobs[k].rule:
+            out[knobs[k].card_id] = value
+    return out
+
+
+def rules_toml(profile, knobs: list[Knob], changes: Changes, name: str, note: str) -> str:
+    """A rules profile (``rnr_sim.rules``) that ``compare --rules-b`` and ``--rules`` take:
+    every switch of ``profile`` (the run's), the changed ones as the changes set them."""
+    from rnr_sim.patches import toml_string, toml_value
+    from rnr_sim.rules import SWITCHES
+
+    values = dict(profile.values)
+    for k, value in changes:
+        if knobs[k].rule:
+            kn = knobs[k]
+            values[kn.card] = kn.values[value] if kn.values else value
+    out = [f"# {line}" for line in note.splitlines()]
+    out += [f"name = {toml_string(name)}", "", "[rules]"]
+    out += [f"{s.name} = {toml_value(values[s.name])}" for s in SWITCHES]
+    return "\n".join(out) + "\n"
+
+
+def switches_changed(knobs: list[Knob], changes: Changes) -> list[str]:
+    return [knobs[k].card for k, _ in changes if knobs[k].rule]
 
 
 def patched_cards(catalog: Catalog, base: np.ndarray, knobs: list[Knob], changes: Changes
@@ -411,14 +538,20 @@ def patch_toml(catalog: Catalog, knobs: list[Knob], changes: Changes, name: str,
 
 
 def describe(knobs: list[Knob], changes: Changes) -> list[str]:
-    """One line per change: ``Minuteman Volley: damage 8 -> 6``."""
-    return [f"{knobs[k].label} {knobs[k].base} -> {v}" for k, v in changes]
+    """One line per change: ``Minuteman Volley: damage 8 -> 6``,
+    ``rule attack_lifetime: persistent -> one_shot``."""
+    return [f"{knobs[k].label}{':' if knobs[k].rule else ''} {knobs[k].shown(knobs[k].base)} "
+            f"-> {knobs[k].shown(v)}" for k, v in changes]
 
 
 def size(knobs: list[Knob], changes: Changes) -> float:
-    """How big the changes are: the sum of each move relative to the number it moves."""
-    return float(sum(abs(v - knobs[k].base) / max(1, abs(knobs[k].base)) for k, v in changes))
+    """How big the changes are: the sum of each move relative to the number it moves (a
+    boolean or choice switch changed: 1)."""
+    return float(sum(1.0 if knobs[k].values else
+                     abs(v - knobs[k].base) / max(1, abs(knobs[k].base)) for k, v in changes))
 
 
 def cards_changed(knobs: list[Knob], changes: Changes) -> int:
-    return len({knobs[k].card_id for k, _ in changes})
+    """The cards changed, each switch changed counted as one more."""
+    return len({knobs[k].card_id for k, _ in changes if not knobs[k].rule}) + len(
+        switches_changed(knobs, changes))

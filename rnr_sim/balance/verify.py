@@ -2,7 +2,8 @@
 deals, and the metagame searched again after it.
 
 - **The paired check**: ``compare`` (``run_compare``, then ``compare_runs``) plays the
-  metagame's decks with and without the suggestion's patch file, as it is, on the deals of
+  metagame's decks with and without the suggestion's patch file and rules profile
+  (``--patch``, ``--rules-b``), as they are, on the deals of
   a seed the search never used; its run dirs and ``compare.json`` stay in
   ``verify/NN/``. The targets' figures before and after, with their intervals and the
   paired change, are read from those run dirs' games (``metrics``: the metagame's mix
@@ -10,7 +11,7 @@ deals, and the metagame searched again after it.
   discovery's mix, each deck's mirror matches are played beside them, on the same seed). ``iwd_max``
   is judged on the report's adjusted IWD of the variant run (``analytics``).
 - **The metagame after**: ``rnr-sim discover`` with the patched catalog (the variant
-  catalog ``compare`` wrote) and the metagame's decks as its field, which also seed its
+  catalog ``compare`` wrote) and the suggestion's rules profile, and the metagame's decks as its field, which also seed its
   archive (a warm start): the strongest deck it finds, held out, against the
   ``deck_share_max`` target.
 """
@@ -83,6 +84,8 @@ class Verified:
     support: tuple[int, int]
     compare_dir: Path
     command: str
+    patch: Path | None = None  # the suggestion's card patch (None: it changes no card)
+    rules_b: Path | None = None  # its rules profile (None: it changes no switch)
     after: dict[str, Any] | None = None
     excluded: list[str] = field(default_factory=list)
 
@@ -134,17 +137,18 @@ def max_iwd(run_dir: Path) -> tuple[float, str, float, float] | None:
             float(r["iwd_adjusted_hi"]))
 
 
-def check(rank: int, patch: Path, meta, targets: Targets, cards, rules, deals: int,
-          seed: int, out: Path, options, progress: bool, log) -> Verified:
-    """Run ``compare`` for one suggestion (module docstring) into ``out``, with the
-    threads and backend of ``options`` (``BalanceOptions``)."""
+def check(rank: int, patch: Path | None, rules_b: Path | None, meta, targets: Targets, cards,
+          rules, deals: int, seed: int, out: Path, options, progress: bool, log) -> Verified:
+    """Run ``compare`` for one suggestion (module docstring) into ``out``: its card patch
+    as ``--patch``, its rules profile as ``--rules-b`` (either or both), with the threads
+    and backend of ``options`` (``BalanceOptions``)."""
     threads = options.threads
     from rnr_sim.compare import CompareOptions, compare_runs, run_compare, summary_json
     from rnr_sim.compare.runs import write_summary
 
-    command = _compare_command(meta.paths, patch, cards, rules, seed + VERIFY_SEED_OFFSET,
-                               deals)
-    options = CompareOptions(decks=list(meta.paths), patch=patch, games=deals,
+    command = _compare_command(meta.paths, patch, rules_b, cards, rules,
+                               seed + VERIFY_SEED_OFFSET, deals)
+    options = CompareOptions(decks=list(meta.paths), patch=patch, rules_b=rules_b, games=deals,
                              seed=seed + VERIFY_SEED_OFFSET, cards=cards, rules=rules,
                              threads=threads, backend=options.backend,
                              address=options.address, out=out, command=command)
@@ -162,14 +166,16 @@ def check(rank: int, patch: Path, meta, targets: Targets, cards, rules, deals: i
         from rnr_sim import runner
         from rnr_sim.cards import load_catalog
         from rnr_sim.evaluation import Evaluator
+        from rnr_sim.rules import load_profile
 
-        variant = np.ascontiguousarray(load_catalog(out / "variant-catalog.toml").compile(),
-                                       dtype=np.int32)
+        variant = meta.pool.cards if patch is None else np.ascontiguousarray(
+            load_catalog(out / "variant-catalog.toml").compile(), dtype=np.int32)
+        variant_rules = None if rules_b is None else load_profile(rules_b).compile()
         with Evaluator(runner.engine_driver(), threads=threads) as ev:
             mb = meta.mirror_games(ev, meta.pool.cards, seed + VERIFY_SEED_OFFSET, deals,
                                    len(tables))
             mv = meta.mirror_games(ev, variant, seed + VERIFY_SEED_OFFSET, deals,
-                                   len(tables))
+                                   len(tables), variant_rules)
             if mb is None or mv is None:
                 raise KeyboardInterrupt
             games += ev.games_played
@@ -189,7 +195,8 @@ def check(rank: int, patch: Path, meta, targets: Targets, cards, rules, deals: i
                 missed.append("iwd_max")
     met = [n for n in targets.names() if n not in missed]
     return Verified(rank, deals, games, rows, met, missed, jv.distance,
-                    jb.distance, (fb.support, fv.support), out, command, excluded=excluded)
+                    jb.distance, (fb.support, fv.support), out, command, patch, rules_b,
+                    excluded=excluded)
 
 
 def _tables(n: int) -> np.ndarray:
@@ -198,11 +205,15 @@ def _tables(n: int) -> np.ndarray:
     return make_tables(n, 2)
 
 
-def _compare_command(paths, patch: Path, cards, rules, seed: int, deals: int) -> str:
+def _compare_command(paths, patch: Path | None, rules_b: Path | None, cards, rules,
+                     seed: int, deals: int) -> str:
     import shlex
 
-    parts = ["rnr-sim", "compare", *[str(p) for p in paths], "--patch", str(patch),
-             "--seed", str(seed), "--games", str(deals)]
+    parts = ["rnr-sim", "compare", *[str(p) for p in paths]]
+    for flag, f in (("--patch", patch), ("--rules-b", rules_b)):
+        if f is not None:
+            parts += [flag, str(f)]
+    parts += ["--seed", str(seed), "--games", str(deals)]
     for c in cards or []:
         parts += ["--cards", str(c)]
     if rules is not None:
@@ -238,9 +249,10 @@ def rediscover(cards: list[Path], meta, targets: Targets, rules, budget: int, se
 
 
 def patch_effect(deck: Path, patched: list[Path], unchanged: list[Path], meta, rules,
-                 deals: int, seed: int, options) -> dict[str, Any] | None:
+                 base_rules, deals: int, seed: int, options) -> dict[str, Any] | None:
     """The same deck list, with its pilot, against the metagame's decks with the patched
-    cards and with the unchanged ones, on the same deals (seed + ``PATCH_EFFECT_SEED_OFFSET``):
+    cards and ``rules`` (the suggestion's) and with the unchanged ones and ``base_rules``
+    (the run's), on the same deals (seed + ``PATCH_EFFECT_SEED_OFFSET``):
     is the strongest deck found after a patch strong because of the patch? Each share's 95%
     interval and the paired change, by deal, the metagame's decks as strata weighted by its
     mix (``discover.meta.shares_of`` / ``edges_of``). None when the list is not legal with
@@ -251,10 +263,10 @@ def patch_effect(deck: Path, patched: list[Path], unchanged: list[Path], meta, r
     from rnr_sim.evaluation import Evaluator, Matchups, Pool
 
     outcomes, games = [], 0
-    for cards in (patched, unchanged):
+    for cards, profile in ((patched, rules), (unchanged, base_rules)):
         try:
             plan = runner.plan_run(runner.RunOptions(
-                decks=[deck, *meta.paths], games=1, seed=seed, cards=list(cards), rules=rules,
+                decks=[deck, *meta.paths], games=1, seed=seed, cards=list(cards), rules=profile,
                 threads=options.threads, mirrors=True))
         except InputError:
             return None

@@ -207,7 +207,8 @@ def balance_text(balance_dir: str | Path) -> str:
     for s in sug.iter_rows(named=True):
         mark = "meets every target" if s["verified"] else \
             f"misses {', '.join(s['targets_missed'])}"
-        lines.append(f"Suggestion {s['rank']:02d} ({s['file']}): {mark}")
+        shown = ", ".join(f for f in (s["file"], s.get("rules_file")) if f)
+        lines.append(f"Suggestion {s['rank']:02d} ({shown}): {mark}")
         lines += [f"    {c}" for c in s["changes"]]
         ranked = fig.filter(pl.col("rank") == s["rank"])
         shown = [not (r["target"] == "deck_share_max" and r["met_before"] and r["met_after"])
