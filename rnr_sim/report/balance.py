@@ -102,7 +102,7 @@ def _after_line(s: dict[str, Any], m: dict[str, Any]) -> str:
         return "Metagame after: not searched (--no-rediscover, or the budget's share was too small)."
     verdict = ("breaks deck_share_max" if s["strongest_after_breaks"] else
                "within deck_share_max" if s["strongest_after_breaks"] is not None else "")
-    line = (f"Metagame after (discover with the patched catalog): strongest deck "
+    line = (f"Metagame after (discover with the change): strongest deck "
             f"{s['strongest_after']}, {_pct(s['strongest_after_share'])} "
             f"[{_pct(s['strongest_after_lo'])}, {_pct(s['strongest_after_hi'])}] held out "
             f"against the metagame's decks" + (f": {verdict}." if verdict else "."))
