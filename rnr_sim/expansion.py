@@ -298,15 +298,6 @@ def _game_paths(rows: pl.DataFrame) -> pl.DataFrame:
         pl.len().cast(pl.Float64).alias("y"))
 
 
-def _add(total: pl.DataFrame | None, part: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
-    """Two frames of sums keyed by ``keys``, added up (what a run read part by part keeps:
-    per deal index or per (subject, table), not per game)."""
-    if total is None:
-        return part
-    both = pl.concat([total, part], how="vertical_relaxed")
-    return both.group_by(list(keys)).agg(pl.exclude(list(keys)).sum())
-
-
 def read_sums(run_dir: str | Path, old_decks: Sequence[str], new_decks: Sequence[str],
               before: bool = True, after: bool = True,
               new_cards: Sequence[str] = ()) -> dict[str, Any]:
@@ -322,6 +313,7 @@ def read_sums(run_dir: str | Path, old_decks: Sequence[str], new_decks: Sequence
     """
     from rnr_sim.analytics.card_sums import CardFold
     from rnr_sim.analytics.cards import card_masks, seat_units
+    from rnr_sim.analytics.fold import SECOND_SEAT_COLUMNS, add_frames
     from rnr_sim.analytics.parts import deal_parts
     from rnr_sim.analytics.stats import deal_moments, deal_sums
 
@@ -336,21 +328,19 @@ def read_sums(run_dir: str | Path, old_decks: Sequence[str], new_decks: Sequence
     masks = card_masks(pl.scan_parquet(d / "decks.parquet"))
     masks = masks.filter(pl.col("card").is_in(list(new_cards)))
     cards = CardFold(masks) if after and masks.height else None
-    for games, seats in deal_parts(parts, seat_columns=("game_id", "seat", "deck", "won",
-                                                        "opening_mask", "drawn_mask",
-                                                        "played_mask")):
+    for games, seats in deal_parts(parts, seat_columns=SECOND_SEAT_COLUMNS):
         rows = seat_rows(games, seats, old_decks)
         if before:
             old_games = rows.filter(pl.col("all_old"))
-            out["before_decks"] = _add(out.get("before_decks"), deal_rates(
+            out["before_decks"] = add_frames(out.get("before_decks"), deal_rates(
                 old_games, won, ["deck"]).collect(), ["deck", "deal"])
-            out["before_paths"] = _add(out.get("before_paths"), _game_paths(old_games),
+            out["before_paths"] = add_frames(out.get("before_paths"), _game_paths(old_games),
                                        ["deal", "path"])
         if after:
-            out["after_decks"] = _add(out.get("after_decks"), deal_rates(
+            out["after_decks"] = add_frames(out.get("after_decks"), deal_rates(
                 rows.filter(pl.col("deck").is_in(list(old_decks))), won, ["deck"]).collect(),
                 ["deck", "deal"])
-            out["after_paths"] = _add(out.get("after_paths"), _game_paths(rows),
+            out["after_paths"] = add_frames(out.get("after_paths"), _game_paths(rows),
                                       ["deal", "path"])
             mine = rows.filter(pl.col("deck").is_in(new))
             opp = rows.select("game_id", pl.col("deck").alias("opponent"))
@@ -359,14 +349,12 @@ def read_sums(run_dir: str | Path, old_decks: Sequence[str], new_decks: Sequence
             for key, frame, by in (("vs_old", mine.filter(pl.col("new_seats") == 1), ["deck"]),
                                    ("field", mine, ["deck"]),
                                    ("matchups", pairs, ["deck", "opponent"])):
-                out[key] = _add(out.get(key), moments(frame, by), [*by, "table_id"])
+                out[key] = add_frames(out.get(key), moments(frame, by), [*by, "table_id"])
             if cards is not None:
                 cards.add_counts(seat_units(games.lazy(), seats.lazy()))
     if cards is not None:
         cards.finish_counts()
-        for games, seats in deal_parts(parts, seat_columns=("game_id", "seat", "deck",
-                                                            "won", "opening_mask",
-                                                            "drawn_mask", "played_mask")):
+        for games, seats in deal_parts(parts, seat_columns=SECOND_SEAT_COLUMNS):
             cards.add_deals(seat_units(games.lazy(), seats.lazy()))
     out["cards"] = cards
     return out

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from rnr_sim.analytics.stats import ratio_by_deal
 from rnr_sim.enums import BRANCHES
 
 
@@ -58,41 +57,6 @@ def main_branches(decks: pl.LazyFrame, cards: pl.LazyFrame) -> pl.LazyFrame:
     return sizes.join(counted, on="deck", how="left").with_columns(
         pl.col("main_branch").fill_null("unknown"), pl.col("branch_cards").fill_null(0)
     ).sort("deck")
-
-
-def with_branch(seat_games: pl.LazyFrame, branches: pl.LazyFrame | pl.DataFrame) -> pl.LazyFrame:
-    """``seat_games`` plus each seat's deck's ``branch`` (its main branch; "unknown" for a
-    deck missing from decks.parquet)."""
-    table = branches.lazy().select("deck", "main_branch").collect()
-    mapping = dict(table.iter_rows())
-    return seat_games.with_columns(
-        pl.col("deck").replace_strict(mapping, default="unknown", return_dtype=pl.String)
-        .alias("branch")
-    )
-
-
-def branch_summary(seat_games_b: pl.LazyFrame, branches: pl.LazyFrame) -> pl.LazyFrame:
-    """One row per main branch that some deck has, its win rate against other branches.
-
-    ``decks`` (how many), ``deck_names`` (comma-separated); over the branch's seat rows in
-    games where no other seat plays a deck of the same main branch: ``games``, ``wins``,
-    ``draws``, ``win_rate = wins / games`` with its 95% interval ``win_rate_lo``/``_hi``
-    and design effect ``win_rate_deff`` (``stats.ratio_by_deal``: the deal as the unit;
-    the rows need ``table_id`` and ``deal``). ``same_branch_games``: the seat rows left
-    out -- a game between two decks of one branch gives that branch exactly one win per
-    game (less draws) by construction, which would pull its rate toward 1 / players.
-    Branches whose decks played nothing have 0 games."""
-    members = branch_members(branches)
-    rows = seat_games_b.with_columns(
-        (pl.len().over("game_id", "branch") > 1).alias("_same_branch"))
-    field = rows.filter(~pl.col("_same_branch"))
-    agg = field.group_by("branch").agg(
-        pl.len().alias("games"), pl.col("won").sum().alias("wins"), pl.col("draw").sum().alias("draws")
-    )
-    same = rows.filter(pl.col("_same_branch")).group_by("branch").agg(
-        pl.len().alias("same_branch_games"))
-    wr = ratio_by_deal(field, "won", pl.lit(1), by=["branch"], name="win_rate")
-    return branch_table(members, agg, same, wr)
 
 
 def branch_table(members: pl.LazyFrame, agg: pl.LazyFrame, same: pl.LazyFrame,

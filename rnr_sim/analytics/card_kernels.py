@@ -10,7 +10,7 @@ the numpy definitions they replace (so the results are bit-identical):
   wins (the Mantel-Haenszel ``n1``, ``a`` before the turn bands are known);
 - ``mh_deal_sums``: per deal, the sums of the rows' linearisations ``dU``, ``dV``
   (``cards._mh_parts``), added in the order ``numpy.sum`` adds them;
-- ``add_table_sums``: the per-table sums of those linearisations, in deal order.
+- ``fold_deal_terms``: the per-table moments of those linearisations, in deal order.
 """
 
 from __future__ import annotations
@@ -120,29 +120,14 @@ def mh_histogram(seen: np.ndarray, masks: np.ndarray, group: np.ndarray, turns: 
 
 
 @njit(cache=True, nogil=True)
-def add_table_sums(z: np.ndarray, table: np.ndarray, s: np.ndarray, ss: np.ndarray) -> None:
-    """Per row of ``z`` [rows, deals], add each deal's ``z`` and ``z²`` to the running sums
-    ``s``, ``ss`` [rows, tables] at its ``table``, in deal order (as ``numpy.bincount``
-    adds its weights, ``units.table_se``), so that a run read part by part adds in the
-    order one pass over all its deals does."""
-    n_k, n_d = z.shape
-    for k in range(n_k):
-        for d in range(n_d):
-            t = table[d]
-            x = z[k, d]
-            s[k, t] += x
-            ss[k, t] += x * x
-
-
-@njit(cache=True, nogil=True)
 def fold_deal_terms(zu: np.ndarray, zv: np.ndarray, table: np.ndarray, est: np.ndarray,
                     v: np.ndarray, row: np.ndarray, zs: np.ndarray, zss: np.ndarray,
                     zm: np.ndarray) -> None:
     """Per card (row of ``zu``, ``zv`` [cards, deals]) and deal, in deal order: the
     per-table moments of (dU, dV) into ``zm`` [5, cards, tables] (Σ dU, Σ dV, Σ dU²,
     Σ dV², Σ dU·dV), and, for a card with an estimate (``row[k] >= 0``), its
-    ``z = (dU - est dV) / V`` and ``z²`` into row ``row[k]`` of ``zs``, ``zss`` (as
-    ``add_table_sums`` adds them)."""
+    ``z = (dU - est dV) / V`` and ``z²`` into row ``row[k]`` of ``zs``, ``zss``, per
+    table."""
     n_k, n_d = zu.shape
     for k in range(n_k):
         r = row[k]

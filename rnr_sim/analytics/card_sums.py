@@ -153,7 +153,7 @@ class _Deck:
 
     def group_of(self, part: pl.DataFrame, grow: bool = False) -> np.ndarray:
         """Each row's (players, turn order) group, groups numbered in the order first met
-        (as ``cards._strata`` numbers them over the deck's rows in deal order)."""
+        over the deck's rows, in deal order."""
         n_pl = part["n_players"].to_numpy().astype(np.int64)
         combo = n_pl * (int(n_pl.max()) + 1) + part["order"].to_numpy().astype(np.int64)
         width = int(n_pl.max()) + 1
@@ -521,11 +521,10 @@ class CardFold:
                 continue
             ids, order = deck.tables.sorted()
             d = deck.d[order]
-            row_of = np.cumsum(adj["valid"]) - 1
             for j, card in enumerate(deck.cards):
                 out: dict = dict.fromkeys(ADJUSTED_COLUMNS[:5])
                 if adj["valid"][j]:
-                    r = row_of[j]
+                    r = int(adj["row"][j])
                     se = table_se_from_sums(d, adj["zs"][r][order], adj["zss"][r][order])
                     out.update(_adjusted_row(float(adj["est"][j]), se))
                 n1, t1 = float(adj["seen_rows"][j]), float(adj["seen_turns"][j])
@@ -549,7 +548,7 @@ class CardFold:
                     name, j = self.holders[card][0]
                     deck = self.decks[name]
                     ids, order = deck.tables.sorted()
-                    r = (np.cumsum(deck.adj["valid"]) - 1)[j]
+                    r = int(deck.adj["row"][j])
                     se = table_se_from_sums(deck.d[order], deck.adj["zs"][r][order],
                                    deck.adj["zss"][r][order])
                 out.update(_adjusted_row(est, se))

@@ -22,8 +22,10 @@ wins). So the run is read twice: pass 1 (``add``) for everything else, then pass
 (``add_second``, fewer columns) for those two. (The deck-pool path expectation's
 linearisation holds the decks' path mixes too, but it is linear in each deal's counts,
 so pass 1 keeps their per-table moments, ``paths.PathExpectation``.) What stays in
-memory is per subject, per (subject, table) and per (deck, card, table) sums, and one
-part: a few megabytes however many games the run has (``state_size`` counts them).
+memory is per subject, per (subject, table) and per (deck, card, table) sums, and up to
+three parts (the one folded, the next read ahead, and one whose card sums a second thread
+adds): a few megabytes of sums however many games the run has (``state_size`` counts
+them).
 """
 
 from __future__ import annotations
@@ -562,8 +564,8 @@ class RunFold:
                 pl.col("won").cast(pl.Int64).alias("wins"), pl.lit(1, pl.Int64).alias("n"))
             moments = deal_moments(deal_sums(pairs, "wins", "n", by=["row", "col"]),
                                    ["row", "col"]).collect()
-            sec["pairs"][key] = _add_frames(sec["pairs"].get(key), counts, ["row", "col"])
-            sec["pair_moments"][key] = _add_frames(sec["pair_moments"].get(key), moments,
+            sec["pairs"][key] = add_frames(sec["pairs"].get(key), counts, ["row", "col"])
+            sec["pair_moments"][key] = add_frames(sec["pair_moments"].get(key), moments,
                                                    ["row", "col", "table_id"])
 
     # ------------------------------------------------------------------ results
@@ -623,7 +625,7 @@ def _count_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return out, counts
 
 
-def _add_frames(total: pl.DataFrame | None, part: pl.DataFrame, keys: list[str]
+def add_frames(total: pl.DataFrame | None, part: pl.DataFrame, keys: list[str]
                 ) -> pl.DataFrame:
     """Sums of two frames of sums keyed by ``keys``."""
     if total is None:

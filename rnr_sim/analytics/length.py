@@ -52,13 +52,6 @@ def length_summary(games: pl.LazyFrame) -> pl.LazyFrame:
     return with_rate(out, "in_window_rate", "in_window", "games")
 
 
-def length_histogram(games: pl.LazyFrame) -> pl.LazyFrame:
-    """Games per (``turns``, ``path``): the histogram behind the game-length plot."""
-    return games.group_by("turns", "path").agg(pl.len().cast(pl.Int64).alias("games")).sort(
-        "turns", "path"
-    )
-
-
 def hist_quantile(values: np.ndarray, counts: np.ndarray, q: float) -> float | None:
     """The ``q`` quantile (polars' linear interpolation) of a sample given as sorted
     distinct ``values`` and their ``counts``: a run read in parts keeps the histogram of
@@ -93,7 +86,7 @@ def _length_row(path: str, turns: np.ndarray, games: np.ndarray) -> dict:
 
 
 def length_from_histogram(histogram: pl.DataFrame) -> pl.LazyFrame:
-    """``length_summary`` from ``length_histogram`` (games per turns and path)."""
+    """``length_summary`` from a histogram of games per (turns, path), as the fold keeps."""
     h = histogram.filter(pl.col("games") > 0)
     rows = []
     total = h.group_by("turns").agg(pl.col("games").sum()).sort("turns")

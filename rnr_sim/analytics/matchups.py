@@ -15,8 +15,6 @@ import polars as pl
 
 from rnr_sim.analytics.nash import nash_bootstrap
 from rnr_sim.analytics.stats import (
-    deal_moments,
-    deal_sums,
     exploitability,
     nash_equilibrium,
     rate,
@@ -110,27 +108,9 @@ def pair_counts_by_table(counts: pl.LazyFrame, composition: pl.LazyFrame) -> pl.
     return per_table.group_by("row", "col").agg([pl.col(c).sum() for c in PAIR_COUNTS])
 
 
-def pair_counts_by_deal(counts: pl.LazyFrame, composition: pl.LazyFrame) -> pl.LazyFrame:
-    """As ``pair_counts_by_table``, one row per (``table_id``, ``deal``, ``row``, ``col``):
-    ``n``, ``wins`` (``counts`` from ``key_counts_by_table`` over rows with ``deal``)."""
-    return (
-        opponents(counts, composition)
-        .group_by("table_id", "deal", "row", "col")
-        .agg(pl.col("n").sum(), pl.col("wins").sum())
-    )
-
-
-def matchup_intervals(pairs: pl.LazyFrame) -> pl.LazyFrame:
-    """Per (``row``, ``col``): the 95% interval of the pooled ``Σ wins / Σ n`` with the
-    deal as the unit (``stats.ratio_by_deal``): ``win_rate_lo``, ``win_rate_hi``,
-    ``win_rate_deff``. ``pairs``: rows with ``table_id``, ``deal``, ``row``, ``col``,
-    ``wins`` and ``n`` (``pair_counts_by_deal``; or ``matchup_pairs`` with ``n = 1``)."""
-    sums = deal_sums(pairs, "wins", "n", by=["row", "col"])
-    return intervals_from_moments(deal_moments(sums, ["row", "col"]))
-
-
 def intervals_from_moments(moments: pl.LazyFrame) -> pl.LazyFrame:
-    """``matchup_intervals`` from per-(``row``, ``col``, table) deal moments
+    """Each (``row``, ``col``) pair's win-rate interval, the deal as the unit, from its
+    per-(``row``, ``col``, table) deal moments
     (``stats.deal_moments`` of y = wins, n = row-seat observations)."""
     return ratio_from_moments(moments, ["row", "col"], name="win_rate").select(
         pl.col("row").cast(pl.String), pl.col("col").cast(pl.String),
@@ -140,23 +120,9 @@ def intervals_from_moments(moments: pl.LazyFrame) -> pl.LazyFrame:
 def pair_moments_by_table(moments: pl.LazyFrame, composition: pl.LazyFrame) -> pl.LazyFrame:
     """Per-(``row``, ``col``, table) deal moments through fixed table compositions, from
     per-(table, ``row``) moments of the row key's per-deal wins and seat rows: in a table
-    of fixed composition a key's deals are the same against every other key of the table
-    (``pair_counts_by_deal``), so its moments are too."""
+    of fixed composition a key's deals are the same against every other key of the table,
+    so its moments are too."""
     return opponents(moments, composition).drop("seats")
-
-
-def deal_intervals(seat_games: pl.LazyFrame, tables: pl.LazyFrame, key: str = "deck"
-                   ) -> pl.LazyFrame:
-    """``matchup_intervals`` for ``key`` from seat rows with ``table_id`` and ``deal``:
-    through the table compositions when they are fixed, else game by game."""
-    counts = key_counts_by_table(seat_games, key).collect()
-    comp = table_composition(counts.lazy(), tables).collect()
-    if fixed_tables(comp):
-        pairs = pair_counts_by_deal(counts.lazy(), comp.lazy())
-    else:
-        pairs = matchup_pairs(seat_games, key).with_columns(
-            pl.col("won").cast(pl.Int64).alias("wins"), pl.lit(1, pl.Int64).alias("n"))
-    return matchup_intervals(pairs).collect().lazy()
 
 
 def matchup_pairs(seat_games: pl.LazyFrame, key: str = "deck") -> pl.LazyFrame:
@@ -208,7 +174,7 @@ def matchup_matrix(pair_counts: pl.LazyFrame, keys: list[str],
     the runner does) it equals the pooled ``wins / n``;
     ``win_rate_lo``/``win_rate_hi`` is the 95% interval of the pooled ``wins / n`` (the
     same centre when, as the runner guarantees, both seat orders are played equally) from
-    ``intervals`` (``matchup_intervals``: the deal as the unit, with ``win_rate_deff``);
+    ``intervals`` (``intervals_from_moments``: the deal as the unit, with ``win_rate_deff``);
     without them (a hand-built table of counts) the Wilson interval over independent games.
     ``mirror`` marks the diagonal, whose rate is null: both sides are the same key.
     Cells never played have ``games = 0`` and null rates.

@@ -33,7 +33,7 @@ from rnr_sim.analytics.fold import (
 )
 from rnr_sim.analytics.length import hist_quantile, length_from_histogram
 from rnr_sim.analytics.lp import lp_bands
-from rnr_sim.analytics.paths import main_path_table, main_paths, path_shares
+from rnr_sim.analytics.paths import PATH_COUNT_COLUMNS, main_path_table, main_paths, path_shares
 from rnr_sim.analytics.run import Run
 from rnr_sim.analytics.seats import SCOPES, seat_interval_frame, seat_table
 from rnr_sim.analytics.stats import ratio_from_moments
@@ -106,7 +106,7 @@ def _field_agg(fold: RunFold) -> tuple[pl.LazyFrame, pl.LazyFrame]:
     field = fold.count("deck_field", (nd, 3 + N_PATHS))
     turns = fold.count("deck_field_turns", (nd, 1))
     mirror = fold.count("deck_mirror", (nd, 2))
-    counts = ["games", "wins", "draws", *[f"wins_{p}" for p in WIN_PATHS]]
+    counts = list(PATH_COUNT_COLUMNS)
     rows, mirrors = [], []
     for i, name in enumerate(fold.decks.names):
         if field[i, 0] > 0:
@@ -130,7 +130,7 @@ def _field_agg(fold: RunFold) -> tuple[pl.LazyFrame, pl.LazyFrame]:
 def _path_counts(fold: RunFold, name: str, groups: list[str]) -> pl.LazyFrame:
     """``paths.path_counts`` (or ``overall_path_counts``) from the fold's counts."""
     a = fold.count(name, (len(groups), 3 + N_PATHS))
-    cols = ["games", "wins", "draws", *[f"wins_{p}" for p in WIN_PATHS]]
+    cols = list(PATH_COUNT_COLUMNS)
     rows = [{"group": g, **{c: int(v) for c, v in zip(cols, a[i], strict=True)}}
             for i, g in enumerate(groups) if a[i, 0] > 0]
     return pl.LazyFrame(rows, schema={"group": pl.String, **dict.fromkeys(cols, pl.Int64)}

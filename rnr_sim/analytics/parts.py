@@ -1,8 +1,9 @@
 """A run dir read part by part, in whole deals: what every reader of games and seats uses.
 
 A run dir's ``games`` and ``seats`` tables are written in parts (one per chunk, in
-game_id order, ``analytics.run.check_parts``). The analysis never holds more than a
-part: ``deal_parts`` reads one games part and its seats part at a time and hands them
+game_id order, ``analytics.run.check_parts``). The analysis holds a few parts at most,
+never the tables: ``deal_parts`` reads one games part and its seats part at a time (the
+next one read ahead) and hands them
 on cut at a deal boundary. The deal ``(table_id, deal)`` is the unit of every interval,
 and a deal whose games a chunk cut goes on in the next part, so a part's last deal waits
 for the next part; a run dir lists its games table by table and deal by deal
@@ -33,7 +34,8 @@ def read_part(path: Path, columns: Sequence[str]) -> pl.DataFrame:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise InputError(f"{path}: unreadable parquet part ({first})") from None
     keys = ["game_id", "seat"] if "seat" in columns else ["game_id"]
-    if not frame["game_id"].is_sorted():
+    order = frame["game_id"] * 16 + frame["seat"] if "seat" in columns else frame["game_id"]
+    if not order.is_sorted():  # as written, it is: sorting is then skipped (seats < 16)
         frame = frame.sort(keys, maintain_order=True)
     return frame
 

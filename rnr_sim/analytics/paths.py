@@ -91,25 +91,6 @@ def _with_deal(seat_games: pl.LazyFrame, games: pl.LazyFrame) -> pl.LazyFrame:
     return seat_games.join(games.select("game_id", "deal"), on="game_id", how="left")
 
 
-def deal_path_counts(seat_games: pl.LazyFrame, games: pl.LazyFrame) -> pl.LazyFrame:
-    """Per deal and deck: ``unit`` (dense index of ``(table_id, deal)``, the independent
-    unit), ``deck``, ``games`` (seat rows), ``wins`` and ``wins_<path>``; sorted."""
-    return (
-        _with_deal(seat_games, games)
-        .group_by("table_id", "deal", "deck")
-        .agg(
-            pl.len().cast(pl.Int64).alias("games"),
-            pl.col("won").sum().cast(pl.Int64).alias("wins"),
-            *[(pl.col("won") & (pl.col("path") == p)).sum().cast(pl.Int64).alias(f"wins_{p}")
-              for p in WIN_PATHS],
-        )
-        .with_columns(
-            (pl.struct("table_id", "deal").rank("dense").cast(pl.Int64) - 1).alias("unit")
-        )
-        .sort("unit", "deck")
-    )
-
-
 def _unit_matrix(df: pl.DataFrame, cols: list[str], decks: list[str], n_units: int) -> np.ndarray:
     """float64[n_units, len(decks), len(cols)]: per-deal sums of ``cols`` for each deck."""
     out = np.zeros((n_units, len(decks), len(cols)))

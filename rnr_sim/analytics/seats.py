@@ -29,18 +29,6 @@ def game_flags(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def game_flags_by_table(
-    games: pl.LazyFrame, seats: pl.LazyFrame, mirror_tables: list[int]
-) -> pl.LazyFrame:
-    """As ``game_flags``, for runs whose tables have a fixed composition: a game is a mirror
-    when its table seats one deck only (``mirror_tables``)."""
-    used = seats.filter(pl.col("p2_right")).select("game_id").collect()["game_id"]
-    return games.with_columns(
-        pl.col("table_id").is_in(mirror_tables).alias("mirror"),
-        pl.col("game_id").is_in(used.implode()).alias("p2_used"),
-    )
-
-
 def _scope_filter(scope: str, p2: str) -> pl.Expr:
     keep = pl.lit(True) if scope == "all" else pl.col("mirror")
     if p2 == "used":

@@ -44,6 +44,7 @@ import polars as pl
 from rnr_sim.analytics.card_kernels import deal_count_vectors
 from rnr_sim.analytics.cards import card_masks
 from rnr_sim.analytics.decks import WIN_PATHS
+from rnr_sim.analytics.parts import read_part
 from rnr_sim.errors import InputError
 
 #: Below this many units that differ between the runs, intervals are score intervals.
@@ -57,17 +58,6 @@ SEAT_COLUMNS = ["game_id", "seat", "deck", "won", "p2_right", "opening_mask", "d
 
 
 # ---------------------------------------------------------------------------- reading
-
-
-def read_part(path: Path, columns: list[str]) -> pl.DataFrame:
-    """One part of a run's ``games`` or ``seats`` table (the analysis reads no more than
-    one part of each run at a time), in game order."""
-    try:
-        frame = pl.read_parquet(path, columns=columns)
-    except Exception as e:  # a part check_parts passed, broken since: one line
-        raise InputError(f"{path}: unreadable parquet part "
-                         f"({str(e).splitlines()[0] if str(e) else type(e).__name__})") from None
-    return frame.sort(["game_id", "seat"] if "seat" in columns else "game_id")
 
 
 def read_manifest(run_dir: Path) -> tuple[dict[str, Any], dict[str, list[Path]]]:
