@@ -13,7 +13,6 @@ the same chunks, games, files and identity. A dir that differs is kept for inspe
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import shutil
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rnr_sim.errors import InputError
+from rnr_sim.identity import file_sha256
 
 #: The manifest entries that must equal the reference's (the rest are times and dates).
 SAME_IN_MANIFEST = ("status", "games_done", "games_total", "chunks", "files", "identity",
@@ -83,7 +83,7 @@ class KillReport:
 
 def parquet_hashes(run_dir: Path) -> dict[str, str]:
     """SHA-256 of every parquet file of a run dir, by path relative to it."""
-    return {str(p.relative_to(run_dir)): hashlib.sha256(p.read_bytes()).hexdigest()
+    return {str(p.relative_to(run_dir)): file_sha256(p)
             for p in sorted(run_dir.rglob("*.parquet"))}
 
 

@@ -27,7 +27,6 @@ The public entry points are ``start_run``, ``resume_run``, ``summarize`` /
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import math
@@ -399,13 +398,9 @@ def _reload_catalog(cat: dict[str, Any], where: str):
 
 
 def file_sha256(path: str | Path | None) -> str | None:
-    """A file's SHA-256 (None for no file); an unreadable file is the user's error."""
-    if path is None:
-        return None
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
+    """A file's SHA-256 (None for no file); an unreadable file is the user's error
+    (``identity.file_sha256``)."""
+    return None if path is None else identity.file_sha256(Path(path))
 
 
 def read_manifest(run_dir: str | Path) -> dict[str, Any]:
