@@ -126,17 +126,18 @@ class Field:
                         field_table=np.arange(self.n_field), first_deal=0, deals=deals)
 
     def play(self, driver, candidates: list[np.ndarray], deals: int, seed: int,
-             threads: int | None, backend=None, evaluator: Evaluator | None = None
-             ) -> tuple[np.ndarray, np.ndarray]:
+             threads: int | None, backend=None, evaluator: Evaluator | None = None,
+             key: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(share float64[k], per-deal shares float64[k, n_field * deals]) of each
         candidate: the tuned deck's win share, a draw counting half. Played by the
         evaluation service, here or on ``backend`` (e.g. Ray), with the same results;
         ``evaluator``: a caller's open evaluator (its bar, Ctrl-C and backend) instead of
-        one of this call's own. Ctrl-C: ``KeyboardInterrupt``."""
+        one of this call's own; ``key``: the call's checkpoint key in that evaluator's
+        store (a resumed caller reads it back). Ctrl-C: ``KeyboardInterrupt``."""
         games = self.matchups(len(candidates), deals)
         pool = Pool.of_plan(self.plan, np.vstack([np.stack(candidates), self.rows_fixed]))
         if evaluator is not None:
-            outcome = evaluator.play(pool, games, seed)
+            outcome = evaluator.play(pool, games, seed, key=key)
         else:
             with Evaluator(driver, backend=backend, threads=threads) as ev:
                 outcome = ev.play(pool, games, seed)
@@ -191,10 +192,11 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
 def fit(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: int,
         budget: int, seed: int, threads: int | None, holdout_deals: int | None,
         log: Callable[[str], None], progress: Callable[[int], None] | None,
-        backend, evaluator: Evaluator | None = None) -> TuneResult:
+        backend, evaluator: Evaluator | None = None, key: str | None = None) -> TuneResult:
     """The CMA-ES search and the held-out check of ``tune`` for the subject of ``fld``
     (``plan.decks[0]``), starting from ``start`` (``start_pilot`` 's weights); ``evaluator``:
-    play through the caller's (``discover`` tunes its elites so)."""
+    play through the caller's (``discover`` tunes its elites so), each call checkpointed
+    under ``key`` + ``-gNNN`` / ``-holdout`` when ``key`` is given."""
     import cma
 
     dim = len(TUNED)
@@ -217,7 +219,8 @@ def fit(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: int,
     for g in range(generations):
         xs = es.ask()
         cands = [_decode(np.asarray(x), start) for x in xs]
-        shares, _ = fld.play(driver, cands, deals, search_seed, threads, backend, evaluator)
+        shares, _ = fld.play(driver, cands, deals, search_seed, threads, backend, evaluator,
+                             key=None if key is None else f"{key}-g{g:03d}")
         games_search += per_gen
         es.tell(xs, [-float(s) for s in shares])  # cma minimises
         k = int(np.argmax(shares))
@@ -231,7 +234,8 @@ def fit(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: int,
     # The random pilot plays the same deals: how much of the deck's result is its pilot's
     # skill (restricted play, Jaffe 2012).
     shares, per_deal = fld.play(driver, [start, best_w, POLICIES["random"]], holdout,
-                                seed + HOLDOUT_SEED_OFFSET, threads, backend, evaluator)
+                                seed + HOLDOUT_SEED_OFFSET, threads, backend, evaluator,
+                                key=None if key is None else f"{key}-holdout")
     if progress is not None:
         progress(3 * n_field * holdout * 2)
     gain, lo, hi = paired_gain(per_deal[1], per_deal[0])

@@ -17,6 +17,7 @@ from rnr_sim.commands.options import (
     out_option,
     shared_options,
 )
+from rnr_sim.discover import BATCH, DEFAULT_BUDGET
 
 FieldOption = deck_list_option("--field", "The decks every candidate plays. Default: the "
                                           "shipped sample decks.")
@@ -47,11 +48,11 @@ def register(app: typer.Typer) -> None:
 @shared_options
 def discover_command(
     field: FieldOption = None,
-    budget: BudgetOption = 1_000_000,
+    budget: BudgetOption = DEFAULT_BUDGET,
     out: OutOption = None,
     resume: ResumeOption = False,
     meta: MetaOption = False,
-    batch: BatchOption = 64,
+    batch: BatchOption = BATCH,
     cells: CellsOption = "path-speed",
     *, seed, cards, rules, threads, backend, address, as_json,
 ) -> None:

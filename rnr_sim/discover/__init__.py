@@ -2,7 +2,7 @@
 card pool, re-measured on fresh deals, and the metagame they make (docs/design.md,
 "Discovery dir"; docs/search.md, "Finding the decks players will find").
 
-The budget (every game the command plays) is spent in three phases, in this order:
+The budget (every game the command plays) is spent in four phases, in this order:
 
 1. **search** (``search.py``): MAP-Elites generations until the next could overrun
    ``SEARCH_SHARE`` of the budget; with ``--meta``, the search runs in rounds, each against

@@ -49,8 +49,9 @@ def heldout_intervals(discovery: str | Path, seeds: Sequence[int], deals: int,
         raise InputError(f"--discovery {root}: not a complete discovery dir ({e})") from None
     field = [Path(f["path"]) for f in m["field"]]
     elites = [root / f for f in archive["deck_file"]]
+    rules = (m.get("rules") or {}).get("source")  # the discovery's own profile, if not the default
     plan = runner.plan_run(runner.RunOptions(decks=field + elites, games=1, cards=m["cards"],
-                                             threads=threads, mirrors=True))
+                                             rules=rules, threads=threads, mirrors=True))
     driver = runner.engine_driver()
     plan.compile(driver)
     n_f, n_e = len(field), len(elites)

@@ -388,8 +388,7 @@ def tune_elites(ev: Evaluator, plan, laws, found: Found, budget: int, seed: int,
     n = len(plan.decks)
     holdout = max(20, each // 4 // (3 * n * 2))  # tune's check: 3 pilots, both seat orders
     results: dict[int, object] = {}
-    games = 0
-    before = ev.games_played
+    before = ev.games_played + ev.games_stored
     for k in top:
         pilot = builtin(PILOTS[int(found.pilot[k])])
         sub = copy.copy(plan)
@@ -400,9 +399,10 @@ def tune_elites(ev: Evaluator, plan, laws, found: Found, budget: int, seed: int,
         try:
             res = tune.fit(fld, sub, pilot.weights.copy(), pilot, driver, n,
                            max(1000, each - 3 * n * holdout * 2), seed + 7 * int(k),
-                           ev.threads, holdout, lambda m: None, None, None, evaluator=ev)
+                           ev.threads, holdout, lambda m: None, None, None, evaluator=ev,
+                           key=f"tune-{int(k)}")
         except KeyboardInterrupt:
             return None
         results[int(k)] = res
-    games = ev.games_played - before
+    games = ev.games_played + ev.games_stored - before
     return Tuned(results, games)

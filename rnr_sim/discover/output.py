@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 
 from rnr_sim import __version__, enums, identity, searchdirs
-from rnr_sim.discover.search import CELL_PATHS, PILOTS
+from rnr_sim.discover.search import CELL_PATHS, HOLDOUT_SEED_OFFSET, PILOTS
 from rnr_sim.execution import atomic_write, write_json, write_parquet
 
 ARCHIVE_SCHEMA = {
@@ -189,7 +189,7 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
                    "racing": {"played": r.played, "flat": r.flat, "saved": r.saved,
                               "stopped_after_stage": r.stopped[:2]},
                    "history": found.history, "rounds": found.rounds},
-        "heldout": {"seed_offset": "seed + 1000003", "deals_per_field_deck": held.deals,
+        "heldout": {"seed_offset": f"seed + {HOLDOUT_SEED_OFFSET}", "deals_per_field_deck": held.deals,
                     "best_field_deck": plan.deck_names[held.best_field]},
         "metagame": {"paths": dict(zip(CELL_PATHS, map(float, matrix["paths"]), strict=True)),
                      "mix": dict(zip(labels, map(float, matrix["mix"]), strict=True))},
