@@ -268,11 +268,14 @@ class StopOnInterrupt:
 
 class Progress:
     """A tqdm bar on stderr counting games (opened by ``execute`` once the engine is
-    ready; never when ``show`` is False), and where messages go meanwhile (``note``)."""
+    ready; never when ``show`` is False), and where messages go meanwhile (``note``).
+    ``leave``: keep the finished bar on screen."""
 
     def __init__(self, desc: str = "", total: int = 0, initial: int = 0, *,
-                 show: bool = True, log: Callable[[str], None] = log_to_stderr):
+                 show: bool = True, log: Callable[[str], None] = log_to_stderr,
+                 leave: bool = True):
         self.desc, self.total, self.initial, self.show, self.log = desc, total, initial, show, log
+        self.leave = leave
         self.bar = None
 
     def open(self) -> None:
@@ -281,7 +284,7 @@ class Progress:
 
             self.bar = tqdm(total=self.total, initial=self.initial, unit=" games",
                             unit_scale=True, file=sys.stderr, dynamic_ncols=True,
-                            smoothing=0.1, desc=self.desc)
+                            smoothing=0.1, desc=self.desc, leave=self.leave)
 
     def update(self, games: int) -> None:
         if self.bar is not None:

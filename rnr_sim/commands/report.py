@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -22,7 +21,8 @@ def register(app: typer.Typer) -> None:
 
 
 RunDirArgument = argument(Path, metavar="RUN_DIR", help="A run dir written by `rnr-sim run`, "
-                          "or a discovery dir written by `rnr-sim discover`.")
+                          "a discovery dir written by `rnr-sim discover`, or a balance dir "
+                          "written by `rnr-sim balance`.")
 SvgOption = option(bool, "--svg", help="Draw the figures as SVG instead of PNG.")
 
 
@@ -37,8 +37,7 @@ def report_command(
     checked against its manifest first: a missing, extra or unreadable parquet part is
     an error (exit 2) and nothing is written; a stopped run is reported with a banner."""
     # imported here so that other subcommands start without matplotlib
-    from tqdm import tqdm
-
+    from rnr_sim.execution import Progress
     from rnr_sim.report import build_report
     from rnr_sim.report.balance import build_balance_report, is_balance_dir
     from rnr_sim.report.discovery import build_discovery_report, is_discovery_dir
@@ -53,21 +52,15 @@ def report_command(
         index = build_balance_report(run_dir, target)
         typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
         return
-    bars = []  # opened at the first part read: a run dir refused by its checks shows none
+    # Opened at the first part read: a run dir refused by its checks shows no bar.
+    bar = Progress("Reading the run (2 passes)", leave=False)
 
     def progress(games: int, total: int) -> None:
-        if not bars:
-            bars.append(tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
-                             dynamic_ncols=True, desc="Reading the run (2 passes)",
-                             leave=False))
-        bar = bars[0]
+        bar.open()
         if total and bar.total != total:
-            bar.total = total
+            bar.set_total(total)
         bar.update(games)
 
-    try:
+    with bar:
         index = build_report(run_dir, target, svg=svg, progress=progress, figures_apart=True)
-    finally:
-        for bar in bars:
-            bar.close()
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
