@@ -115,9 +115,13 @@ def write_patches(out: Path, catalog, profile, knobs, found, tf
     for rank, s in enumerate(found.suggestions, start=1):
         ch = ordered(found, s)
         lines = describe(knobs, ch)
-        note = (f"rnr-sim balance suggestion {rank:02d}: {'; '.join(lines)}. Search: "
-                f"{100 * s.distance:.1f} pp from the targets on {s.deals} deals a pair "
-                f"(unchanged: {100 * found.baseline_judged.distance:.1f} pp).")
+        # The search's own score is optimistic (the winner's curse): it is named as such,
+        # and the figures on fresh deals are the verification's (figures.parquet).
+        note = (f"rnr-sim balance suggestion {rank:02d}: {'; '.join(lines)}. The search's "
+                f"own estimate, before verification: {100 * s.distance:.1f} pp from the "
+                f"targets on {s.deals} deals a pair (unchanged: "
+                f"{100 * found.baseline_judged.distance:.1f} pp); the figures on fresh deals: "
+                "figures.parquet, or `rnr-sim report` of this balance dir.")
         name = f"Balance suggestion {rank:02d}"
         patch, rules = suggestion_files(rank, knobs, ch)
         if patch is not None:
