@@ -135,7 +135,7 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("destroyed_cards_resolve", True, "R50", "Art. VII §5 phase four",
            "a card played this turn and destroyed before the Resolve step of its effects "
            "still resolves them, and an activation paid for still resolves (R52)"),
-    Switch("sideways_reset", "every_card", "R29", "Art. VII §5 phase five, §6; Amend. V §3",
+    Switch("sideways_reset", "every_card", "R29", "Art. VII §5 phase five, §6; Amend. V §2-3",
            "sideways cards return upright at their controller's next turn: every card an "
            "activation turned, or only cards bearing an 'each turn' effect (the literal "
            "reading: the others stay sideways)", choices=("every_card", "each_turn_cards")),
