@@ -296,6 +296,11 @@ class Progress:
             self.bar.total = total
             self.bar.refresh()
 
+    def set_postfix(self, text: str) -> None:
+        """What the work has found so far, shown after the count (a search's best)."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(text, refresh=False)
+
     def note(self, message: str) -> None:
         if self.bar is None:
             self.log(message)

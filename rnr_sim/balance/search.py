@@ -519,10 +519,8 @@ def _stopped(result: Search, p: _Player) -> Search:
 
 def _postfix(bar, p: _Player, gen: int) -> None:
     best = min((s.distance for s in p.scored.values() if s.full), default=math.nan)
-    bar.postfix = (f"generation {gen}, {len(p.scored)} candidates, nearest "
-                   f"{100 * best:.1f} pp from the targets")
-    if bar.bar is not None:
-        bar.bar.set_postfix_str(bar.postfix, refresh=False)
+    bar.set_postfix(f"generation {gen}, {len(p.scored)} candidates, nearest "
+                    f"{100 * best:.1f} pp from the targets")
 
 
 def _pick(scored: dict[Changes, Scored], n: int) -> list[Scored]:

@@ -145,9 +145,8 @@ def _discover(out, options, plan, laws, cells, budget, batch, where, driver, sto
         heldout = meta.heldout(ev, pool, plan, laws, found, tuned, budget, options.seed)
         if heldout is None:
             return _stopped(out, ev, budget, log)
-        if bar.bar is not None:
-            bar.bar.set_postfix_str(f"{len(found.share)} elites, best held-out "
-                                    f"{100 * heldout.share.max():.1f}%")
+        bar.set_postfix(f"{len(found.share)} elites, best held-out "
+                        f"{100 * heldout.share.max():.1f}%")
         matrix = meta.metagame(ev, pool, plan, found, tuned, heldout, budget, options.seed)
         if matrix is None:
             return _stopped(out, ev, budget, log)

@@ -136,10 +136,8 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
                             "elites": int(stats.num_elites),
                             "coverage": float(stats.coverage),
                             "best_share": float(stats.obj_max)})
-            bar.postfix = (f"elites {stats.num_elites}, {100 * stats.coverage:.0f}% of cells,"
-                           f" best {100 * stats.obj_max:.1f}% (search)")
-            if bar.bar is not None:
-                bar.bar.set_postfix_str(bar.postfix, refresh=False)
+            bar.set_postfix(f"elites {stats.num_elites}, {100 * stats.coverage:.0f}% of cells,"
+                            f" best {100 * stats.obj_max:.1f}% (search)")
         if r + 1 == n_rounds:
             break
         # The metagame of this round: its mix is the next round's field.
