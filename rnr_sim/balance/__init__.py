@@ -127,6 +127,8 @@ def _metagame_inputs(options: BalanceOptions) -> tuple[list[Path], np.ndarray | 
     cards = options.cards
     if not cards:
         cards = [Path(s["path"]) for s in manifest["catalog"]["sources"] if s.get("path")]
+    if options.rules is None:  # the rules the discovery's metagame was found under
+        options.rules = (manifest.get("rules") or {}).get("source")
     weights = np.array([mix[lb] for lb in labels], dtype=np.float64)
     return paths, weights, cards, f"discovery {d} ({len(paths)} decks, equilibrium mix)"
 
