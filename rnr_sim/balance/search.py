@@ -129,7 +129,6 @@ class Scored:
     missed: list[str]
     n_cards: int
     size: float
-    figures: Figures | None = None
 
     @property
     def full(self) -> bool:
@@ -165,7 +164,6 @@ class _Player:
         self.ev, self.meta, self.catalog, self.knobs = ev, meta, catalog, knobs
         self.targets, self.stages, self.seed = targets, stages, seed
         self.scored: dict[Changes, Scored] = {}
-        self.calls = 0
         self.games = 0
         self.flat = 0
         self.base_games: Games | None = None
@@ -225,7 +223,7 @@ class _Player:
                 delta = j.distance - jb.distance
                 se = math.sqrt(variance(j.z - jb.z))
                 sc = Scored(c, j.distance, delta, se, first, s + 1, j.missed,
-                            cards_changed(self.knobs, c), size(self.knobs, c), fig)
+                            cards_changed(self.knobs, c), size(self.knobs, c))
                 self.scored[c] = sc
                 now.append(sc)
             if s == 2:
