@@ -7,13 +7,15 @@ deals, and the metagame searched again after it.
   a seed the search never used; its run dirs and ``compare.json`` stay in
   ``verify/NN/``. The targets' figures before and after, with their intervals and the
   paired change, are read from those run dirs' games (``metrics``: the metagame's mix
-  weights the decks; with equal weights they are ``compare``'s own figures; with a
+  weights the decks; with equal weights their point values are ``compare``'s own, their
+  intervals the plain normal ones over deals, without compare's small-sample forms; with a
   discovery's mix, each deck's mirror matches are played beside them, on the same seed). ``iwd_max``
   is judged on the report's adjusted IWD of the variant run (``analytics``).
 - **The metagame after**: ``rnr-sim discover`` with the patched catalog (the variant
   catalog ``compare`` wrote) and the suggestion's rules profile, and the metagame's decks as its field, which also seed its
-  archive (a warm start): the strongest deck it finds, held out, against the
-  ``deck_share_max`` target.
+  archive (a warm start): the strongest deck it finds, held out against the metagame's
+  decks weighted equally (discover knows no mix), against the ``deck_share_max`` target;
+  then ``patch_effect`` replays that list with and without the change, weighted by the mix.
 """
 
 from __future__ import annotations

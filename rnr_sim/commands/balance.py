@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 
+from rnr_sim.balance import DEFAULT_BUDGET, DEFAULT_SUGGESTIONS
 from rnr_sim.commands.options import (
     DEFAULT_SEED,
     EXIT_INTERRUPTED,
@@ -26,13 +27,15 @@ def register(app: typer.Typer) -> None:
         "balance",
         short_help="Suggest card changes that meet a designer's balance targets.",
         help="Search integer changes to the card numbers in a targets file's scope (cost, "
-        "damage, DP, IP, drain, effect amounts) for those that bring the metagame within its "
+        "damage, DP, IP, drain, effect amounts; and rules switches where the scope lists "
+        "them) for those that bring the metagame within its "
         "targets (no deck above a win rate, each victory path's share of wins in a band, the "
         "first seat in a band, the equilibrium's support), with as few and as small changes "
         "as it can: NSGA-II (pymoo) over three objectives, every candidate played on the "
         "same deals as the unchanged catalog, weak ones stopped early. Each suggestion is "
-        "written as a card patch (suggestions/NN.toml, best first), checked by compare on "
-        "fresh deals and followed by a discovery with the patched catalog. The metagame is "
+        "written as a card patch (suggestions/NN.toml, best first) and, when it changes "
+        "switches, a rules profile (suggestions/NN-rules.toml), checked by compare on "
+        "fresh deals and followed by a discovery with the change. The metagame is "
         "the --field decks (several after one flag: --field decks/*.txt) or a "
         "discovery dir's elites and field, weighted by its equilibrium mix. --budget bounds "
         "every game played. `rnr-sim report DIR` draws the result.",
@@ -63,9 +66,9 @@ def balance_command(
     field: FieldOption = None,
     targets: TargetsOption = None,
     discovery: DiscoveryOption = None,
-    budget: BudgetOption = 2_000_000,
+    budget: BudgetOption = DEFAULT_BUDGET,
     out: OutOption = None,
-    suggestions: SuggestionsOption = 3,
+    suggestions: SuggestionsOption = DEFAULT_SUGGESTIONS,
     rediscover: RediscoverOption = True,
     resume: ResumeOption = False,
     *, seed, cards, rules, threads, backend, address, quiet, as_json,
@@ -86,8 +89,8 @@ def balance_command(
     try:
         result = balance(options, progress=show, log=None if show else (lambda m: None))
     except (Interrupted, KeyboardInterrupt):
-        typer.echo("Stopped during the verification; `--resume` replays the search from its "
-                   "checkpoint and verifies again.", err=True)
+        typer.echo("Stopped after the search; `--resume` replays the search from its "
+                   "checkpoint and verifies and searches the metagame again.", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     if result.stopped:
         for m in result.messages:
