@@ -49,6 +49,7 @@ COMMAND_MODULES += ["rnr_sim.commands.compare", "rnr_sim.commands.policies",
 COMMAND_MODULES += ["rnr_sim.commands.skill"]
 COMMAND_MODULES += ["rnr_sim.commands.expansion"]
 COMMAND_MODULES += ["rnr_sim.commands.balance"]
+COMMAND_MODULES += ["rnr_sim.commands.power"]
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT (commands.options.EXIT_INTERRUPTED)

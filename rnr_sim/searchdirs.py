@@ -31,6 +31,8 @@ from rnr_sim import identity
 DISCOVERY_TABLES = ("archive", "deck_cards", "field", "field_cards", "matchups", "cards")
 #: The balance dir's Parquet tables (``balance/output.py``).
 BALANCE_TABLES = ("suggestions", "candidates", "figures")
+#: The power dir's Parquet tables (``power/output.py``): the pool's, or the deck doctor's.
+POWER_TABLES = ("power", "worth", "cuts", "adds")
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -68,6 +70,16 @@ def balance_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
             **{f"scope.{k}": v for k, v in sorted(_dict(m.get("scope")).items())},
             "targets_sha256": _dict(m.get("targets_file")).get("sha256"),
             "knobs": m.get("knobs")}
+
+
+def power_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """What decides a power run's files, from its manifest (missing keys: None)."""
+    m = manifest
+    deck = _dict(m.get("deck"))
+    return {"kind": "power", **_common(m, "field"), "margin": m.get("margin"),
+            "cards_measured": m.get("cards_measured"), "hosts": m.get("hosts"),
+            "deck": [deck.get("name"), deck.get("sha256"), deck.get("policy")] if deck
+            else None}
 
 
 def as_read(fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -143,3 +155,10 @@ def verify_balance_dir(root: str | Path, manifest: Mapping[str, Any]) -> bool:
                                              files),
                   text_fix="to change a suggestion, copy its patch out of the balance "
                            "dir, edit the copy and try it with `rnr-sim compare --patch`")
+
+
+def verify_power_dir(root: str | Path, manifest: Mapping[str, Any]) -> bool:
+    """Check a power dir by content, as ``verify_discovery_dir`` (it has no text files)."""
+    return _check(Path(root), manifest, power_identity(manifest), POWER_TABLES,
+                  what="power dir", command="rnr-sim power", texts=lambda files: [],
+                  text_fix="")

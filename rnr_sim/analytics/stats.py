@@ -442,6 +442,22 @@ def diff_p_value(w1: float, n1: float, w2: float, n2: float) -> float:
     return two_sided_p((w1 / n1 - w2 / n2) / math.sqrt(var))
 
 
+def paired_gain(diff: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(gain, se) of paired per-deal differences ``diff`` (float[..., field, deals]: a
+    subject's share of each deal minus its reference's on the same deal, both seat orders
+    averaged), the field entries as strata weighted by ``weights``: the gain is the
+    weighted mean over the field of each entry's mean over deals, its standard error
+    sqrt(sum_f w_f^2 var_f / deals). The deal is the unit (its games share shuffles); the
+    pairing removes what the two share, which is most of a small change's variance."""
+    d = np.asarray(diff, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    w = w / w.sum()
+    deals = d.shape[-1]
+    gain = d.mean(axis=-1) @ w
+    var = d.var(axis=-1, ddof=1) / deals if deals > 1 else np.full(d.shape[:-1], np.inf)
+    return gain, np.sqrt(np.maximum(var @ (w * w), 1e-12))
+
+
 def benjamini_hochberg(p_values: np.ndarray, q: float = 0.05) -> np.ndarray:
     """Which hypotheses the Benjamini-Hochberg step-up procedure rejects at FDR ``q``.
 

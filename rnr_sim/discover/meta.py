@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rnr_sim.analytics.stats import Z95, nash_equilibrium
+from rnr_sim.analytics.stats import Z95, nash_equilibrium, paired_gain
 from rnr_sim.discover.search import (
     CELL_PATHS,
     HOLDOUT_SEED_OFFSET,
@@ -265,12 +265,9 @@ def shares_of(out: Outcome, weights: np.ndarray):
 
 def edges_of(per_deal: np.ndarray, ref: np.ndarray, weights: np.ndarray):
     """(edge, lo, hi): each subject's paired difference from ``ref`` (per-deal shares of
-    one deck on the same deals), deal by deal, the field decks as strata."""
-    diff = per_deal - ref[None]
-    deals = diff.shape[2]
-    edge = diff.mean(axis=2) @ weights
-    var = diff.var(axis=2, ddof=1) / deals
-    se = np.sqrt(np.maximum(var @ (weights * weights), 1e-12))
+    one deck on the same deals), deal by deal, the field decks as strata
+    (``stats.paired_gain``)."""
+    edge, se = paired_gain(per_deal - ref[None], weights)
     return edge, edge - Z95 * se, edge + Z95 * se
 
 
