@@ -53,7 +53,8 @@ DiscoveryOption = option(Path | None, "--discovery", metavar="DIR",
 DeckOption = option(Path | None, "--deck", metavar="DECK",
                     help="The deck doctor: which cards of this deck to cut, what to put in.")
 SetOption = option(str | None, "--set", metavar="NAME",
-                   help="Measure only this set's cards (its new cards and its errata).")
+                   help="Measure only this set's cards (its new cards and its errata; with --card, "
+                        "those too).")
 CardOption = option(list[str] | None, "--card", metavar="NAME",
                     help="Measure only this card (the option again for more).")
 BudgetOption = option(int, "--budget", metavar="GAMES", show_default=True,

@@ -142,8 +142,10 @@ def _discovery_inputs(d: Path, options: PowerOptions) -> Inputs:
 
 def _measured_cards(catalog, options: PowerOptions) -> tuple[list[int], str]:
     """The catalog ids to measure, and how they were chosen."""
-    ids = list(range(len(catalog.cards)))
-    how = "every card of the catalog"
+    if options.only_set is None and not options.only_cards:
+        return list(range(len(catalog.cards))), "every card of the catalog"
+    ids: list[int] = []
+    how = []
     if options.only_set is not None:
         if options.only_set not in catalog.sets:
             raise InputError(f"--set {options.only_set}: no such set in the catalog; its "
@@ -151,22 +153,24 @@ def _measured_cards(catalog, options: PowerOptions) -> tuple[list[int], str]:
         files = {str(src.path) for src, (name, _) in zip(catalog.sources,
                                                           catalog.source_sets, strict=False)
                  if name == options.only_set and src.path is not None}
-        ids = [i for i in ids if catalog.set_of(i) == options.only_set  # its new cards
-               or any(e.rpartition(":")[0] in files for e in catalog.cards[i].errata)]
-        how = f"the cards of set {options.only_set}"
+        ids += [i for i in range(len(catalog.cards))
+                if catalog.set_of(i) == options.only_set  # its new cards, and its errata
+                or any(e.rpartition(":")[0] in files for e in catalog.cards[i].errata)]
+        how.append(f"the cards of set {options.only_set}")
+    for name in options.only_cards:
+        i = catalog.lookup(name)
+        if i is None:
+            near = catalog.closest(name)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise InputError(f"--card {name!r}: not in the catalog{hint}")
+        ids.append(i)
     if options.only_cards:
-        named = []
-        for name in options.only_cards:
-            i = catalog.lookup(name)
-            if i is None:
-                near = catalog.closest(name)
-                hint = f"; did you mean {near[0]!r}?" if near else ""
-                raise InputError(f"--card {name!r}: not in the catalog{hint}")
-            named.append(i)
-        ids = [i for i in ids if i in set(named)]
-        how = f"{len(ids)} named cards" if options.only_set is None else how + ", named"
+        how.append(f"{len(options.only_cards)} named cards")
+    ids = sorted(set(ids))
     if not ids:
-        raise InputError("no card to measure: --set and --card together leave none")
+        raise InputError(f"--set {options.only_set}: the set has no card of its own and no "
+                         "errata; name the cards to measure with --card")
+    how = " and ".join(how)
     return ids, how
 
 
@@ -195,14 +199,23 @@ def power(options: PowerOptions, progress: bool = True,
     else:
         runner.check_out(out)
     inputs = _inputs(options)
-    plan = runner.plan_run(runner.RunOptions(
-        decks=inputs.field + inputs.extra_hosts, games=1, seed=options.seed,
-        cards=inputs.cards, rules=inputs.rules, threads=options.threads))
+
+    def planned(decks: list[Path], mirrors: bool = False):
+        return runner.plan_run(runner.RunOptions(
+            decks=decks, games=1, seed=options.seed, cards=inputs.cards, rules=inputs.rules,
+            threads=options.threads, mirrors=mirrors))
+
+    # The doctor's deck is planned apart: it may share a name with a field deck (a player's
+    # copy of a sample deck, or the sample deck itself).
+    plan = planned(inputs.field + ([] if inputs.doctor else inputs.extra_hosts))
+    deck_plan = planned(inputs.extra_hosts, mirrors=True) if inputs.doctor else None
     laws = Laws.of(plan.catalog, plan.profile)
     ids, how = _measured_cards(plan.catalog, options)
     driver = runner.engine_driver()
-    plan.compile(driver)  # the engine's arrays (pilot rows by the driver's index)
-    setup = _Setup(options, inputs, plan, laws, ids, how, budget)
+    for p in (plan, deck_plan):  # the engine's arrays (pilot rows by the driver's index)
+        if p is not None:
+            p.compile(driver)
+    setup = _Setup(options, inputs, plan, deck_plan, laws, ids, how, budget)
     setup.check_budget()
     where = open_backend(options.backend, options.address, options.threads)
     from rnr_sim.dirlock import DirLock
@@ -223,21 +236,24 @@ def power(options: PowerOptions, progress: bool = True,
 class _Setup:
     """The run's decks, hosts, field and budget, resolved."""
 
-    def __init__(self, options: PowerOptions, inputs: Inputs, plan, laws, ids: list[int],
-                 how: str, budget: int):
+    def __init__(self, options: PowerOptions, inputs: Inputs, plan, deck_plan, laws,
+                 ids: list[int], how: str, budget: int):
         from rnr_sim.power import measure, swaps
 
         self.options, self.inputs, self.plan, self.laws = options, inputs, plan, laws
+        self.deck_plan = deck_plan
         self.ids, self.how, self.budget = ids, how, budget
         n_field = len(inputs.field)
         self.n_field = n_field
         decks = plan.decks
         pilots = plan.deck_policy.astype(np.int64)
+        self.policies = plan.policy_table
+        hosts = list(zip(decks, pilots, strict=True))
+        if deck_plan is not None:  # its pilot rows after the field's
+            hosts = [(deck_plan.decks[0], len(plan.policy_table) + deck_plan.deck_policy[0])]
+            self.policies = np.vstack([plan.policy_table, deck_plan.policy_table])
         self.hosts = [swaps.Host(d.name, np.asarray(d.card_ids, dtype=np.int32), int(p),
-                                 str(d.path) if d.path else None)
-                      for d, p in zip(decks, pilots, strict=True)]
-        if inputs.doctor:
-            self.hosts = self.hosts[n_field:]
+                                 str(d.path) if d.path else None) for d, p in hosts]
         self.field_ids = [np.asarray(d.card_ids, dtype=np.int32) for d in decks[:n_field]]
         self.field_pilots = pilots[:n_field].astype(np.int32)
         self.field_counts = sum(np.bincount(c, minlength=laws.n_cards) for c in self.field_ids)
@@ -315,7 +331,7 @@ def _power(out: Path, setup: _Setup, where, driver, store, progress: bool, log) 
     phases: dict[str, int] = {}
     with where, bar, Evaluator(driver, backend=None if options.backend == "local" else where,
                                threads=options.threads, progress=bar, store=store) as ev:
-        pool = Pool.of_plan(plan)
+        pool = Pool.of_plan(plan, policies=setup.policies)
         bench = Bench(ev, pool, fld, slots, pilots, options.seed)
         fresh = Bench(ev, pool, fld, slots, pilots, options.seed + FRESH_SEED_OFFSET)
         bar.set_postfix("worth of the hosts' cards")

@@ -45,9 +45,11 @@ def fingerprint(setup) -> dict[str, Any]:
     from rnr_sim.runner import catalog_sources
 
     plan, o = setup.plan, setup.options
+    listed = list(zip(plan.decks, plan.policies, strict=True))
+    if setup.deck_plan is not None:
+        listed += list(zip(setup.deck_plan.decks, setup.deck_plan.policies, strict=True))
     decks = [{"name": d.name, "path": str(Path(d.path).resolve()) if d.path else None,
-              "sha256": d.sha256, "policy": p}
-             for d, p in zip(plan.decks, plan.policies, strict=True)]
+              "sha256": d.sha256, "policy": p} for d, p in listed]
     return {
         "tool_version": __version__, "seed": o.seed, "budget": setup.budget,
         "margin": o.margin, "cards_measured": setup.how,
