@@ -105,10 +105,16 @@ def test_a_swap_takes_the_least_valuable_cards_of_the_order_first():
 
 
 @pytest.fixture(scope="module")
-def layer_power(tmp_path_factory) -> pl.DataFrame:
+def layer_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("power") / "layer"
-    return _power(out, cards=[LAYER], only_set="Power Test",
-                  only_cards=["Shot Heard Round the World"], budget=200_000, seed=11)
+    _power(out, cards=[LAYER], only_set="Power Test",
+           only_cards=["Shot Heard Round the World"], budget=200_000, seed=11)
+    return out
+
+
+@pytest.fixture(scope="module")
+def layer_power(layer_dir) -> pl.DataFrame:
+    return pl.read_parquet(layer_dir / "power.parquet")
 
 
 def test_a_strictly_better_copy_ranks_above_its_plain_sibling_with_intervals_apart(
@@ -154,6 +160,27 @@ def test_the_deck_doctor_cuts_a_planted_useless_card_first(tmp_path):
     assert best["out"] == "Empty Salute" and best["gain_lo"] > 0
     assert (tmp_path / "doc" / "cuts.parquet").exists()
     assert (tmp_path / "doc" / "adds.parquet").exists()
+
+
+def test_balance_reads_a_power_dirs_flags_as_its_flagged_cards(layer_dir, tmp_path):
+    from rnr_sim import runner
+    from rnr_sim.balance import _power_flags
+    from rnr_sim.balance.targets import load_targets
+    from rnr_sim.errors import InputError
+
+    targets = tmp_path / "t.toml"
+    targets.write_text('[targets]\ndeck_share_max = 0.6\n[scope]\ncards = "flagged"\n')
+    tf = load_targets(targets)
+    flagged = pl.read_parquet(layer_dir / "power.parquet").filter(pl.col("flag") != "")
+    assert flagged.height >= 1
+    plan = runner.plan_run(runner.RunOptions(decks=FIELD, games=1, cards=[LAYER]))
+    ids, how = _power_flags(layer_dir, tf, plan)
+    assert sorted(plan.catalog.cards[i].name for i in ids) == sorted(flagged["card"])
+    assert how["how"] == "flagged by a power dir"
+    other = runner.plan_run(runner.RunOptions(decks=FIELD, games=1, cards=[FOUNDATION]))
+    with pytest.raises(InputError) as e:
+        _power_flags(layer_dir, tf, other)
+    assert "measured another catalog" in str(e.value) and "\n" not in str(e.value)
 
 
 # ---------------------------------------------------------------------------- the run

@@ -66,6 +66,7 @@ class BalanceOptions:
     suggestions: int = DEFAULT_SUGGESTIONS
     rediscover: bool = True
     resume: bool = False
+    power: str | Path | None = None  # a power dir whose flags are the "flagged" cards
     command: str | None = None
 
 
@@ -145,6 +146,8 @@ def _scope_ids(tf, plan, options: BalanceOptions, paths, out: Path, progress: bo
     if not tf.scope.flagged:
         ids = sorted({int(c) for d in plan.decks for c in d.card_ids})
         return ids, {"how": "every card the metagame plays"}
+    if options.power is not None:
+        return _power_flags(Path(options.power), tf, plan)
     # "flagged": the cards the report flags, from a run of the metagame's decks.
     from rnr_sim import runner
     from rnr_sim.analytics.metrics import compute_metrics
@@ -169,6 +172,37 @@ def _scope_ids(tf, plan, options: BalanceOptions, paths, out: Path, progress: bo
                  "cards": flagged}
 
 
+def _power_flags(d: Path, tf, plan) -> tuple[list[int], dict[str, Any]]:
+    """``cards = "flagged"`` read from a power dir (``rnr-sim power``): the cards it flags
+    too strong or too weak, on the same catalog."""
+    import polars as pl
+
+    from rnr_sim.searchdirs import verify_power_dir
+
+    try:
+        manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(f"--power {d}: not a complete power dir ({e}); give a dir written "
+                         "by rnr-sim power") from None
+    if not isinstance(manifest, dict) or manifest.get("kind") != "power" \
+            or manifest.get("mode") != "pool":
+        raise InputError(f"--power {d}: not a power dir of a card pool (rnr-sim power "
+                         "without --deck)")
+    verify_power_dir(d, manifest)
+    if (manifest.get("catalog") or {}).get("sha256") != plan.catalog.sha256:
+        raise InputError(f"--power {d}: measured another catalog "
+                         f"({(manifest.get('catalog') or {}).get('name')}) than this run's "
+                         f"({plan.catalog.name}); give --cards as the power run had them")
+    table = pl.read_parquet(d / "power.parquet")
+    flagged = table.filter(pl.col("flag") != "")["card"].to_list()
+    if not flagged:
+        raise InputError(f"{tf.where}: [scope] cards = \"flagged\": the power dir {d} flags "
+                         "no card; name the cards to change instead")
+    ids = sorted(plan.catalog.by_name[c] for c in flagged)
+    return ids, {"how": "flagged by a power dir", "power": str(d),
+                 "power_id": (manifest.get("identity") or {}).get("id"), "cards": flagged}
+
+
 def balance(options: BalanceOptions, progress: bool = True,
             log: Callable[[str], None] | None = None) -> Balance:
     """A balance run (module docstring) into ``options.out``; ``InputError`` for bad input.
@@ -182,6 +216,10 @@ def balance(options: BalanceOptions, progress: bool = True,
     log = log or log_to_stderr
     t_start = time.perf_counter()
     tf = load_targets(options.targets)
+    if options.power is not None and not tf.scope.flagged:
+        raise InputError(f"--power {options.power}: read only by [scope] cards = \"flagged\" "
+                         f"({tf.where} names its cards); drop --power or ask for the flagged "
+                         "cards")
     budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
     n_suggest = runner.check_count(options.suggestions, "--suggestions", 1, 20)
     runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1 - 10**7)

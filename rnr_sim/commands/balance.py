@@ -57,6 +57,9 @@ SuggestionsOption = option(int, "--suggestions", metavar="N", show_default=True,
                            help="Suggestions kept and verified, at most.")
 RediscoverOption = option(bool, "--rediscover/--no-rediscover", show_default=True,
                           help="Search the metagame again with each patched catalog (discover).")
+PowerOption = option(Path | None, "--power", metavar="DIR",
+                     help="A power dir (rnr-sim power): with cards = \"flagged\", the cards "
+                          "it flags too strong or too weak (instead of the report's flags).")
 ResumeOption = option(bool, "--resume", help="Carry on a stopped balance run in --out (give "
                                              "the same options).")
 
@@ -71,6 +74,7 @@ def balance_command(
     suggestions: SuggestionsOption = DEFAULT_SUGGESTIONS,
     rediscover: RediscoverOption = True,
     resume: ResumeOption = False,
+    power: PowerOption = None,
     *, seed, cards, rules, threads, backend, address, quiet, as_json,
 ) -> None:
     from rnr_sim.balance import BalanceOptions, balance
@@ -84,6 +88,7 @@ def balance_command(
                              seed=DEFAULT_SEED if seed is None else seed, rules=rules,
                              threads=threads, backend=backend, address=address, out=out,
                              suggestions=suggestions, rediscover=rediscover, resume=resume,
+                             power=power,
                              command=shlex.join(["rnr-sim", *sys.argv[1:]]))
     show = not (quiet or as_json)
     try:
