@@ -202,6 +202,24 @@ def test_balance_gives_the_same_suggestions_on_ray(ray_cluster, tmp_path):
     assert sa.equals(sb)
 
 
+@needs_ray
+def test_power_gives_the_same_table_on_ray(ray_cluster, tmp_path):
+    """Card power's race, cuts and fresh deals are the same games on either backend."""
+    import polars as pl
+
+    from rnr_sim.power import PowerOptions, power
+
+    layer = Path(__file__).parent / "fixtures" / "power" / "layer.toml"
+    runs = [power(PowerOptions(field=SAMPLE[:3], cards=[layer], only_set="Power Test",
+                               budget=40_000, seed=3, backend=backend,
+                               out=tmp_path / backend), progress=False, log=lambda m: None)
+            for backend in ("local", "ray")]
+    for name in ("power", "worth"):
+        a, b = (r.tables[name] for r in runs)
+        assert a.height > 0 and a.equals(b), name
+    assert pl.read_parquet(tmp_path / "ray" / "power.parquet").equals(runs[0].tables["power"])
+
+
 # ---------------------------------------------------------------------------- without Ray
 
 
