@@ -1,5 +1,7 @@
 """``rnr-sim check coverage``: how often the report's 95% intervals hold the value, over
-independent seeds of the sample decks (``analytics.coverage``)."""
+independent seeds of the sample decks (``analytics.coverage``); with ``--discovery`` a
+discovery's held-out intervals (``discover.coverage``), with ``--power`` the paired
+intervals of ``rnr-sim power`` (``power.coverage``)."""
 
 from __future__ import annotations
 
@@ -44,6 +46,12 @@ DiscoveryOption = option(Path | None, "--discovery", metavar="DIR",
                               "(`rnr-sim discover`): its elites and field decks re-measured "
                               "against its field on --seeds seeds of --games deals a field "
                               "deck.")
+PowerOption = option(bool, "--power",
+                     help="Measure instead the paired intervals of `rnr-sim power` (a swap's "
+                          "gain, a cut's worth, the mean over hosts) on fixed arms of the "
+                          "decks: how often each seed's interval (--games deals a field deck) "
+                          "holds the gain measured on 20 times as many deals of a separate "
+                          "seed.")
 
 
 @shared_options
@@ -55,6 +63,7 @@ def coverage_command(
     patch: PatchOption = None,
     rules_b: RulesBOption = None,
     discovery: DiscoveryOption = None,
+    power: PowerOption = False,
     *, players, seed, mirrors, threads, as_json,
 ) -> None:
     """Play K independent seeds of the decks (default: the sample decks) with the real runner,
@@ -67,7 +76,9 @@ def coverage_command(
     deals; the variant: --patch, --rules-b, or a built-in patch, Minuteman Volley damage
     3 -> 6) and compare's deltas (decks, matchups, first seat, paths, patched and moved
     cards) are checked the same way; the report's families then come from the baseline
-    run. The runs use the seeds --seed, --seed + 1, ..."""
+    run. The runs use the seeds --seed, --seed + 1, ... With --power, the paired intervals
+    of `rnr-sim power` instead (one-copy swaps, full-set swaps, cuts, means over hosts of
+    the decks), each checked against its gain on a reference 20 times a seed's deals."""
     from rnr_sim import runner
     from rnr_sim.analytics.coverage import format_coverage, measure_coverage
     from rnr_sim.errors import InputError
@@ -77,6 +88,12 @@ def coverage_command(
                          f"two other seeds), not {seeds}")
     if games < 1:
         raise InputError(f"--games must be a whole number at least 1, not {games}")
+    deck_paths = list(decks) if decks else runner.sample_decks()
+    first = runner.DEFAULT_SEED if seed is None else seed
+    if power:
+        _check_power(games, players, mirrors, compare, patch, rules_b, discovery)
+        return _power_coverage(deck_paths, [first + i for i in range(seeds)], games, threads,
+                               as_json)
     if compare is None:
         compare = not mirrors
     if compare and mirrors:
@@ -85,8 +102,6 @@ def coverage_command(
     if not compare and (patch is not None or rules_b is not None):
         raise InputError("--patch and --rules-b are the variant of --compare: drop them or "
                          "drop --no-compare")
-    deck_paths = list(decks) if decks else runner.sample_decks()
-    first = runner.DEFAULT_SEED if seed is None else seed
     log = (lambda msg: None) if as_json else (
         lambda msg: typer.echo(f"check coverage: {msg}", err=True))
     if discovery is not None:
@@ -119,3 +134,39 @@ def _discovery_coverage(discovery: Path, seeds: list[int], games: int, threads, 
     intervals, total = heldout_intervals(discovery, seeds, games, threads, log)
     return CoverageRun(seeds, games, 2, sorted(set(intervals["subject"])), total, intervals,
                        coverage_table(intervals), [], round(time.perf_counter() - t0, 1))
+
+
+def _check_power(games: int, players, mirrors: bool, compare, patch, rules_b,
+                 discovery) -> None:
+    """--power measures power's paired intervals only: refuse what it would not read."""
+    from rnr_sim.errors import InputError
+
+    given = [flag for flag, on in (("--players", players not in (None, 2)),
+                                   ("--mirrors", mirrors), ("--compare", compare),
+                                   ("--patch", patch is not None),
+                                   ("--rules-b", rules_b is not None),
+                                   ("--discovery", discovery is not None)) if on]
+    if given:
+        raise InputError(f"--power measures the paired intervals of `rnr-sim power` (two "
+                         f"players, no variant): drop {', '.join(given)}")
+    if games < 2:
+        raise InputError(f"--power needs --games at least 2 (a paired interval's spread "
+                         f"needs two deals), not {games}")
+
+
+def _power_coverage(decks: list[Path], seeds: list[int], games: int, threads,
+                    as_json: bool) -> None:
+    """The coverage of power's paired intervals (``power.coverage``), printed."""
+    from rnr_sim.power.coverage import format_power_coverage, measure, subjects_table
+
+    cov = measure(decks, seeds, games, threads=threads, show=not as_json)
+    if as_json:
+        typer.echo(json.dumps({
+            "seeds": cov.seeds, "games": cov.deals, "players": 2, "decks": cov.decks,
+            "arms": cov.arms, "reference_seed": cov.reference_seed,
+            "reference_deals": cov.reference_deals, "total_games": cov.total_games,
+            "seconds": cov.seconds, "families": cov.table.to_dicts(),
+            "subjects": subjects_table(cov).to_dicts(),
+        }, indent=2))
+    else:
+        typer.echo(format_power_coverage(cov))

@@ -13,7 +13,7 @@ measures how often such an interval holds the gain it estimates:
   catalog order), cuts (``swaps.cut``), and the mean over hosts of a card swapped in at its
   full set into every host where that is legal (the full-set arms of those cards). The
   cards are the field's own (a card no deck plays would mostly change nothing); the mean's
-  cards are no Pillars (with the worth all zeros a Pillar's set mostly takes the place of
+  cards are not Pillars (with the worth all zeros a Pillar's set mostly takes the place of
   Pillars of the same stats, and changes no game).
 - **Truth.** Each subject's gain on ``reference`` deals a field deck (default
   ``REFERENCE_FACTOR`` times a seed's deals) of a seed no seed of the check uses (the first
@@ -23,8 +23,11 @@ measures how often such an interval holds the gain it estimates:
 - **Check.** Seed k's interval holds the truth when ``|g_k - truth| <= z sqrt(se_k² +
   se_ref²)``: the reference's own noise widens the check, as the leave-one-out families
   of ``analytics.coverage`` are stretched for theirs (``sqrt(1 + 1/REFERENCE_FACTOR)``, 2.5%
-  at the default). A subject whose gain is the same in every seed and in the reference (a
-  swap that changes no game) is left out: it holds trivially.
+  at the default). A subject's seeds share its reference's error: at the default that
+  moves one subject's chance to hold by about a point at most (second order in the
+  reference's 0.22 se), and the family's coverage not at all on average. A subject whose
+  gain is the same in every seed and in the reference (a swap that changes no game) is
+  left out: it holds trivially.
 - **Coverage.** Per family, the share of intervals that hold, with its 95% interval with
   the *seed* as the unit (``stats.ratio_by_deal``: a Wilson interval on the effective count;
   a seed's intervals share its deals, so they may hold or miss together). ``spread``: the
@@ -162,9 +165,7 @@ def truth_coverage(intervals: pl.DataFrame, z: float = Z95) -> pl.DataFrame:
     family (``EVERY``). Columns: ``family``, ``subjects``, ``intervals``, ``covered``,
     ``coverage`` with ``coverage_lo``/``_hi`` (95%, the seed as the unit), ``spread``,
     ``mean_abs_truth``, ``mean_se``, ``mean_truth_se``, ``seeds`` (module docstring)."""
-    trivial = (pl.col("value").max() == pl.col("value").min()) & \
-        (pl.col("value").first() == pl.col("truth").first())
-    kept = intervals.filter(~trivial.over("family", "subject"))
+    kept = intervals.filter(~_trivial().over("family", "subject"))
     checked = pl.concat([kept, kept.with_columns(pl.lit(EVERY).alias("family"))]).with_columns(
         ((pl.col("value") - pl.col("truth")).abs()
          <= z * (pl.col("se") ** 2 + pl.col("truth_se") ** 2).sqrt()).alias("covered"),
@@ -190,6 +191,12 @@ def truth_coverage(intervals: pl.DataFrame, z: float = Z95) -> pl.DataFrame:
         "family", "subjects", "intervals", "covered", "coverage", "coverage_lo",
         "coverage_hi", "spread", "mean_abs_truth", "mean_se", "mean_truth_se", "seeds",
     ).sort(pl.col("family").replace_strict(order, default=len(order)), "family")
+
+
+def _trivial() -> pl.Expr:
+    """A subject's gain is the same in every seed and in the reference: left out."""
+    return (pl.col("value").max() == pl.col("value").min()) & \
+        (pl.col("value").first() == pl.col("truth").first())
 
 
 def measure(decks: Sequence[str | Path], seeds: Sequence[int], deals: int,
@@ -251,14 +258,16 @@ def measure(decks: Sequence[str | Path], seeds: Sequence[int], deals: int,
 
 def subjects_table(cov: PowerCoverage) -> pl.DataFrame:
     """Per subject: its truth and the reference's standard error, the seeds' mean gain and
-    standard error, and how many of its intervals held the truth."""
+    standard error, its ``spread`` (``truth_coverage``), how many of its intervals held
+    the truth, and whether it is ``counted`` (not left out as trivial)."""
     z = Z95
     return cov.intervals.group_by("family", "subject", maintain_order=True).agg(
         pl.col("truth").first(), pl.col("truth_se").first(),
         pl.col("value").mean().alias("mean_gain"), pl.col("se").mean().alias("mean_se"),
+        (pl.col("value").var() / (pl.col("se") ** 2).mean()).alias("spread"),
         ((pl.col("value") - pl.col("truth")).abs()
          <= z * (pl.col("se") ** 2 + pl.col("truth_se") ** 2).sqrt()).sum().alias("covered"),
-        pl.len().alias("seeds"))
+        pl.len().alias("seeds"), (~_trivial()).alias("counted"))
 
 
 def format_power_coverage(cov: PowerCoverage, low: float = 0.93, high: float = 0.97) -> str:
@@ -275,7 +284,7 @@ def format_power_coverage(cov: PowerCoverage, low: float = 0.93, high: float = 0
         body.append([r["family"], f"{r['subjects']}", f"{r['intervals']:,}",
                      f"{100 * r['coverage']:.1f}% [{100 * r['coverage_lo']:.1f}, "
                      f"{100 * r['coverage_hi']:.1f}]{mark}",
-                     "-" if r["spread"] is None else f"{r['spread']:.2f}",
+                     _num(r["spread"]),
                      f"{100 * r['mean_abs_truth']:.2f}", f"{100 * r['mean_se']:.2f}",
                      f"{100 * r['mean_truth_se']:.2f}"])
     lines = [f"Coverage of power's paired 95% intervals over {len(cov.seeds)} seeds "
@@ -289,14 +298,20 @@ def format_power_coverage(cov: PowerCoverage, low: float = 0.93, high: float = 0
              f"Target {100 * low:.0f}-{100 * high:.0f}%; ! = outside.", ""]
     lines += _aligned(head, body)
     subs = subjects_table(cov)
-    lines += ["", "Subjects (truth ± its se, pp; the seeds' mean gain and se, pp; intervals "
-              "that held):"]
-    lines += _aligned(["family", "subject", "truth", "ref se", "mean gain", "mean se", "held"],
+    lines += ["", "Subjects (truth ± its se, pp; the seeds' mean gain and se, pp; spread; "
+              "intervals that held):"]
+    lines += _aligned(["family", "subject", "truth", "ref se", "mean gain", "mean se",
+                       "spread", "held"],
                       [[r["family"], r["subject"], pp(r["truth"]), f"{100 * r['truth_se']:.2f}",
-                        pp(r["mean_gain"]), f"{100 * r['mean_se']:.2f}",
-                        f"{r['covered']}/{r['seeds']}"] for r in subs.iter_rows(named=True)],
+                        pp(r["mean_gain"]), f"{100 * r['mean_se']:.2f}", _num(r["spread"]),
+                        f"{r['covered']}/{r['seeds']}" if r["counted"] else "left out"]
+                       for r in subs.iter_rows(named=True)],
                       left=2)
     return "\n".join(lines)
+
+
+def _num(x) -> str:
+    return "-" if x is None or not math.isfinite(x) else f"{x:.2f}"
 
 
 def _aligned(head: list[str], body: list[list[str]], left: int = 1) -> list[str]:
