@@ -13,7 +13,8 @@
   selection, the winner's curse).
 - ``doctor``: one deck's cuts, then swaps (a card of the pool in, copies of one of the
   deck's two least valuable cards of its Order out: one copy, or all of them), raced
-  toward the best, the best re-measured on fresh deals.
+  toward the best; the best swap of each of the best cards coming in (``TOP_ADDS`` cards,
+  one swap each) re-measured on fresh deals.
 """
 
 from __future__ import annotations
@@ -321,7 +322,8 @@ def doctor_swaps(laws, host: swaps.Host, cards: list[int], worths: list[Worth]
 def doctor(bench: Bench, fresh: Bench, laws, host: swaps.Host, cards: list[int],
            worths: list[Worth], first: int, race_budget: int, confirm_deals: int, key: str,
            progress=None) -> list[Swap] | None:
-    """The best swaps for the deck, best first, each re-measured on fresh deals."""
+    """The best swaps for the deck, one per card coming in, best first, each re-measured on
+    fresh deals."""
     arms, found = doctor_swaps(laws, host, cards, worths)
     w = bench.fld.weights
     ends = [first * GROWTH ** s for s in range(STAGES)]
@@ -348,7 +350,10 @@ def doctor(bench: Bench, fresh: Bench, laws, host: swaps.Host, cards: list[int],
         return None
     for arm, sw in zip(arms, found, strict=True):
         sw.search = _measured(arm, w)
-    top = sorted(range(len(found)), key=lambda i: (-found[i].search.gain, i))[:TOP_ADDS]
+    best_of: dict[int, int] = {}  # each card coming in: its best swap in the race
+    for i in sorted(range(len(found)), key=lambda i: (-found[i].search.gain, i)):
+        best_of.setdefault(found[i].card, i)
+    top = list(best_of.values())[:TOP_ADDS]
     again = [Arm(0, arms[i].slots) for i in top]
     if not fresh.play(again, 0, confirm_deals, f"{key}-fresh"):
         return None
