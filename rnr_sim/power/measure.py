@@ -75,15 +75,15 @@ class Measured:
 def references(keys: list, g: np.ndarray, se: np.ndarray) -> dict:
     """For each key (host, copies, Order), the median gain of the arms with that key: the
     typical card of the Order swapped into that host at that many copies, which a card's
-    own gain is judged against. Its standard error: that of a median of normal estimates
-    (sqrt(pi / 2) times the median arm's standard error over the square root of the
-    arms)."""
+    own gain is judged against. Its standard error is taken as the median arm's: the
+    cards' true gains are fixed and spread, so the median of their estimates moves with
+    the noise of the arms near the middle rank (an order statistic moves at most as far
+    as the estimates do), not with that noise over the square root of the arms, which
+    holds only when every arm has the same true gain."""
     out = {}
     for key in dict.fromkeys(keys):
         idx = [j for j, k in enumerate(keys) if k == key]
-        out[key] = Measured(float(np.median(g[idx])),
-                            float(1.2533 * np.median(se[idx]) / np.sqrt(len(idx))),
-                            0, 0)
+        out[key] = Measured(float(np.median(g[idx])), float(np.median(se[idx])), 0, 0)
     return out
 
 
