@@ -182,11 +182,13 @@ def summary_lines(result, top: int = 10) -> list[str]:
              f"({m['games_per_s']:,} games/s): {m['source']}."]
     if m["mode"] == "doctor":
         cuts = result.tables["cuts"]
-        lines.append(f"What each card is worth to {m['deck']['name']} (its loss when cut; "
-                     "cut the first first):")
+        lines.append(f"What each card is worth to {m['deck']['name']} (its loss when cut, "
+                     "its slots taken by more of the deck's own cards; cut the first first):")
         for r in cuts.head(top).iter_rows(named=True):
             w = "no legal cut" if r["worth"] is None else \
                 f"{_pp(r['worth'])} pp [{_pp(r['worth_lo'])}, {_pp(r['worth_hi'])}]"
+            if r["worth_hi"] is not None and r["worth_hi"] < 0:
+                w += f"  (cut: {r['replaced_by']} instead does better)"
             lines.append(f"  {r['copies']} {r['card']:<34} {w}")
         lines.append("Best swaps (on fresh deals):")
         for r in result.tables["adds"].iter_rows(named=True):
