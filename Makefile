@@ -34,9 +34,11 @@ lint: $(DEV_STAMP)
 # seat orders (36 x 2,800 x 2 = 201,600 games), then each deck's pilot skill (rnr-sim
 # skill, into the same run dir), then the report; then a quick deck search over the
 # Original Set against the sample decks (300,000 games) and its page, and quick balance
-# suggestions for the sample decks (docs/balance-targets.toml, 400,000 games) and theirs.
+# suggestions for the sample decks (docs/balance-targets.toml, 400,000 games) and theirs;
+# then the deck doctor on Eagle Blockade (rnr-sim power --deck: which of its cards to cut,
+# which of the sample set's cards to put in, 400,000 games) and its page.
 demo: $(RUN_STAMP)
-	rm -rf runs/demo runs/demo-discover runs/demo-balance reports/demo
+	rm -rf runs/demo runs/demo-discover runs/demo-balance runs/demo-power reports/demo
 	$(BIN)/rnr-sim run decks/*.txt --games 2800 --out runs/demo
 	$(BIN)/rnr-sim skill decks/*.txt --games 1000 --out runs/demo
 	$(BIN)/rnr-sim report runs/demo --out reports/demo
@@ -45,10 +47,14 @@ demo: $(RUN_STAMP)
 	$(BIN)/rnr-sim balance --field decks/*.txt --targets docs/balance-targets.toml \
 		--budget 400000 --out runs/demo-balance
 	$(BIN)/rnr-sim report runs/demo-balance --out reports/demo/balance
+	$(BIN)/rnr-sim power --deck decks/eagle_blockade.txt --field decks/*.txt \
+		--cards rnr_sim/data/foundation.toml --budget 400000 --out runs/demo-power
+	$(BIN)/rnr-sim report runs/demo-power --out reports/demo/power
 	@echo ""
 	@echo "Open reports/demo/index.html in a browser (file://$(CURDIR)/reports/demo/index.html)"
 	@echo "the deck search: file://$(CURDIR)/reports/demo/discovery/index.html"
-	@echo "and the balance suggestions: file://$(CURDIR)/reports/demo/balance/index.html"
+	@echo "the balance suggestions: file://$(CURDIR)/reports/demo/balance/index.html"
+	@echo "and the deck doctor for Eagle Blockade: file://$(CURDIR)/reports/demo/power/index.html"
 
 bench: $(RUN_STAMP)
 	$(BIN)/rnr-sim bench

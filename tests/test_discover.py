@@ -154,6 +154,8 @@ def test_report_draws_a_discovery_dir(toy_discovery, tmp_path):
     assert "The best deck of each cell" in page and "data:image/png;base64" in page
     assert "Paper Act*" in page  # in no elite, and in no field deck either
     assert "Dominant Volley" in page
+    # standing alone (no run report above it): the Card power page it links is its own power/
+    assert 'id="power-link" data-probe="power/plots/power.png" hidden>' in page
 
 
 def test_check_coverage_re_measures_elites_as_discover_does(toy_discovery):
@@ -190,3 +192,24 @@ def test_a_second_writer_of_a_discovery_dir_is_refused(tmp_path):
     with DirLock(out, "discovery dir"), pytest.raises(InputError) as e:
         _small(out)
     assert str(os.getpid()) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_power_takes_a_discoverys_field_and_elites_as_hosts(toy_discovery, tmp_path):
+    """``power --discovery``: the hosts are the discovery's field and the elites of its
+    metagame matrix, on its catalog; Dominant Volley, in every elite already, is measured
+    where it is legal (the field deck) and beats Paper Act, which can never help."""
+    import json
+
+    from rnr_sim.power import PowerOptions, power
+
+    result = power(PowerOptions(discovery=toy_discovery, only_cards=["Dominant Volley",
+                                                                     "Paper Act"],
+                                budget=100_000, seed=2, out=tmp_path / "p"), progress=False)
+    m = json.loads((tmp_path / "p" / "manifest.json").read_text())
+    elites = pl.read_parquet(toy_discovery / "matchups.parquet")["deck"].unique()
+    assert len(m["hosts"]) == 1 + sum(e.startswith("elite ") for e in elites)
+    assert m["hosts"][0] == "Toy Field"
+    table = result.tables["power"]
+    assert table["card"][0] == "Dominant Volley"
+    by = {r["card"]: r for r in table.iter_rows(named=True)}
+    assert by["Dominant Volley"]["gain_lo"] > by["Paper Act"]["gain_hi"]

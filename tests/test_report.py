@@ -289,6 +289,18 @@ def _section(html: str, key: str) -> str:
     return html[start:html.index("</section>", start)]
 
 
+def test_the_card_section_holds_a_hidden_card_power_link(tiny_report):
+    """The link to a Card power page in the report's ``power/`` folder (report/links.py):
+    in the page, hidden until the page's script finds that page's figure."""
+    from rnr_sim.report.links import PROBE_SCRIPT
+
+    html = tiny_report.read_text(encoding="utf-8")
+    cards = _section(html, "cards")
+    assert '<p class="note" id="power-link" data-probe="power/plots/power.png" hidden>' in cards
+    assert '<a href="power/index.html">Card power</a>' in cards
+    assert PROBE_SCRIPT in html
+
+
 def test_one_method_section_says_each_method_once(random_report):
     """"How to read these numbers" holds the interval note (stats.METHOD_NOTE), the
     adjusted IWD, the path expectation and the Nash bootstrap, each once, in the page and

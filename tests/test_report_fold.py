@@ -10,7 +10,9 @@ figures the whole-table analysis published.
   number must equal it to ``REL`` (floating-point sums of
   non-integers, such as the per-table variance terms, may be added in another order: the
   whole-table analysis itself differed by 1e-16 between two runs of it), and the page
-  and summary.md (figures left out) must equal it character for character.
+  and summary.md (figures left out) must equal it character for character. A deliberate
+  change of the page since is spliced into the frozen pages by hand, nothing else: the
+  card section's hidden "Card power" link and its probe in the script (report/links.py).
 - **Flat state.** The same games cut into 1 or 12 parts leave the fold with the same
   figures and the same state size; twice the deals, the same state size.
 - **One part at a time.** The analysis never reads the whole ``games``/``seats`` tables.

@@ -9,6 +9,7 @@ saw as JSON into the DOM that ``--dump-dom`` prints.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -162,6 +163,39 @@ def test_every_column_box_shows_the_hidden_columns(driven):
     seen, *_ = driven
     assert seen["extra_before"] == "none"
     assert seen["extra_after"] == "table-cell"
+
+
+#: After the page's scripts have run and its images loaded: whether the Card power link shows.
+LINK_DRIVER = """
+<script>
+window.addEventListener("load", function () {
+  setTimeout(function () {
+    var pre = document.createElement("pre");
+    pre.id = "test-out";
+    pre.textContent = JSON.stringify({shown: !document.getElementById("power-link").hidden});
+    document.body.appendChild(pre);
+  }, 200);
+});
+</script>
+"""
+
+
+def test_the_card_power_link_shows_only_when_the_page_is_there(report, tmp_path):
+    """The card section's link to power/index.html (report/links.py) is hidden until the
+    Card power page's figure, power/plots/power.png, loads."""
+    index, _ = report
+    seen, _ = run_script(index, LINK_DRIVER, tmp_path / "without")
+    assert seen == {"shown": False}
+    power = index.parent / "power"
+    (power / "plots").mkdir(parents=True)
+    try:
+        figure = next((index.parent / "plots").glob("*.png"))
+        (power / "plots" / "power.png").write_bytes(figure.read_bytes())
+        (power / "index.html").write_text("<!doctype html><title>Card power</title>")
+        seen, _ = run_script(index, LINK_DRIVER, tmp_path / "with")
+    finally:
+        shutil.rmtree(power)
+    assert seen == {"shown": True}
 
 
 def test_screenshot_renders(report, tmp_path):

@@ -21,8 +21,10 @@ def register(app: typer.Typer) -> None:
 
 
 RunDirArgument = argument(Path, metavar="RUN_DIR", help="A run dir written by `rnr-sim run`, "
-                          "a discovery dir written by `rnr-sim discover`, or a balance dir "
-                          "written by `rnr-sim balance`.")
+                          "a discovery dir written by `rnr-sim discover`, a balance dir "
+                          "written by `rnr-sim balance`, or a power dir written by "
+                          "`rnr-sim power` (its Card power page; with --deck, the deck "
+                          "doctor's).")
 SvgOption = option(bool, "--svg", help="Draw the figures as SVG instead of PNG.")
 
 
@@ -41,6 +43,7 @@ def report_command(
     from rnr_sim.report import build_report
     from rnr_sim.report.balance import build_balance_report, is_balance_dir
     from rnr_sim.report.discovery import build_discovery_report, is_discovery_dir
+    from rnr_sim.report.power import build_power_report, is_power_dir
 
     t0 = time.perf_counter()
     target = out if out is not None else Path("reports") / Path(run_dir).resolve().name
@@ -50,6 +53,10 @@ def report_command(
         return
     if is_balance_dir(run_dir):  # a balance dir (rnr-sim balance): its own page
         index = build_balance_report(run_dir, target)
+        typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
+        return
+    if is_power_dir(run_dir):  # a power dir (rnr-sim power): the Card power page
+        index = build_power_report(run_dir, target)
         typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
         return
     # Opened at the first part read: a run dir refused by its checks shows no bar.

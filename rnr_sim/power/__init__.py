@@ -200,15 +200,15 @@ def power(options: PowerOptions, progress: bool = True,
         runner.check_out(out)
     inputs = _inputs(options)
 
-    def planned(decks: list[Path], mirrors: bool = False):
+    def planned(decks: list[Path]):  # mirrors: a one-deck field is a field too
         return runner.plan_run(runner.RunOptions(
             decks=decks, games=1, seed=options.seed, cards=inputs.cards, rules=inputs.rules,
-            threads=options.threads, mirrors=mirrors))
+            threads=options.threads, mirrors=True))
 
     # The doctor's deck is planned apart: it may share a name with a field deck (a player's
     # copy of a sample deck, or the sample deck itself).
     plan = planned(inputs.field + ([] if inputs.doctor else inputs.extra_hosts))
-    deck_plan = planned(inputs.extra_hosts, mirrors=True) if inputs.doctor else None
+    deck_plan = planned(inputs.extra_hosts) if inputs.doctor else None
     laws = Laws.of(plan.catalog, plan.profile)
     ids, how = _measured_cards(plan.catalog, options)
     driver = runner.engine_driver()

@@ -20,7 +20,7 @@ from rnr_sim.analytics.metrics import Metrics
 from rnr_sim.analytics.run import run_progress
 from rnr_sim.errors import InputError
 from rnr_sim.report import expansion as expansion_section
-from rnr_sim.report import tables, text
+from rnr_sim.report import links, tables, text
 from rnr_sim.report.figures import FIGURES, FigureProcess, Image, make_images
 from rnr_sim.report.format import EMPTY, branch_label, count, pct
 from rnr_sim.skill import read as read_skill
@@ -545,7 +545,8 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
                 html_table(tables.matrix_table(m.branch_matchups, m.branch_order,
                                                branch_label))),
         section("cards", "Cards", text.cards_lead(m), img("cards"),
-                card_table_html(tables.card_table(m.cards, m.cards_by_deck)), cards_note),
+                card_table_html(tables.card_table(m.cards, m.cards_by_deck)), cards_note,
+                links.power_link_html()),  # shown when power/ holds a Card power page
     ]
     if expansion is not None:
         x = expansion_section
@@ -585,7 +586,7 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
         + f"<pre>{esc(reproduce_command(m))}\nrnr-sim report {esc(shlex.quote(str(m.run.path)))}</pre>"
         + f'<p class="note">Tables as CSV beside this page: {esc(", ".join(csvs))}.</p>'
         + "</div></section>"
-        + f"<script>{CARD_SCRIPT}</script></body></html>"
+        + f"<script>{CARD_SCRIPT}{links.PROBE_SCRIPT}</script></body></html>"
     )
     return "\n".join(parts)
 

@@ -25,6 +25,7 @@ import numpy as np
 import polars as pl
 
 from rnr_sim.errors import InputError
+from rnr_sim.report import links
 from rnr_sim.report.build import CSS, Image, esc
 
 TOP = 5  # "the five best": the staples of the top decks
@@ -125,8 +126,10 @@ def _table(head: list[str], rows: list[list[Any]], raw: set[int] = frozenset()) 
     return f'<div class="scroll"><table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def render(d: dict[str, Any], root: Path) -> tuple[str, str]:
-    """(index.html, summary.md) of a discovery dir."""
+def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
+    """(index.html, summary.md) of a discovery dir; ``hub``: the way from the page to the
+    folder of the run report it sits in, where a Card power page may be
+    (``links.hub_prefix``)."""
     m, a = d["manifest"], d["archive"].sort("elite_id")
     g, s = m["games"], m["search"]
     r = s["racing"]
@@ -230,6 +233,7 @@ def render(d: dict[str, Any], root: Path) -> tuple[str, str]:
                 "in a field deck"], staple_rows),
         f"<h3>In no elite ({never.height} of {n_cards}; * in no field deck either)</h3>",
         "".join(never_html) or "<p>Every card is in some elite.</p>",
+        links.power_link_html(hub),
         "<h2>The field in the discovered metagame</h2>",
         _table(["deck", "pilot", "held-out share", "elites above it"], field_rows),
         "<h2>The metagame</h2>",
@@ -240,7 +244,7 @@ def render(d: dict[str, Any], root: Path) -> tuple[str, str]:
         "<p>Paths of the metagame's wins (games weighted by the mix): " + ", ".join(
             f"{esc(k)} {100 * v:.0f}%" for k, v in paths.items()) + ".</p>",
         f"<h2>Reproduce</h2><pre>{esc(repro)}\nrnr-sim report {esc(shlex.quote(str(root)))}"
-        "</pre></body></html>",
+        f"</pre><script>{links.PROBE_SCRIPT}</script></body></html>",
     ])
     md_lines = [f"# The decks players will find: {root.name}", "", lead, ""]
     md_lines += [f"- {v}" for v in verdict] + ["", "| elite | cell | pilot | held-out | search |",
@@ -255,7 +259,7 @@ def build_discovery_report(path: str | Path, out: str | Path) -> Path:
 
     root, out = Path(path), Path(out)
     d = read(root)
-    html, md = render(d, root)
+    html, md = render(d, root, links.hub_prefix(out))
     out.mkdir(parents=True, exist_ok=True)
     atomic_write(out / "index.html", lambda tmp: tmp.write_text(html, encoding="utf-8"))
     atomic_write(out / "summary.md", lambda tmp: tmp.write_text(md, encoding="utf-8"))
