@@ -233,7 +233,7 @@ def power(bench: Bench, fresh: Bench, laws, hosts: list[swaps.Host], cards: list
         r.search = _measured(arms[bi], w)
         r.best = (arms[bi].host, arm_copies[bi])
         r.games = sum(arms[i].games for i in mine)
-        full = max(arm_copies[i] for i in mine)
+        full = min(swaps.FULL_SET, max(arm_copies[i] for i in mine))
         at_full = [i for i in mine if arm_copies[i] == full]
         first_stage = np.mean([arms[i].diff[0] for i in at_full], axis=0)
         g, se = paired_gain(first_stage, w)

@@ -17,7 +17,8 @@ Two swaps, both stated in docs/design.md ("Card power"):
   to its deck is the deck's paired loss under its cut.
 - **A swap in** (``swap_in``): ``k`` copies of a card come in, in place of the deck's
   cards of the same Order that are worth least to it (measured by cuts), all copies of the
-  least valuable first, then the next; copies the deck already holds count toward ``k``.
+  least valuable first, then the next; copies the deck already holds count toward ``k``
+  (``levels``: one copy, a full set, and for Pillars and Rights a larger set).
 
 A swap that would leave an illegal deck (a Rare over the limit, a Branch gone, a copy
 limit) is not made: ``None``.
@@ -32,9 +33,12 @@ import numpy as np
 from rnr_sim import enums
 
 #: Copies a "full set" of a card means: the Attack and Defense copy limit (Art. V §5); the
-#: same four for Pillars and Rights (R4 sets no limit; four keep the measure comparable
-#: across Orders); one for the single-copy Orders (UAs, Freedom, Bills).
+#: same four for Pillars and Rights (four keep the measure comparable across Orders); one
+#: for the single-copy Orders (UAs, Freedom, Bills).
 FULL_SET = 4
+#: Pillars and Rights have no copy limit (R4), and a deck plays 15 or more Pillars and about
+#: 10 Rights: a card of theirs is measured at this many copies too, where more helps.
+LARGE_SET = 8
 
 
 @dataclass
@@ -51,10 +55,12 @@ class Host:
 
 
 def levels(laws, card: int) -> tuple[int, ...]:
-    """The copy counts a card is measured at: one, and a full set (``FULL_SET``, capped by
-    the card's copy limit)."""
+    """The copy counts a card is measured at: one, a full set (``FULL_SET``, capped by the
+    card's copy limit), and ``LARGE_SET`` for a card with no copy limit (R4)."""
     full = int(min(FULL_SET, laws.cap[card]))
-    return (1,) if full <= 1 else (1, full)
+    if full <= 1:
+        return (1,)
+    return (1, full, LARGE_SET) if laws.cap[card] >= LARGE_SET else (1, full)
 
 
 def _with(slots: np.ndarray, at: np.ndarray, card: int) -> np.ndarray:
