@@ -184,9 +184,12 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     n_field = len(paths) - 1
     fixed = np.ascontiguousarray(plan.policy_table)
     fld = Field(plan=plan, n_field=n_field, rows_fixed=fixed)
-    with where:
+    remote = None if backend == "local" else where
+    # One evaluator for the whole search: its Ctrl-C guard lasts from the first generation to
+    # the check, so a Ctrl-C between two calls is not lost with the call's own guard.
+    with where, Evaluator(driver, backend=remote, threads=where.threads) as ev:
         return fit(fld, plan, start, start_pilot, driver, n_field, budget, seed,
-                       where.threads, holdout_deals, log, progress, None if backend == "local" else where)
+                   where.threads, holdout_deals, log, progress, remote, evaluator=ev)
 
 
 def fit(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: int,
@@ -222,6 +225,8 @@ def fit(fld: Field, plan, start: np.ndarray, start_pilot, driver, n_field: int,
         shares, _ = fld.play(driver, cands, deals, search_seed, threads, backend, evaluator,
                              key=None if key is None else f"{key}-g{g:03d}")
         games_search += per_gen
+        if evaluator is not None and evaluator.stopped:  # Ctrl-C: stop after these games
+            raise KeyboardInterrupt
         es.tell(xs, [-float(s) for s in shares])  # cma minimises
         k = int(np.argmax(shares))
         if shares[k] > best_share:

@@ -237,3 +237,31 @@ def test_a_switch_in_scope_is_the_suggestion_and_its_rules_profile_verifies(tmp_
     assert m["scope"]["switches"] == ["ua_drain_when"] and m["scope"]["cards"] == []
     assert "suggestions/01-rules.toml" in m["files"]
     assert m["games"]["total"] <= 340_000
+
+
+def test_ctrl_c_while_verifying_stops_balance_and_keeps_the_search(tmp_path, monkeypatch,
+                                                                    capsys):
+    """A Ctrl-C that stops compare during the verification stops balance too: exit 130, no
+    manifest, the search's checkpoint kept for --resume (suggestions 02 and 03 are not
+    verified behind the user's back)."""
+    from rnr_sim import compare
+    from rnr_sim.cli import main
+
+    real = compare.run_compare
+    calls = {"n": 0}
+
+    def stopped_compare(*a, **kw):
+        calls["n"] += 1
+        result = real(*a, **kw)
+        result.interrupted = True  # as a Ctrl-C during its looks leaves it
+        return result
+
+    monkeypatch.setattr(compare, "run_compare", stopped_compare)
+    cards, t = _files(tmp_path, "[targets]\ndeck_share_max = 0.60\n" + SCOPE)
+    code = main(["balance", "--field", *map(str, FIELD), "--cards", str(cards[0]),
+                 "--cards", str(cards[1]), "--targets", str(t), "--budget", "60000",
+                 "--seed", "5", "--no-rediscover", "--out", str(tmp_path / "b")])
+    assert code == 130 and calls["n"] == 1
+    assert not (tmp_path / "b" / "manifest.json").exists()
+    assert (tmp_path / "b" / ".balance" / "plan.json").exists()
+    assert "--resume" in capsys.readouterr().err

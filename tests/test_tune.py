@@ -112,3 +112,50 @@ def test_a_policy_file_written_by_tune_keeps_the_start_files_base(tmp_path):
     assert pilot.base == "aggro"
     text = out.read_text()
     assert ("Tuned by rnr-sim tune" in text) or ("kept the start policy 'Mine'" in text)
+
+
+def _tune_args(out: Path) -> list[str]:
+    return ["tune", str(DECKS / "post_road_raiders.txt"), "--vs",
+            str(DECKS / "eagle_blockade.txt"), "--budget", "6000", "--holdout", "50",
+            "--out", str(out)]
+
+
+def test_ctrl_c_stops_tune_after_the_games_under_way(tmp_path, monkeypatch, capsys):
+    """A first Ctrl-C during the search stops it at the end of the generation's games:
+    exit 130, one line, no policy file (tune keeps no checkpoint)."""
+    from rnr_sim import evaluation
+
+    real = evaluation.Evaluator.play
+    calls = {"n": 0}
+
+    def ctrl_c_in_the_second_call(self, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            self.stop.requested = True  # as a first Ctrl-C would
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(evaluation.Evaluator, "play", ctrl_c_in_the_second_call)
+    out = tmp_path / "t.toml"
+    assert main(_tune_args(out)) == 130
+    assert calls["n"] == 2 and not out.exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("Stopped after the games under way; nothing written")
+
+
+def test_tune_out_on_a_full_disk_is_one_line_and_leaves_nothing(tmp_path, monkeypatch,
+                                                                 capsys):
+    import errno
+
+    real = Path.write_text
+
+    def full(self, *a, **kw):
+        if self.name.endswith(".tmp"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(Path, "write_text", full)
+    out = tmp_path / "t.toml"
+    assert main(_tune_args(out)) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err.splitlines()[-1] and str(out) in err.splitlines()[-1]
+    assert list(tmp_path.iterdir()) == []

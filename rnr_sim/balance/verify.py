@@ -155,6 +155,8 @@ def check(rank: int, patch: Path | None, rules_b: Path | None, meta, targets: Ta
                              threads=threads, backend=options.backend,
                              address=options.address, out=out, command=command)
     result = run_compare(options, progress=progress, log=log)
+    if result.interrupted:  # Ctrl-C during compare: stop balance too (--resume verifies again)
+        raise KeyboardInterrupt
     pair = compare_runs(result.baseline_dir, result.variant_dir)
     write_summary(result, summary_json(result, pair, None))
     excluded = [f"{e.deck}: {e.reason}" for e in result.excluded]

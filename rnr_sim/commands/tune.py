@@ -10,6 +10,7 @@ import typer
 
 from rnr_sim.commands.options import (
     DEFAULT_SEED,
+    EXIT_INTERRUPTED,
     argument,
     deck_list_option,
     option,
@@ -75,13 +76,21 @@ def tune_command(
                       cards=cards, rules=rules, policy=policy, threads=threads,
                       holdout_deals=holdout, progress=bar.update, backend=backend,
                       address=address)
+    except KeyboardInterrupt:
+        bar.close()
+        typer.echo("Stopped after the games under way; nothing written (tune keeps no "
+                   "checkpoint: run it again to tune).", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         bar.close()
     from rnr_sim.engine.policies import POLICIES
 
     base = result.start_base if result.start_base in POLICIES else "balanced"
-    if out is not None:
-        out.write_text(policy_toml(result, base))
+    if out is not None:  # whole or not at all; a full disk or a read-only folder: one line
+        from rnr_sim.execution import atomic_write
+
+        text = policy_toml(result, base)
+        atomic_write(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     if as_json:
         data = result.to_json()
         data["out"] = None if out is None else str(out)
