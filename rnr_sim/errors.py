@@ -9,14 +9,35 @@ class InputError(Exception):
     """Bad input (a file, a name, a switch): the message names the place and the fix."""
 
 
+#: The largest input file read (the 355-card Original Set is about 100 KB): a bigger one is
+#: refused rather than read into memory (``/dev/zero`` as a deck would never end).
+MAX_INPUT_BYTES = 64 * 2**20
+
+
 def read_input(path: Path, noun: str, kind: str) -> bytes:
     """The bytes of a user's input file, or one ``InputError`` line naming it.
 
     ``noun`` names the file in errors ("deck list"); ``kind`` says what a directory given
-    in its place should have been ("a deck list", "a card catalog (a TOML file)").
+    in its place should have been ("a deck list", "a card catalog (a TOML file)"). Only a
+    regular file is read (a FIFO would hang, a device never end), at most
+    ``MAX_INPUT_BYTES``.
     """
+    import stat
+
     try:
-        return path.read_bytes()
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            raise InputError(f"{path}: not a regular file (a device, a pipe or a socket); "
+                             f"give {kind} saved as a file")
+        if stat.S_ISREG(mode):
+            with path.open("rb") as f:
+                raw = f.read(MAX_INPUT_BYTES + 1)
+            if len(raw) > MAX_INPUT_BYTES:
+                bound = (f"{MAX_INPUT_BYTES // 2**20} MB" if MAX_INPUT_BYTES >= 2**20
+                         else f"{MAX_INPUT_BYTES:,} bytes")
+                raise InputError(f"{path}: more than {bound}; {kind} is a small text file")
+            return raw
+        return path.read_bytes()  # a directory: the error below names it
     except FileNotFoundError:
         raise InputError(f"{path}: no such {noun}") from None
     except IsADirectoryError:

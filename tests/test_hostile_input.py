@@ -153,3 +153,32 @@ def test_two_runs_without_out_in_the_same_second_get_two_dirs(tmp_path, decks, e
     assert first.run_dir == Path("runs/20261201-120000-2")
     assert first.complete and second.complete
     assert sorted(os.listdir("runs")) == ["20261201-120000", "20261201-120000-2"]
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "huge"])
+@pytest.mark.parametrize("command", ["validate", "discover", "balance"])
+def test_a_device_a_pipe_or_a_huge_file_as_input_is_one_line(kind, command, tmp_path, capsys,
+                                                             monkeypatch):
+    """``/dev/zero`` or a FIFO as a deck or targets file was never answered (memory grew
+    without end, or the read hung); a file past the size bound is refused unread."""
+    from rnr_sim import errors
+
+    if kind == "device":
+        bad = Path("/dev/zero")
+    elif kind == "fifo":
+        bad = tmp_path / "pipe"
+        os.mkfifo(bad)
+    else:
+        bad = tmp_path / "big.txt"
+        bad.write_text("4 Minuteman Volley\n" * 30_000)  # 570 KB
+        monkeypatch.setattr(errors, "MAX_INPUT_BYTES", 400_000)  # above every catalog
+    sample = sorted((Path(__file__).parent.parent / "decks").glob("*.txt"))
+    out = tmp_path / "out"
+    args = {"validate": ["validate", bad],
+            "discover": ["discover", "--budget", "100000", "--field", bad, sample[0],
+                         "--out", out],
+            "balance": ["balance", "--field", *sample[:2], "--targets", bad, "--out", out]}
+    code, err = cli(capsys, *args[command])
+    assert code == 2 and one_line(err) and str(bad) in err
+    assert ("not a regular file" if kind != "huge" else "more than") in err
+    assert not out.exists()
