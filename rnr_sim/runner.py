@@ -138,6 +138,9 @@ class RunOptions:
     backend: str = "local"  # where the chunks are played: "local" or "ray"
     address: str | None = None  # --address: a Ray cluster to join (default: start one)
     space_check: bool = True  # refuse a run whose estimated parquet exceeds the free space
+    #: The options the calling command takes that an error may offer as a fix
+    #: (``--allow-illegal``, ``--mirrors``): a message names no fix the user cannot give.
+    fixes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -245,7 +248,7 @@ def _load_decks(paths: Sequence[Path], catalog) -> list:
     return decks
 
 
-def _check_legal(decks: list, catalog, profile) -> None:
+def _check_legal(decks: list, catalog, profile, fixes: tuple[str, ...] = ()) -> None:
     from rnr_sim.decks import validate_deck
 
     for deck in decks:
@@ -253,10 +256,11 @@ def _check_legal(decks: list, catalog, profile) -> None:
         if errors:
             shown = "; ".join(str(v) for v in errors[:3])
             more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+            anyway = (", or pass --allow-illegal to play it anyway"
+                      if "--allow-illegal" in fixes else "")
             raise InputError(
                 f"deck '{deck.name}' ({deck.path}) is illegal: {shown}{more}; "
-                f"see `rnr-sim validate {shlex.quote(str(deck.path))}`, or pass "
-                "--allow-illegal to play it anyway"
+                f"see `rnr-sim validate {shlex.quote(str(deck.path))}`{anyway}"
             )
 
 
@@ -287,13 +291,14 @@ def plan_run(options: RunOptions) -> RunPlan:
     profile = load_profile(None if options.rules is None else Path(options.rules).resolve())
     decks = _load_decks(paths, catalog)
     if not options.allow_illegal:
-        _check_legal(decks, catalog, profile)
+        _check_legal(decks, catalog, profile, options.fixes)
     policies = resolve_policies(decks, options.policy)
     tables = make_tables(len(decks), players, options.mirrors, vs_index)
     if len(tables) == 0:
         raise InputError(
             f"{len(decks)} {'deck makes' if len(decks) == 1 else 'decks make'} no {players}-player "
-            f"table: give at least {players} distinct decks, or --mirrors"
+            f"table: give at least {players} distinct decks"
+            + (", or --mirrors" if "--mirrors" in options.fixes else "")
         )
     bounds.check_shape(len(tables), games, players)
     plan = RunPlan(catalog=catalog, decks=decks, profile=profile, policies=policies,
@@ -474,8 +479,13 @@ def default_out(prefix: str = "") -> Path:
     return out
 
 
-def check_out(out: Path) -> None:
-    """Refuse a run dir that exists with anything in it: a run never overwrites files."""
+def check_out(out: Path, command: str = "run", checkpoint: str | None = None,
+              what: str | None = None) -> None:
+    """Refuse a dir that exists with anything in it: a command never overwrites files.
+    ``command`` (``run``, ``discover``, ``balance``, ``power``...) and its ``checkpoint``
+    folder (``.discover``...) shape the fix the message offers: a stopped command of that
+    kind is continued with its own ``--resume``; a finished one, or another command's dir,
+    is left alone for another ``--out``."""
     if out.exists():
         if not out.is_dir():
             raise InputError(f"--out {out}: exists and is not a directory")
@@ -483,14 +493,53 @@ def check_out(out: Path) -> None:
             entries = any(p.name not in (LOCK_NAME, f".{MANIFEST}.tmp") for p in out.iterdir())
         except OSError as e:
             raise InputError(f"--out {out}: cannot read ({e.strerror})") from None
-        if entries:
-            if (out / MANIFEST).exists():
+        if not entries:
+            return
+        quoted = shlex.quote(str(out))
+        if (out / MANIFEST).exists():
+            try:
+                kind = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("kind")
+            except (OSError, ValueError, AttributeError):
+                kind = None
+            if kind is None and command == "run":  # a run dir: run --resume finishes it
                 raise InputError(
                     f"--out {out}: already holds a run; continue it with "
-                    f"`rnr-sim run --resume {shlex.quote(str(out))}`, or choose another --out"
-                )
-            raise InputError(f"--out {out}: not empty; choose a new or empty directory "
-                             "(a run never overwrites files)")
+                    f"`rnr-sim run --resume {quoted}`, or choose another --out")
+            held = {None: "run", "discovery": "discovery", "balance": "balance run",
+                    "power": "power run"}.get(kind, str(kind))
+            raise InputError(f"--out {out}: already holds a {held} (manifest.json); choose "
+                             "another --out (a command never overwrites files)")
+        if checkpoint is not None and (out / checkpoint).is_dir():
+            raise InputError(f"--out {out}: holds a stopped {what or command}; continue it with "
+                             f"`rnr-sim {command} --resume --out {quoted}` and the same "
+                             "options, or choose another --out")
+        raise InputError(f"--out {out}: not empty; choose a new or empty directory "
+                         "(a command never overwrites files)")
+
+
+def check_dir(out: Path, resume: bool, command: str, checkpoint: str, kind: str,
+              what: str) -> None:
+    """Where a resumable search command (``discover``, ``balance``, ``power``) writes:
+    with ``--resume``, a dir holding its stopped ``checkpoint``; else one ``check_out``
+    accepts. ``kind``: the manifest kind of its finished dir; ``what``: the dir in words
+    ("discovery", "balance run")."""
+    if not resume:
+        check_out(out, command, checkpoint, what)
+        return
+    if (out / checkpoint / "plan.json").exists():
+        return
+    kind_here = None
+    if (out / MANIFEST).exists():
+        try:
+            kind_here = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("kind")
+        except (OSError, ValueError, AttributeError):
+            kind_here = "unreadable"
+        if kind_here == kind:
+            raise InputError(f"--resume {out}: this {what} is complete; nothing to resume")
+        raise InputError(f"--resume {out}: holds a {kind_here or 'run'} dir, not a stopped "
+                         f"{what}; give the --out of the stopped `rnr-sim {command}`")
+    raise InputError(f"--resume {out}: no stopped {what} here (no {checkpoint}/plan.json); "
+                     f"give the --out of the stopped `rnr-sim {command}`")
 
 
 def claim_out(out: Path | None, prefix: str = "", what: str = "run dir",

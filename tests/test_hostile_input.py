@@ -182,3 +182,63 @@ def test_a_device_a_pipe_or_a_huge_file_as_input_is_one_line(kind, command, tmp_
     assert code == 2 and one_line(err) and str(bad) in err
     assert ("not a regular file" if kind != "huge" else "more than") in err
     assert not out.exists()
+
+
+REPO = Path(__file__).parent.parent
+SAMPLE = sorted((REPO / "decks").glob("*.txt"))
+TARGETS = str(REPO / "docs" / "balance-targets.toml")
+FOUNDATION = str(REPO / "rnr_sim" / "data" / "foundation.toml")
+
+
+def _dir_with(path: Path, manifest: str | None = None, checkpoint: str | None = None) -> Path:
+    path.mkdir()
+    if manifest is not None:
+        (path / "manifest.json").write_text(manifest)
+    if checkpoint is not None:
+        (path / checkpoint).mkdir()
+        (path / checkpoint / "plan.json").write_text("{}")
+    return path
+
+
+@pytest.mark.parametrize("command", ["discover", "balance", "power"])
+def test_messages_name_only_fixes_the_command_takes(command, tmp_path, capsys, write, tiny):
+    """An illegal deck is not told "--allow-illegal" (only `run` takes it); a dir holding
+    another command's result is not told "rnr-sim run --resume"; a stopped dir of the same
+    command is told its own --resume; --resume on a run dir says what it holds."""
+    illegal = tmp_path / "illegal.txt"
+    illegal.write_text(SAMPLE[0].read_text().replace(  # 62 cards: Art. V §1
+        "Policy: ../policies/", f"Policy: {REPO / 'policies'}/") + "\n2 Minuteman Volley\n")
+    flags = {"discover": ["--budget", "100000", "--field", illegal, SAMPLE[1]],
+             "balance": ["--field", illegal, SAMPLE[1], "--targets", TARGETS],
+             "power": ["--field", illegal, SAMPLE[1]]}[command]
+    out = tmp_path / "o"
+    code, err = cli(capsys, command, *flags, "--cards", FOUNDATION,
+                    "--out", out)
+    assert code == 2 and one_line(err) and "is illegal" in err
+    assert "--allow-illegal" not in err and not out.exists()
+
+    held = _dir_with(tmp_path / "held", '{"kind": "discovery"}')
+    code, err = cli(capsys, command, "--field", *SAMPLE[:2], "--out", held,
+                    *(["--targets", TARGETS] if command == "balance"
+                      else []))
+    assert code == 2 and one_line(err) and "already holds a discovery" in err
+    assert "run --resume" not in err
+
+    checkpoint = {"discover": ".discover", "balance": ".balance", "power": ".power"}[command]
+    stopped = _dir_with(tmp_path / "stopped", checkpoint=checkpoint)
+    code, err = cli(capsys, command, "--field", *SAMPLE[:2], "--out", stopped,
+                    *(["--targets", TARGETS] if command == "balance"
+                      else []))
+    assert code == 2 and f"rnr-sim {command} --resume --out" in err
+
+    run_dir = _dir_with(tmp_path / "run", "{}")
+    code, err = cli(capsys, command, "--field", *SAMPLE[:2], "--resume", "--out", run_dir,
+                    *(["--targets", TARGETS] if command == "balance"
+                      else []))
+    assert code == 2 and one_line(err) and "holds a run dir, not a stopped" in err
+
+
+def test_balance_with_one_deck_is_not_told_to_add_mirrors(tmp_path, capsys):
+    code, err = cli(capsys, "balance", "--field", SAMPLE[0], "--targets",
+                    TARGETS, "--out", tmp_path / "b")
+    assert code == 2 and one_line(err) and "--mirrors" not in err

@@ -224,14 +224,7 @@ def balance(options: BalanceOptions, progress: bool = True,
     n_suggest = runner.check_count(options.suggestions, "--suggestions", 1, 20)
     runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1 - 10**7)
     out = Path(options.out) if options.out is not None else runner.default_out("balance-")
-    if options.resume:
-        if not (out / CHECKPOINT / "plan.json").exists():
-            done = (out / MANIFEST).exists()
-            raise InputError(f"--resume {out}: " + ("this balance run is complete; nothing "
-                             "to resume" if done else f"no stopped balance run here (no "
-                             f"{CHECKPOINT}/plan.json)"))
-    else:
-        runner.check_out(out)
+    runner.check_dir(out, options.resume, "balance", CHECKPOINT, "balance", "balance run")
     paths, weights, cards, source = _metagame_inputs(options)
     options.cards = cards
     plan = runner.plan_run(runner.RunOptions(decks=paths, games=1, seed=options.seed,

@@ -90,7 +90,7 @@ def run_command(
             chunk_size=runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size,
             mirrors=mirrors, vs=vs, allow_illegal=allow_illegal, backend=backend,
             address=address, command=shlex.join(["rnr-sim", *sys.argv[1:]]),
-            space_check=not no_space_check,
+            space_check=not no_space_check, fixes=("--allow-illegal", "--mirrors"),
         )
         result = runner.start_run(options, progress=progress)
 

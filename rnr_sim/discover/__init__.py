@@ -90,14 +90,7 @@ def discover(options: DiscoverOptions, progress: bool = True,
         raise InputError(f"--cells {options.cells}: unknown; choose one of {', '.join(CELLS)}")
     cells = CELLS[options.cells]
     out = Path(options.out) if options.out is not None else runner.default_out("discover-")
-    if options.resume:
-        if not (out / CHECKPOINT / "plan.json").exists():
-            done = (out / MANIFEST).exists()
-            raise InputError(f"--resume {out}: " + ("this discovery is complete; nothing to "
-                             "resume" if done else "no stopped discovery here (no "
-                             f"{CHECKPOINT}/plan.json)"))
-    else:
-        runner.check_out(out)
+    runner.check_dir(out, options.resume, "discover", CHECKPOINT, "discovery", "discovery")
     field_paths = [Path(p) for p in options.field] or runner.sample_decks()
     cards = options.cards if options.cards else [ORIGINAL_SET]
     cards = [cards] if isinstance(cards, str | Path) else list(cards)

@@ -190,14 +190,7 @@ def power(options: PowerOptions, progress: bool = True,
         raise InputError(f"--margin {options.margin}: a share of games between 0 and 1 "
                          "(0.02: two points)")
     out = Path(options.out) if options.out is not None else runner.default_out("power-")
-    if options.resume:
-        if not (out / CHECKPOINT / "plan.json").exists():
-            done = (out / MANIFEST).exists()
-            raise InputError(f"--resume {out}: " + ("this power run is complete; nothing to "
-                             "resume" if done else f"no stopped power run here (no "
-                             f"{CHECKPOINT}/plan.json)"))
-    else:
-        runner.check_out(out)
+    runner.check_dir(out, options.resume, "power", CHECKPOINT, "power", "power run")
     inputs = _inputs(options)
 
     def planned(decks: list[Path]):  # mirrors: a one-deck field is a field too
