@@ -15,11 +15,11 @@ $(VENV)/bin/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet --no-compile -e .
 	touch $(RUN_STAMP)
 
 $(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-compile -e '.[dev]'
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
 install: $(DEV_STAMP)
@@ -31,24 +31,26 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check rnr_sim tests
 
 # The main job end to end: every pairing of the 9 sample decks, 2,800 deals each, both
-# seat orders (36 x 2,800 x 2 = 201,600 games), then each deck's pilot skill (rnr-sim
+# seat orders (36 x 2,000 x 2 = 144,000 games), then each deck's pilot skill (rnr-sim
 # skill, into the same run dir), then the report; then a quick deck search over the
-# Original Set against the sample decks (300,000 games) and its page, and quick balance
+# Original Set against the sample decks (200,000 games) and its page, and quick balance
 # suggestions for the sample decks (docs/balance-targets.toml, 400,000 games) and theirs;
 # then the deck doctor on Eagle Blockade (rnr-sim power --deck: which of its cards to cut,
-# which of the sample set's cards to put in, 400,000 games) and its page.
+# which of the sample set's cards to put in, 250,000 games) and its page. The demo keeps to
+# about two minutes on a fresh 2-core machine (docs/benchmarks.md): pip installs without
+# compiling every package's bytecode (--no-compile: Python compiles what it imports).
 demo: $(RUN_STAMP)
 	rm -rf runs/demo runs/demo-discover runs/demo-balance runs/demo-power reports/demo
-	$(BIN)/rnr-sim run decks/*.txt --games 2800 --out runs/demo
-	$(BIN)/rnr-sim skill decks/*.txt --games 1000 --out runs/demo
+	$(BIN)/rnr-sim run decks/*.txt --games 2000 --out runs/demo
+	$(BIN)/rnr-sim skill decks/*.txt --games 500 --out runs/demo
 	$(BIN)/rnr-sim report runs/demo --out reports/demo
-	$(BIN)/rnr-sim discover --budget 300000 --out runs/demo-discover
+	$(BIN)/rnr-sim discover --budget 200000 --out runs/demo-discover
 	$(BIN)/rnr-sim report runs/demo-discover --out reports/demo/discovery
 	$(BIN)/rnr-sim balance --field decks/*.txt --targets docs/balance-targets.toml \
 		--budget 400000 --out runs/demo-balance
 	$(BIN)/rnr-sim report runs/demo-balance --out reports/demo/balance
 	$(BIN)/rnr-sim power --deck decks/eagle_blockade.txt --field decks/*.txt \
-		--cards rnr_sim/data/foundation.toml --budget 400000 --out runs/demo-power
+		--cards rnr_sim/data/foundation.toml --budget 250000 --out runs/demo-power
 	$(BIN)/rnr-sim report runs/demo-power --out reports/demo/power
 	@echo ""
 	@echo "Open reports/demo/index.html in a browser (file://$(CURDIR)/reports/demo/index.html)"
