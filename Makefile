@@ -15,11 +15,11 @@ $(VENV)/bin/python:
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(BIN)/pip install --quiet --no-compile -e .
+	$(BIN)/pip install --quiet -e .
 	touch $(RUN_STAMP)
 
 $(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(BIN)/pip install --quiet --no-compile -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
 install: $(DEV_STAMP)
@@ -36,9 +36,8 @@ lint: $(DEV_STAMP)
 # Original Set against the sample decks (200,000 games) and its page, and quick balance
 # suggestions for the sample decks (docs/balance-targets.toml, 400,000 games) and theirs;
 # then the deck doctor on Eagle Blockade (rnr-sim power --deck: which of its cards to cut,
-# which of the sample set's cards to put in, 250,000 games) and its page. The demo keeps to
-# about two minutes on a fresh 2-core machine (docs/benchmarks.md): pip installs without
-# compiling every package's bytecode (--no-compile: Python compiles what it imports).
+# which of the sample set's cards to put in, 250,000 games) and its page. How long it takes
+# on a fresh 2-core machine, step by step: docs/benchmarks.md.
 demo: $(RUN_STAMP)
 	rm -rf runs/demo runs/demo-discover runs/demo-balance runs/demo-power reports/demo
 	$(BIN)/rnr-sim run decks/*.txt --games 2000 --out runs/demo

@@ -37,6 +37,7 @@ from rnr_sim.execution import open_backend
 #: Weights the search moves: every one but the 0/1 switches.
 TUNED = tuple(k for k in WEIGHT_SPECS if k not in FLAG_WEIGHTS)
 DEFAULT_BUDGET = 400_000
+MAX_BUDGET = 10**10  # as discover's and balance's --budget
 SEARCH_SEED_OFFSET = 0
 HOLDOUT_SEED_OFFSET = 1_000_003
 
@@ -165,6 +166,11 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1000:
         raise InputError(f"--budget must be a whole number of games, at least 1000, not "
                          f"{budget!r}")
+    from rnr_sim.runner import check_count
+
+    check_count(budget, "--budget", 1000, MAX_BUDGET)  # the bound discover and balance set
+    if holdout_deals is not None:
+        check_count(holdout_deals, "--holdout", 1, MAX_BUDGET)
     if not field_decks:
         raise InputError("tune needs a field: give --vs DECK at least once")
     paths = [Path(deck), *[Path(p) for p in field_decks]]

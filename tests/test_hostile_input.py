@@ -242,3 +242,17 @@ def test_balance_with_one_deck_is_not_told_to_add_mirrors(tmp_path, capsys):
     code, err = cli(capsys, "balance", "--field", SAMPLE[0], "--targets",
                     TARGETS, "--out", tmp_path / "b")
     assert code == 2 and one_line(err) and "--mirrors" not in err
+
+
+@pytest.mark.parametrize("args,message", [
+    ([str(SAMPLE[0])], "drop DECK arguments"),
+    (["--patch", "p.toml"], "drop --patch"),
+    (["--players", "3"], "drop --players"),
+    (["--games", "1"], "needs --games at least 2"),
+])
+def test_check_coverage_discovery_refuses_what_it_would_not_read(args, message, tmp_path,
+                                                                 capsys):
+    """``check coverage --discovery`` used to ignore deck arguments, --patch and --players 3,
+    and to accept --games 1 (two RuntimeWarnings, coverage 0% and 100%)."""
+    code, err = cli(capsys, "check", "coverage", "--discovery", tmp_path, *args)
+    assert code == 2 and one_line(err) and message in err

@@ -90,10 +90,17 @@ def coverage_command(
         raise InputError(f"--games must be a whole number at least 1, not {games}")
     deck_paths = list(decks) if decks else runner.sample_decks()
     first = runner.DEFAULT_SEED if seed is None else seed
+    common = {"--players": players not in (None, 2), "--mirrors": mirrors,
+              "--compare": bool(compare), "--patch": patch is not None,
+              "--rules-b": rules_b is not None}
     if power:
-        _check_power(games, players, mirrors, compare, patch, rules_b, discovery)
+        _check_mode("--power", "the paired intervals of `rnr-sim power` (two players, no "
+                    "variant)", games, {**common, "--discovery": discovery is not None})
         return _power_coverage(deck_paths, [first + i for i in range(seeds)], games, threads,
                                as_json)
+    if discovery is not None:
+        _check_mode("--discovery", "a discovery's held-out intervals against its own field",
+                    games, {"DECK arguments": bool(decks), **common})
     if compare is None:
         compare = not mirrors
     if compare and mirrors:
@@ -136,22 +143,18 @@ def _discovery_coverage(discovery: Path, seeds: list[int], games: int, threads, 
                        coverage_table(intervals), [], round(time.perf_counter() - t0, 1))
 
 
-def _check_power(games: int, players, mirrors: bool, compare, patch, rules_b,
-                 discovery) -> None:
-    """--power measures power's paired intervals only: refuse what it would not read."""
+def _check_mode(mode: str, what: str, games: int, given: dict[str, bool]) -> None:
+    """``--power`` and ``--discovery`` measure their own intervals only: refuse, in one line,
+    the options they would not read (``given``: each option and whether it was given), and
+    fewer than two deals (an interval's spread needs two)."""
     from rnr_sim.errors import InputError
 
-    given = [flag for flag, on in (("--players", players not in (None, 2)),
-                                   ("--mirrors", mirrors), ("--compare", compare),
-                                   ("--patch", patch is not None),
-                                   ("--rules-b", rules_b is not None),
-                                   ("--discovery", discovery is not None)) if on]
-    if given:
-        raise InputError(f"--power measures the paired intervals of `rnr-sim power` (two "
-                         f"players, no variant): drop {', '.join(given)}")
+    named = [flag for flag, on in given.items() if on]
+    if named:
+        raise InputError(f"{mode} measures {what}: drop {', '.join(named)}")
     if games < 2:
-        raise InputError(f"--power needs --games at least 2 (a paired interval's spread "
-                         f"needs two deals), not {games}")
+        raise InputError(f"{mode} needs --games at least 2 (an interval's spread needs two "
+                         f"deals), not {games}")
 
 
 def _power_coverage(decks: list[Path], seeds: list[int], games: int, threads,

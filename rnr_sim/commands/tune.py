@@ -69,20 +69,28 @@ def tune_command(
         raise InputError(f"--out {out}: already exists; choose a new file name")
     if out is not None and not out.parent.is_dir():
         raise InputError(f"--out {out}: no such folder {out.parent}")
-    bar = tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
-               dynamic_ncols=True, desc="rnr-sim tune", disable=as_json)
+    bars = []  # opened at the first games played: bad input is answered before any bar
+
+    def progress(games: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
+                             dynamic_ncols=True, desc="rnr-sim tune", disable=as_json))
+        bars[0].update(games)
+
     try:
         result = tune(deck, vs, budget=budget, seed=DEFAULT_SEED if seed is None else seed,
                       cards=cards, rules=rules, policy=policy, threads=threads,
-                      holdout_deals=holdout, progress=bar.update, backend=backend,
+                      holdout_deals=holdout, progress=progress, backend=backend,
                       address=address)
     except KeyboardInterrupt:
-        bar.close()
+        for bar in bars:
+            bar.close()
         typer.echo("Stopped after the games under way; nothing written (tune keeps no "
                    "checkpoint: run it again to tune).", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
-        bar.close()
+        for bar in bars:
+            bar.close()
     from rnr_sim.engine.policies import POLICIES
 
     base = result.start_base if result.start_base in POLICIES else "balanced"
