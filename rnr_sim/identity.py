@@ -203,13 +203,16 @@ def verify_texts(directory: Path, names: Iterable[str], recorded: Mapping[str, s
     pilots and patches a user hands to other commands, which have no room for a stamp)
     has the SHA-256 the manifest ``recorded``; raise ``InputError`` naming the manifest
     (no SHA-256 recorded) or the first file that differs, with ``fix``. Call it after
-    ``verify`` found the manifest sealed; files absent from disk are left to the reader."""
+    ``verify`` found the manifest sealed. A file the manifest records that is gone from
+    disk is refused too: a page would link to it, a command line name it."""
     directory = Path(directory)
     for rel in names:
         path = directory / rel
-        if not path.is_file():
-            continue
         want = (recorded or {}).get(rel)
+        if not path.is_file():
+            if want is not None:
+                raise InputError(f"{path}: {manifest} lists it, but it is gone; {fixes.file}")
+            continue
         if want is None:
             raise InputError(f"{directory / manifest}: records no SHA-256 for {rel}: the "
                              f"manifest was edited, or the file was not written by this "

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from rnr_sim import identity
+from rnr_sim.errors import InputError
 
 #: The discovery dir's Parquet tables (``discover/output.py``), stamped with their stem.
 DISCOVERY_TABLES = ("archive", "deck_cards", "field", "field_cards", "matchups", "cards")
@@ -88,6 +89,29 @@ def as_read(fields: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(fields, ensure_ascii=False))
 
 
+#: The manifest's own SHA-256 (of every other entry, canonical JSON): its figures (games,
+#: seconds, status, message) are sealed with it, as the identity seals the inputs.
+CONTENT = "content_sha256"
+
+
+def seal_content(manifest: dict[str, Any]) -> None:
+    """Add ``CONTENT`` to ``manifest`` (as a reader will find it: ``as_read``), last."""
+    manifest.pop(CONTENT, None)
+    manifest[CONTENT] = identity.digest(as_read(manifest))
+
+
+def _check_content(root: Path, manifest: Mapping[str, Any], command: str) -> None:
+    """Refuse a manifest whose figures were edited since it was written (a dir written
+    before the seal has none: read as it is)."""
+    want = manifest.get(CONTENT)
+    if want is None:
+        return
+    if identity.digest({k: v for k, v in manifest.items() if k != CONTENT}) != want:
+        raise InputError(f"{root / 'manifest.json'}: its figures are not the ones written "
+                         "(content SHA-256 differs): the manifest was edited; restore it as "
+                         f"written, or run `{command}` again (its command line is in it)")
+
+
 def table_stamp(ident: Mapping[str, Any], name: str) -> dict[str, str]:
     """The Parquet metadata of table ``name`` (e.g. ``archive``) of the dir."""
     return identity.stamp(ident, file=name)
@@ -106,7 +130,8 @@ def _texts(root: Path, table: str, named, recorded) -> list[str]:
 
 def _check(root: Path, manifest: Mapping[str, Any], ident: dict[str, Any], tables, *,
            what: str, command: str, texts, text_fix: str) -> bool:
-    """The Parquet tables by stamp and SHA-256, then the text files by SHA-256."""
+    """The Parquet tables by stamp and SHA-256, the text files by SHA-256, then the
+    manifest's own seal (after the identity's checks, which name an edited input)."""
     again = f"or run `{command}` again (its command line is in manifest.json)"
     fixes = identity.Fixes(file=f"put back the file as it was written, {again}",
                            record=f"restore manifest.json as it was written, {again}")
@@ -117,6 +142,7 @@ def _check(root: Path, manifest: Mapping[str, Any], ident: dict[str, Any], table
         return False
     identity.verify_texts(root, texts(files), files, fix=f"{text_fix}; {fixes.file}",
                           fixes=fixes, what=what)
+    _check_content(root, manifest, command)
     return True
 
 

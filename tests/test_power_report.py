@@ -52,12 +52,14 @@ def manifest(d: Path) -> dict:
 
 def restamp(d: Path, name: str, frame: pl.DataFrame, **fields) -> None:
     """Write table ``name`` of power dir ``d`` as the command would have: stamped with the
-    dir's identity, its SHA-256 in the manifest (and ``fields`` set there)."""
+    dir's identity, its SHA-256 in the manifest (and ``fields`` set there, the manifest's
+    figures sealed again)."""
     m = manifest(d)
     ident = searchdirs.as_read(searchdirs.power_identity(m))
     m["files"][f"{name}.parquet"] = write_parquet(d / f"{name}.parquet", frame,
                                                   searchdirs.table_stamp(ident, name))
     m.update(fields)
+    searchdirs.seal_content(m)  # as the command seals its figures
     (d / "manifest.json").write_text(json.dumps(m, indent=2), encoding="utf-8")
 
 

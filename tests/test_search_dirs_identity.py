@@ -126,6 +126,19 @@ def test_an_elite_list_dropped_from_the_manifest_is_refused(disc, tmp_path, caps
     assert err.startswith(f"{disc / 'manifest.json'}: records no SHA-256 for elites/02.txt")
 
 
+@pytest.mark.parametrize("kind", ["discovery", "balance"])
+def test_a_file_the_manifest_lists_deleted_is_refused(kind, disc, bal, tmp_path, capsys):
+    """``rm DISC/elites/03.txt`` or ``rm BAL/suggestions/01.toml`` then ``report``: the page
+    would link to, or give a compare command for, a file that is gone (issue 44, item 7)."""
+    root = disc if kind == "discovery" else bal
+    gone = root / ("elites/01.txt" if kind == "discovery" else "suggestions/01.toml")
+    assert gone.is_file()
+    gone.unlink()
+    err = report(capsys, tmp_path, root)
+    assert err.startswith(f"{gone}: manifest.json lists it, but it is gone")
+    assert "put back the file as it was written" in err
+
+
 def test_a_manifest_whose_seed_was_edited_is_refused_naming_it(disc, tmp_path, capsys):
     edit_manifest(disc, lambda m: m.update(seed=4))
     err = report(capsys, tmp_path, disc)
@@ -161,3 +174,40 @@ def test_dirs_from_before_the_checks_still_report(disc, bal, tmp_path):
     assert searchdirs.verify_balance_dir(bal, manifest(bal)) is False
     for d in (disc, bal):
         assert main(["report", str(d), "--out", str(tmp_path / f"r-{d.name}")]) == 0
+
+
+def test_report_out_of_a_search_dir_refuses_what_a_run_report_refuses(disc, bal, tmp_path,
+                                                                       capsys):
+    """``report DISC --out R`` wrote into a folder holding a run report, another dir's page,
+    a discovery dir, or a file (issue 44, item 4): each refused in one line, nothing
+    written; the same page again into its own folder is fine."""
+    page = tmp_path / "page"
+    assert main(["report", str(disc), "--out", str(page)]) == 0
+    assert main(["report", str(disc), "--out", str(page)]) == 0  # its own page: replaced
+    capsys.readouterr()
+    a_file = tmp_path / "f.txt"
+    a_file.write_text("x")
+    for target, why in ((page, "not the page of this balance dir"),
+                        (disc, "not the page of this balance dir"),
+                        (a_file, "not a folder")):
+        before = snapshot(target) if target.is_dir() else None
+        assert main(["report", str(bal), "--out", str(target)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert why in err and "\n" not in err, err
+        if before is not None:
+            assert snapshot(target) == before
+
+
+@pytest.mark.parametrize("kind,edit", [
+    ("discovery", lambda m: m["games"].update(total=1)),
+    ("discovery", lambda m: m.update(seconds=99999)),
+    ("balance", lambda m: m.update(status="suggestions", message="All targets met. Ship it.")),
+])
+def test_a_manifest_whose_figures_were_edited_is_refused(kind, edit, disc, bal, tmp_path,
+                                                         capsys):
+    """Figures in a manifest were not sealed (issue 44, item 6): a discovery's games or
+    seconds, a balance run's status and message edited were reported as they were."""
+    root = disc if kind == "discovery" else bal
+    edit_manifest(root, edit)
+    err = report(capsys, tmp_path, root)
+    assert err.startswith(f"{root / 'manifest.json'}: its figures are not the ones written")

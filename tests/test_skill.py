@@ -256,3 +256,23 @@ def test_search_budget_is_checked():
         skill.play(SAMPLE[:2], games=2, rollouts=-1)
     with pytest.raises(InputError, match="--determinizations"):
         skill.play(SAMPLE[:2], games=2, rollouts=2, determinizations=0)
+
+
+def test_skill_out_takes_the_dirs_lock(tmp_path, capsys):
+    """``skill --out DIR`` wrote skill.parquet while `run`, `discover` or `balance` held the
+    dir (issue 44, item 5): a second writer is told the holder's pid, exit 2, nothing
+    written; a folder it created for nothing is removed again."""
+    import os
+
+    from rnr_sim.dirlock import DirLock
+
+    out = tmp_path / "held"
+    out.mkdir()
+    with DirLock(out, "run dir"):
+        code = main(["skill", *map(str, SAMPLE[:2]), "--games", "2", "--out", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and str(os.getpid()) in err and "\n" not in err
+    assert list(out.iterdir()) == []
+    new = tmp_path / "new"
+    assert main(["skill", str(SAMPLE[0]), "--games", "2", "--out", str(new)]) == 2
+    assert not new.exists()  # bad input (one deck): the folder it made is gone

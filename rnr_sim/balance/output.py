@@ -242,6 +242,7 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
     }
     if not (out / "suggestions").exists():
         (out / "suggestions").mkdir()
+    searchdirs.seal_content(manifest)  # its figures, sealed
     write_json(out / "manifest.json", manifest)
     shutil.rmtree(out / CHECKPOINT, ignore_errors=True)
     return Balance(out=out, status=status, manifest=manifest, suggestions=suggestions,

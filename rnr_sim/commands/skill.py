@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -80,7 +82,6 @@ def skill_command(
     RUN_DIR/.skill/; the same command with --resume plays the rest."""
     from tqdm import tqdm
 
-    from rnr_sim import skill
     from rnr_sim.errors import InputError
 
     seed = DEFAULT_SEED if seed is None else seed
@@ -98,6 +99,41 @@ def skill_command(
         bars.append(tqdm(total=total, initial=kept, unit=" games", unit_scale=True,
                          file=sys.stderr, dynamic_ncols=True, desc="rnr-sim skill",
                          disable=as_json))
+
+    with _locked(out):
+        _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, rollouts,
+               determinizations, out, resume, as_json, bars, start, resumed)
+
+
+@contextlib.contextmanager
+def _locked(out: Path | None):
+    """``--out``'s dir, created if new and locked while skill plays and writes into it (one
+    writer at a time, as `run` and the searches; a second one is told the first's pid);
+    a dir it created is removed again when bad input stops it before anything is kept."""
+    from rnr_sim.dirlock import DirLock
+    from rnr_sim.errors import InputError
+
+    if out is None:
+        yield
+        return
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"--out {out}: cannot create ({e.strerror or e})") from None
+    try:
+        with DirLock(out, "run dir"):
+            yield
+    except InputError:
+        if created and not any(out.iterdir()):
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+
+
+def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, rollouts,
+           determinizations, out, resume, as_json, bars, start, resumed) -> None:
+    """The games, the table and what is printed, ``--out`` locked (``_locked``)."""
+    from rnr_sim import skill
 
     t0 = time.perf_counter()
     try:

@@ -197,5 +197,6 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
         "games_per_s": round(games / seconds, 1) if seconds > 0 else None,
         "identity": identity.seal(ident), "files": files,
     }
+    searchdirs.seal_content(manifest)  # its figures, sealed
     write_json(out / "manifest.json", manifest)
     return Discovery(out=out, manifest=manifest, archive=archive, field=field)

@@ -165,6 +165,7 @@ def write(out: Path, setup, worths, found, first: int, phases: dict[str, int],
                                                  searchdirs.table_stamp(ident, name))
     manifest["identity"] = identity.seal(ident)
     manifest["files"] = files
+    searchdirs.seal_content(manifest)  # its figures, sealed
     write_json(out / "manifest.json", manifest)
     return PowerResult(out=out, manifest=manifest, tables=tables)
 

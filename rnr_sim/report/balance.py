@@ -239,13 +239,15 @@ code {{ background: #f4f4f4; }} .answer {{ font-weight: bold; }}
 def build_balance_report(balance_dir: str | Path, out: str | Path) -> Path:
     """``out/index.html`` and ``out/summary.md`` of a balance dir."""
     from rnr_sim.execution import atomic_write
+    from rnr_sim.report import pages
 
     target = Path(out)
     title = f"Balance suggestions: {Path(balance_dir).resolve().name}"
     page = PAGE.format(title=html.escape(title), body=balance_html(balance_dir))
     md = balance_markdown(balance_dir)  # both read (and checked) before anything is written
-    target.mkdir(parents=True, exist_ok=True)
+    pages.claim(target, Path(balance_dir), "balance")
     index = target / "index.html"
     atomic_write(index, lambda tmp: tmp.write_text(page, encoding="utf-8"))
     atomic_write(target / "summary.md", lambda tmp: tmp.write_text(md, encoding="utf-8"))
+    pages.mark(target, Path(balance_dir), "balance")
     return index

@@ -256,11 +256,13 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
 def build_discovery_report(path: str | Path, out: str | Path) -> Path:
     """Write ``out/index.html`` and ``out/summary.md`` for a discovery dir."""
     from rnr_sim.execution import atomic_write
+    from rnr_sim.report import pages
 
     root, out = Path(path), Path(out)
     d = read(root)
     html, md = render(d, root, links.hub_prefix(out))
-    out.mkdir(parents=True, exist_ok=True)
+    pages.claim(out, root, "discovery")
     atomic_write(out / "index.html", lambda tmp: tmp.write_text(html, encoding="utf-8"))
     atomic_write(out / "summary.md", lambda tmp: tmp.write_text(md, encoding="utf-8"))
+    pages.mark(out, root, "discovery")
     return out / "index.html"

@@ -376,15 +376,17 @@ def build_power_report(power_dir: str | Path, out: str | Path) -> Path:
     """Write ``out/index.html``, ``out/summary.md`` and ``out/plots/power.png`` for a power
     dir; returns the page. The dir is read and checked before anything is written."""
     from rnr_sim.execution import atomic_write
+    from rnr_sim.report import pages
 
     root, out = Path(power_dir), Path(out)
     d = read(root)
     img = figure(d)
     html, md = render(d, root, img)
-    out.mkdir(parents=True, exist_ok=True)
+    pages.claim(out, root, "power")
     if img is not None:
         (out / "plots").mkdir(exist_ok=True)
         atomic_write(out / "plots" / "power.png", lambda tmp: tmp.write_bytes(img.data))
     atomic_write(out / "summary.md", lambda tmp: tmp.write_text(md, encoding="utf-8"))
     atomic_write(out / "index.html", lambda tmp: tmp.write_text(html, encoding="utf-8"))
+    pages.mark(out, root, "power")
     return out / "index.html"
