@@ -112,6 +112,7 @@ def parse_deck(text: str, catalog: Catalog, where: str = "<deck>") -> Deck:
 def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_name: str,
            sha256: str) -> Deck:
     problems: list[str] = []
+    unknown: list[tuple[int, str]] = []  # (line, name) of each card the catalog lacks
     headers: dict[str, str] = {}
     slots: list[str] = []
     counts: dict[str, int] = {}
@@ -134,6 +135,7 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
                 continue
             card_id = catalog.lookup(name)
             if card_id is None:
+                unknown.append((line_no, name))
                 near = catalog.closest(name) if len(name) <= 200 else []
                 hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
                 problems.append(f"{at}: unknown card {shown(name)}{hint}")
@@ -170,6 +172,12 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
                              "profile), not a deck list: a deck list is lines like "
                              "'4 Minuteman Volley'; give a catalog with --cards, a rules "
                              "profile with --rules")
+        holder = _shipped_catalog_holding([n for _, n in unknown], catalog)
+        if holder is not None and len(unknown) == len(problems):
+            line, name = unknown[0]
+            raise InputError(f"{where}: {len(unknown)} card{'s' if len(unknown) > 1 else ''} "
+                             f"not in the catalog ({catalog.name}) are in {holder} "
+                             f"({shown(name)}, line {line}): add --cards {holder}")
         if len(problems) == 1:
             raise InputError(problems[0])
         more = len(problems) - MAX_PROBLEMS
@@ -184,6 +192,31 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
         card_ids=np.array([catalog.by_name[s] for s in slots], dtype=np.int32),
         counts=counts,
     )
+
+
+def _shipped_catalog_holding(names: list[str], catalog: Catalog) -> str | None:
+    """The shipped catalog file (``rnr_sim/data/*.toml``, as a path from here when it can
+    be) that holds every one of ``names``, the catalog loaded aside, or None: a deck of the
+    expansion given without its ``--cards`` is told which file to add."""
+    import os
+
+    from rnr_sim.cards.catalog import load_catalog
+
+    if not names:
+        return None
+    for path in sorted((Path(__file__).parent / "data").glob("*.toml")):
+        try:
+            other = load_catalog(path)
+        except InputError:
+            continue
+        if other.sha256 == catalog.sha256:
+            continue
+        if all(other.lookup(n) is not None for n in names):
+            try:
+                return os.path.relpath(path)
+            except ValueError:  # another drive
+                return str(path)
+    return None
 
 
 def _looks_like_toml(lines: list[str]) -> bool:

@@ -256,3 +256,16 @@ def test_check_coverage_discovery_refuses_what_it_would_not_read(args, message, 
     and to accept --games 1 (two RuntimeWarnings, coverage 0% and 100%)."""
     code, err = cli(capsys, "check", "coverage", "--discovery", tmp_path, *args)
     assert code == 2 and one_line(err) and message in err
+
+
+def test_a_deck_of_another_shipped_catalog_is_told_which_cards_file_to_add(capsys):
+    """An expansion deck given without its catalog drew a dozen lines of wrong "did you
+    mean" guesses (issue 44, item 11); it is now told the shipped file that holds its cards."""
+    deck = REPO / "decks" / "expansion" / "corps_of_discovery.txt"
+    for args in (["validate", deck], ["discover", "--field", deck, SAMPLE[0], "--out",
+                                      REPO / "runs" / "never-written"]):
+        code, err = cli(capsys, *args)
+        assert code == 2 and one_line(err)
+        assert "not in the catalog" in err and "add --cards" in err
+        assert err.endswith("expansion_frontier.toml")
+    assert not (REPO / "runs" / "never-written").exists()
