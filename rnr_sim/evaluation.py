@@ -264,20 +264,27 @@ def first_difference(then: Any, now: Any, where: str = "") -> str | None:
             if d is not None:
                 return d
         return None
-    if isinstance(then, list) and isinstance(now, list) and len(then) == len(now):
-        for i, (a, b) in enumerate(zip(then, now, strict=True)):
+    if isinstance(then, list) and isinstance(now, list):
+        for i, (a, b) in enumerate(zip(then, now, strict=False)):
             d = first_difference(a, b, f"{where}[{i}]")
             if d is not None:
                 return d
+        if len(then) != len(now):  # e.g. --field with another number of decks
+            return f"{where}: {len(then)} entries, now {len(now)}"
         return None
     return None if then == now else f"{where} {_shown(then)}, now {_shown(now)}"
+
+
+#: The longest value a difference shows whole (a message is one line).
+SHOWN_MAX = 80
 
 
 def _shown(value: Any) -> str:
     if (isinstance(value, str) and len(value) == 64
             and all(c in "0123456789abcdef" for c in value)):
         return f"{value[:12]}…"
-    return repr(value)
+    text = repr(value)
+    return text if len(text) <= SHOWN_MAX else f"{text[:SHOWN_MAX]}… ({len(text):,} characters)"
 
 
 class _Collect:

@@ -518,11 +518,15 @@ def check_out(out: Path, command: str = "run", checkpoint: str | None = None,
 
 
 def check_dir(out: Path, resume: bool, command: str, checkpoint: str, kind: str,
-              what: str) -> None:
+              what: str, given: bool = True) -> None:
     """Where a resumable search command (``discover``, ``balance``, ``power``) writes:
-    with ``--resume``, a dir holding its stopped ``checkpoint``; else one ``check_out``
-    accepts. ``kind``: the manifest kind of its finished dir; ``what``: the dir in words
-    ("discovery", "balance run")."""
+    with ``--resume``, a dir holding its stopped ``checkpoint`` (``given``: the user named
+    it with ``--out``; a default new folder holds nothing to resume); else one
+    ``check_out`` accepts. ``kind``: the manifest kind of its finished dir; ``what``: the
+    dir in words ("discovery", "balance run")."""
+    if resume and not given:
+        raise InputError(f"--resume continues a stopped {what}: give its --out DIR (the "
+                         f"folder the stopped `rnr-sim {command}` wrote to)")
     if not resume:
         check_out(out, command, checkpoint, what)
         return

@@ -269,3 +269,40 @@ def test_a_deck_of_another_shipped_catalog_is_told_which_cards_file_to_add(capsy
         assert "not in the catalog" in err and "add --cards" in err
         assert err.endswith("expansion_frontier.toml")
     assert not (REPO / "runs" / "never-written").exists()
+
+
+def test_the_smaller_answers_of_issue_44(tmp_path, capsys, monkeypatch):
+    """Item 12: --resume without --out is told to give it; a report of a stopped discovery
+    says how to finish it; min_support above the metagame's decks names its line; balance
+    --backend ray without Ray leaves no dir; a changed fingerprint is one short line."""
+    from rnr_sim import ray_backend
+    from rnr_sim.evaluation import first_difference
+
+    for command in ("discover", "balance", "power"):
+        code, err = cli(capsys, command, "--resume", "--field", *SAMPLE[:2],
+                        *(["--targets", TARGETS] if command == "balance" else []))
+        assert code == 2 and one_line(err) and "give its --out DIR" in err
+
+    stopped = _dir_with(tmp_path / "stopped", checkpoint=".discover")
+    code, err = cli(capsys, "report", stopped, "--out", tmp_path / "r")
+    assert code == 2 and one_line(err) and "rnr-sim discover --resume --out" in err
+
+    targets = tmp_path / "t.toml"
+    targets.write_text("[targets]\ndeck_share_max = 0.6\nmin_support = 99\n")
+    code, err = cli(capsys, "balance", "--field", *SAMPLE[:3], "--targets", targets,
+                    "--out", tmp_path / "b")
+    assert code == 2 and one_line(err) and err.startswith(f"{targets}:3: min_support = 99")
+    assert not (tmp_path / "b").exists()
+
+    def no_ray(local: bool = True):
+        raise InputError("Ray is not installed: pip install 'rnr-sim[ray]'")
+
+    monkeypatch.setattr(ray_backend, "import_ray", no_ray)
+    code, err = cli(capsys, "balance", "--field", *SAMPLE[:3], "--targets", TARGETS,
+                    "--backend", "ray", "--out", tmp_path / "ray")
+    assert code == 2 and "Ray is not installed" in err and not (tmp_path / "ray").exists()
+
+    then = {"field": [{"name": f"Deck {i}", "sha256": "0" * 64} for i in range(9)]}
+    now = {"field": then["field"][:2]}
+    assert first_difference(then, now) == "field: 9 entries, now 2"
+    assert len(first_difference({"x": "y" * 3000}, {"x": "z"})) < 200

@@ -224,7 +224,8 @@ def balance(options: BalanceOptions, progress: bool = True,
     n_suggest = runner.check_count(options.suggestions, "--suggestions", 1, 20)
     runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1 - 10**7)
     out = Path(options.out) if options.out is not None else runner.default_out("balance-")
-    runner.check_dir(out, options.resume, "balance", CHECKPOINT, "balance", "balance run")
+    runner.check_dir(out, options.resume, "balance", CHECKPOINT, "balance", "balance run",
+                     given=options.out is not None)
     paths, weights, cards, source = _metagame_inputs(options)
     options.cards = cards
     plan = runner.plan_run(runner.RunOptions(decks=paths, games=1, seed=options.seed,
@@ -233,6 +234,15 @@ def balance(options: BalanceOptions, progress: bool = True,
     n = len(plan.decks)
     if n < 2:
         raise InputError("the metagame needs at least 2 decks")
+    if tf.targets.min_support is not None and tf.targets.min_support > n:
+        from rnr_sim.balance.targets import _Lines
+
+        at = _Lines(tf.where, tf.text).of("min_support", table="targets")
+        raise InputError(f"{at}: min_support = {tf.targets.min_support}: the metagame has "
+                         f"{n} decks, so its equilibrium plays at most {n}; ask for {n} or "
+                         "fewer")
+    where = open_backend(options.backend, options.address, options.threads)  # Ray missing:
+    # said before the dir is made
     if weights is None:
         weights = np.full(n, 1.0 / n)
     weights = weights / weights.sum()
@@ -253,7 +263,6 @@ def balance(options: BalanceOptions, progress: bool = True,
         if fresh and not options.resume:
             shutil.rmtree(out, ignore_errors=True)
         raise
-    where = open_backend(options.backend, options.address, options.threads)
     # One writer at a time: a second balance (or --resume) on this dir is told who holds it.
     with DirLock(out, "balance dir"):
         return _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs,

@@ -46,6 +46,7 @@ def report_command(
     from rnr_sim.report.power import build_power_report, is_power_dir
 
     t0 = time.perf_counter()
+    _stopped_search(Path(run_dir))
     target = out if out is not None else Path("reports") / Path(run_dir).resolve().name
     if is_discovery_dir(run_dir):  # a discovery dir (rnr-sim discover): its own page
         index = build_discovery_report(run_dir, target)
@@ -71,3 +72,25 @@ def report_command(
     with bar:
         index = build_report(run_dir, target, svg=svg, progress=progress, figures_apart=True)
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
+
+
+#: A search command's checkpoint folder, while it is stopped: (command, the dir in words).
+STOPPED = {".discover": ("discover", "discovery"), ".balance": ("balance", "balance run"),
+           ".power": ("power", "power run")}
+
+
+def _stopped_search(d: Path) -> None:
+    """A search dir stopped before its manifest was written: say how to finish it, instead
+    of "not a run dir"."""
+    import shlex
+
+    from rnr_sim.errors import InputError
+
+    if (d / "manifest.json").exists():
+        return
+    for folder, (command, what) in STOPPED.items():
+        if (d / folder).is_dir():
+            raise InputError(f"{d}: a stopped {what} (no manifest.json yet); finish it with "
+                             f"`rnr-sim {command} --resume --out {shlex.quote(str(d))}` and "
+                             "the same options, then report it")
+

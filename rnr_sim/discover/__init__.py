@@ -90,7 +90,8 @@ def discover(options: DiscoverOptions, progress: bool = True,
         raise InputError(f"--cells {options.cells}: unknown; choose one of {', '.join(CELLS)}")
     cells = CELLS[options.cells]
     out = Path(options.out) if options.out is not None else runner.default_out("discover-")
-    runner.check_dir(out, options.resume, "discover", CHECKPOINT, "discovery", "discovery")
+    runner.check_dir(out, options.resume, "discover", CHECKPOINT, "discovery", "discovery",
+                     given=options.out is not None)
     field_paths = [Path(p) for p in options.field] or runner.sample_decks()
     cards = options.cards if options.cards else [ORIGINAL_SET]
     cards = [cards] if isinstance(cards, str | Path) else list(cards)

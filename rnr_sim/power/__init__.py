@@ -190,7 +190,8 @@ def power(options: PowerOptions, progress: bool = True,
         raise InputError(f"--margin {options.margin}: a share of games between 0 and 1 "
                          "(0.02: two points)")
     out = Path(options.out) if options.out is not None else runner.default_out("power-")
-    runner.check_dir(out, options.resume, "power", CHECKPOINT, "power", "power run")
+    runner.check_dir(out, options.resume, "power", CHECKPOINT, "power", "power run",
+                     given=options.out is not None)
     inputs = _inputs(options)
 
     def planned(decks: list[Path]):  # mirrors: a one-deck field is a field too
