@@ -27,6 +27,7 @@ The public entry points are ``start_run``, ``resume_run``, ``summarize`` /
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -544,6 +545,18 @@ def check_dir(out: Path, resume: bool, command: str, checkpoint: str, kind: str,
                          f"{what}; give the --out of the stopped `rnr-sim {command}`")
     raise InputError(f"--resume {out}: no stopped {what} here (no {checkpoint}/plan.json); "
                      f"give the --out of the stopped `rnr-sim {command}`")
+
+
+@contextlib.contextmanager
+def resume_on_full_disk(command: str, out: Path):
+    """A full disk while a resumable command (``discover``, ``balance``, ``power``) writes
+    its checkpoints or its dir: one line that says how to carry on once there is room."""
+    try:
+        yield
+    except bounds.DiskFull as e:
+        raise InputError(f"{e}; free some space, then continue with `rnr-sim {command} "
+                         f"--resume --out {shlex.quote(str(out))}` and the same options "
+                         "(the games played so far are kept)") from None
 
 
 def claim_out(out: Path | None, prefix: str = "", what: str = "run dir",

@@ -248,3 +248,19 @@ def test_power_bad_input_is_one_line(args, message, capsys, tmp_path):
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err
     assert not (tmp_path / "p").exists()
+
+
+def test_a_full_disk_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    """A full disk while a search writes its checkpoints: one line with the --resume that
+    carries on (issue 44, item 12: discover's said nothing of it; the three share it)."""
+    from rnr_sim import bounds, evaluation
+
+    def full(self, key, outcome):
+        raise bounds.DiskFull(self.path(key), "No space left on device")
+
+    monkeypatch.setattr(evaluation.BatchStore, "put", full)
+    code = main(["power", "--cards", str(LAYER), "--set", "Power Test", "--field",
+                 *map(str, FIELD), "--budget", "60000", "--out", str(tmp_path / "p")])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert code == 2 and "No space left on device" in err
+    assert f"rnr-sim power --resume --out {tmp_path / 'p'}" in err

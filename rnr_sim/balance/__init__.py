@@ -264,7 +264,7 @@ def balance(options: BalanceOptions, progress: bool = True,
             shutil.rmtree(out, ignore_errors=True)
         raise
     # One writer at a time: a second balance (or --resume) on this dir is told who holds it.
-    with DirLock(out, "balance dir"):
+    with runner.resume_on_full_disk("balance", out), DirLock(out, "balance dir"):
         return _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs,
                         budget, n_suggest, where, log, progress, t_start)
 

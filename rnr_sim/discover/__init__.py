@@ -111,7 +111,7 @@ def discover(options: DiscoverOptions, progress: bool = True,
         raise InputError(f"--out {out}: cannot create the discovery dir ({e.strerror})") \
             from None
     # One writer at a time: a second discover (or --resume) on this dir is told who holds it.
-    with DirLock(out, "discovery dir"):
+    with runner.resume_on_full_disk("discover", out), DirLock(out, "discovery dir"):
         store.open(fingerprint, options.resume)
         return _discover(out, options, plan, laws, cells, budget, batch, where, driver, store,
                          fingerprint, progress, log)

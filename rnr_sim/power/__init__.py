@@ -222,7 +222,7 @@ def power(options: PowerOptions, progress: bool = True,
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise InputError(f"--out {out}: cannot create the power dir ({e.strerror})") from None
-    with DirLock(out, "power dir"):
+    with runner.resume_on_full_disk("power", out), DirLock(out, "power dir"):
         store.open(fingerprint, options.resume)
         return _power(out, setup, where, driver, store, progress, log)
 
