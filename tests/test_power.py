@@ -135,9 +135,9 @@ def test_an_over_strong_card_planted_by_errata_tops_the_table(tmp_path):
     Attacks: first, its interval above the plain card's in the unchanged catalog; without
     the errata the same card is nowhere near the top."""
     planted = _power(tmp_path / "planted", cards=[ERRATA], only_set="Errata Test",
-                     only_cards=COMMON_ATTACKS, budget=600_000, seed=7)
+                     only_cards=COMMON_ATTACKS, budget=350_000, seed=7)
     plain = _power(tmp_path / "plain", cards=[FOUNDATION], only_cards=COMMON_ATTACKS,
-                   budget=600_000, seed=7)
+                   budget=350_000, seed=7)
     assert planted["card"][0] == "Test Case in Court"
     assert plain["card"].to_list().index("Test Case in Court") >= 3
     was = plain.filter(pl.col("card") == "Test Case in Court").row(0, named=True)
