@@ -498,10 +498,9 @@ def check_out(out: Path, command: str = "run", checkpoint: str | None = None,
             return
         quoted = shlex.quote(str(out))
         if (out / MANIFEST).exists():
-            try:
-                kind = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("kind")
-            except (OSError, ValueError, AttributeError):
-                kind = None
+            from rnr_sim.searchdirs import manifest_kind
+
+            kind = manifest_kind(out) or None  # "" (a run dir) or unreadable: None
             if kind is None and command == "run":  # a run dir: run --resume finishes it
                 raise InputError(
                     f"--out {out}: already holds a run; continue it with "
@@ -533,15 +532,14 @@ def check_dir(out: Path, resume: bool, command: str, checkpoint: str, kind: str,
         return
     if (out / checkpoint / "plan.json").exists():
         return
-    kind_here = None
     if (out / MANIFEST).exists():
-        try:
-            kind_here = json.loads((out / MANIFEST).read_text(encoding="utf-8")).get("kind")
-        except (OSError, ValueError, AttributeError):
-            kind_here = "unreadable"
+        from rnr_sim.searchdirs import manifest_kind
+
+        kind_here = manifest_kind(out)
         if kind_here == kind:
             raise InputError(f"--resume {out}: this {what} is complete; nothing to resume")
-        raise InputError(f"--resume {out}: holds a {kind_here or 'run'} dir, not a stopped "
+        held = {None: "unreadable", "": "run"}.get(kind_here, kind_here)
+        raise InputError(f"--resume {out}: holds a {held} dir, not a stopped "
                          f"{what}; give the --out of the stopped `rnr-sim {command}`")
     raise InputError(f"--resume {out}: no stopped {what} here (no {checkpoint}/plan.json); "
                      f"give the --out of the stopped `rnr-sim {command}`")

@@ -55,6 +55,19 @@ def _common(m: Mapping[str, Any], decks: str) -> dict[str, Any]:
     }
 
 
+def manifest_kind(d: str | Path) -> str | None:
+    """The kind ``d``'s manifest.json names (``discovery``, ``balance``, ``power``), ``""``
+    for a manifest that names none (a run dir's), None without a readable manifest."""
+    try:
+        m = json.loads((Path(d) / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(m, dict):
+        return None
+    kind = m.get("kind")
+    return kind if isinstance(kind, str) else ""
+
+
 def discovery_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """What decides a discovery's files, from its manifest (missing keys: None)."""
     m = manifest
@@ -188,3 +201,20 @@ def verify_power_dir(root: str | Path, manifest: Mapping[str, Any]) -> bool:
     return _check(Path(root), manifest, power_identity(manifest), POWER_TABLES,
                   what="power dir", command="rnr-sim power", texts=lambda files: [],
                   text_fix="")
+
+
+def read_tables(root: Path, names, what: str, command: str) -> dict[str, Any]:
+    """Each ``NAME.parquet`` of ``names`` in a search dir (checked by content first, by the
+    caller), by name; ``InputError`` naming the file that cannot be read (the ``what`` is
+    incomplete: run ``command`` again)."""
+    import polars as pl
+
+    out: dict[str, Any] = {}
+    for name in names:
+        file = root / f"{name}.parquet"
+        try:
+            out[name] = pl.read_parquet(file)
+        except (OSError, pl.exceptions.PolarsError) as e:
+            raise InputError(f"{file}: cannot read ({str(e).splitlines()[0]}); this {what} "
+                             f"is incomplete: run `{command}` again") from None
+    return out

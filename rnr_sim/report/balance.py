@@ -32,11 +32,10 @@ def _load(balance_dir: str | Path) -> tuple[dict[str, Any], pl.DataFrame, pl.Dat
 
 
 def is_balance_dir(path: str | Path) -> bool:
-    try:
-        m = json.loads((Path(path) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(m, dict) and m.get("kind") == "balance"
+    """Whether ``path`` holds a balance dir's manifest (``kind: "balance"``)."""
+    from rnr_sim.searchdirs import manifest_kind
+
+    return manifest_kind(path) == "balance"
 
 
 def _pct(x: float | None, digits: int = 1) -> str:

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rnr_sim.errors import InputError
 from rnr_sim.report import links
 from rnr_sim.report.build import CSS, Image, esc
 
@@ -32,30 +31,22 @@ TOP = 5  # "the five best": the staples of the top decks
 
 
 def is_discovery_dir(path: str | Path) -> bool:
-    manifest = Path(path) / "manifest.json"
-    try:
-        return json.loads(manifest.read_text(encoding="utf-8")).get("kind") == "discovery"
-    except (OSError, ValueError, AttributeError):
-        return False
+    """Whether ``path`` holds a discovery dir's manifest (``kind: "discovery"``)."""
+    from rnr_sim.searchdirs import manifest_kind
+
+    return manifest_kind(path) == "discovery"
 
 
 def read(path: str | Path) -> dict[str, Any]:
     """The dir's manifest and tables, checked by content first
     (``searchdirs.verify_discovery_dir``); ``InputError`` naming the file that is missing
     or not the discovery's own."""
-    from rnr_sim.searchdirs import verify_discovery_dir
+    from rnr_sim.searchdirs import DISCOVERY_TABLES, read_tables, verify_discovery_dir
 
     root = Path(path)
     out: dict[str, Any] = {"manifest": json.loads((root / "manifest.json").read_text("utf-8"))}
     verify_discovery_dir(root, out["manifest"])
-    for name in ("archive", "deck_cards", "field", "field_cards", "matchups", "cards"):
-        file = root / f"{name}.parquet"
-        try:
-            out[name] = pl.read_parquet(file)
-        except (OSError, pl.exceptions.PolarsError) as e:
-            raise InputError(f"{file}: cannot read ({str(e).splitlines()[0]}); this discovery "
-                             "dir is incomplete: run `rnr-sim discover` again") from None
-    return out
+    return out | read_tables(root, DISCOVERY_TABLES, "discovery dir", "rnr-sim discover")
 
 
 def card_use(d: dict[str, Any]) -> pl.DataFrame:

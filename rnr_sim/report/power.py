@@ -26,7 +26,6 @@ from typing import Any
 import polars as pl
 
 from rnr_sim.enums import CARD_TYPES
-from rnr_sim.errors import InputError
 from rnr_sim.report.build import CSS, esc
 from rnr_sim.report.figures import Image
 from rnr_sim.report.sortable import SORT_SCRIPT, Raw, sortable
@@ -50,30 +49,21 @@ tr.strong td{background:#eafaf1}tr.weak td{background:#fdedec}
 
 def is_power_dir(path: str | Path) -> bool:
     """Whether ``path`` holds a power dir's manifest (``kind: "power"``)."""
-    try:
-        m = json.loads((Path(path) / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(m, dict) and m.get("kind") == "power"
+    from rnr_sim.searchdirs import manifest_kind
+
+    return manifest_kind(path) == "power"
 
 
 def read(path: str | Path) -> dict[str, Any]:
     """The dir's manifest and tables, checked by content first (``InputError`` naming the
     file that is missing or not the power run's own)."""
-    from rnr_sim.searchdirs import verify_power_dir
+    from rnr_sim.searchdirs import read_tables, verify_power_dir
 
     root = Path(path)
     d: dict[str, Any] = {"manifest": json.loads((root / "manifest.json").read_text("utf-8"))}
     verify_power_dir(root, d["manifest"])
     names = ("cuts", "adds") if d["manifest"].get("mode") == "doctor" else ("power", "worth")
-    for name in names:
-        file = root / f"{name}.parquet"
-        try:
-            d[name] = pl.read_parquet(file)
-        except (OSError, pl.exceptions.PolarsError) as e:
-            raise InputError(f"{file}: cannot read ({str(e).splitlines()[0]}); this power "
-                             "dir is incomplete: run `rnr-sim power` again") from None
-    return d
+    return d | read_tables(root, names, "power dir", "rnr-sim power")
 
 
 # ------------------------------------------------------------------------- formatting
