@@ -246,8 +246,8 @@ class _Setup:
         if deck_plan is not None:  # its pilot rows after the field's
             hosts = [(deck_plan.decks[0], len(plan.policy_table) + deck_plan.deck_policy[0])]
             self.policies = np.vstack([plan.policy_table, deck_plan.policy_table])
-        self.hosts = [swaps.Host(d.name, np.asarray(d.card_ids, dtype=np.int32), int(p),
-                                 str(d.path) if d.path else None) for d, p in hosts]
+        self.hosts = [swaps.Host(d.name, np.asarray(d.card_ids, dtype=np.int32), int(p))
+                      for d, p in hosts]
         self.field_ids = [np.asarray(d.card_ids, dtype=np.int32) for d in decks[:n_field]]
         self.field_pilots = pilots[:n_field].astype(np.int32)
         self.field_counts = sum(np.bincount(c, minlength=laws.n_cards) for c in self.field_ids)

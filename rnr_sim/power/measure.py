@@ -42,6 +42,11 @@ TOP_ADDS = 10
 OUTS_PER_ORDER = 2
 
 
+def stage_ends(first: int) -> list[int]:
+    """The deals a field deck at the end of each of the race's stages."""
+    return [first * GROWTH ** s for s in range(STAGES)]
+
+
 def race_cost_factor(stages: int = STAGES, growth: int = GROWTH, keep: float = KEEP) -> float:
     """Deals of a race per arm, in units of its first stage, if each stage keeps ``keep``
     of the last: 1 + keep (growth - 1) + keep^2 (growth^2 - growth) + ..."""
@@ -177,7 +182,7 @@ def power(bench: Bench, fresh: Bench, laws, hosts: list[swaps.Host], cards: list
     arms, arm_card, arm_copies = power_arms(laws, hosts, cards, worths)
     arm_card_a = np.array(arm_card, dtype=np.int64)
     w = bench.fld.weights
-    ends = [first * GROWTH ** s for s in range(STAGES)]
+    ends = stage_ends(first)
     spent0 = bench.games
     result = {c: CardPower(c, []) for c in cards}
     for arm, c, k in zip(arms, arm_card, arm_copies, strict=True):
@@ -326,7 +331,7 @@ def doctor(bench: Bench, fresh: Bench, laws, host: swaps.Host, cards: list[int],
     fresh deals."""
     arms, found = doctor_swaps(laws, host, cards, worths)
     w = bench.fld.weights
-    ends = [first * GROWTH ** s for s in range(STAGES)]
+    ends = stage_ends(first)
     spent0 = bench.games
 
     def go_on(alive: np.ndarray, s: int) -> np.ndarray:

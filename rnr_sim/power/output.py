@@ -147,8 +147,7 @@ def write(out: Path, setup, worths, found, first: int, phases: dict[str, int],
         "status": "complete", "command": setup.options.command, **fp,
         "source": setup.inputs.source,
         "games": {"total": games, **phases},
-        "deals": {"worth": setup.worth_deals, "race": [first * measure.GROWTH ** s
-                                                       for s in range(measure.STAGES)],
+        "deals": {"worth": setup.worth_deals, "race": measure.stage_ends(first),
                   "fresh": setup.fresh_deals, "fresh_seed": setup.options.seed
                   + FRESH_SEED_OFFSET},
         "flag_fdr": measure.FLAG_FDR,

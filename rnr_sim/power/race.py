@@ -55,21 +55,20 @@ class Bench:
     ``pool``'s catalog and rules under ``seed``; every call keyed for the checkpoint store."""
 
     def __init__(self, ev: Evaluator, pool: Pool, fld: Field, host_slots: Sequence[np.ndarray],
-                 host_pilots: Sequence[int], seed: int,
-                 on_games: Callable[[int], None] | None = None):
+                 host_pilots: Sequence[int], seed: int):
         self.ev, self.pool, self.fld, self.seed = ev, pool, fld, seed
         self.host_slots = list(host_slots)
         self.host_pilots = np.asarray(host_pilots, dtype=np.int32)
         self._host: dict[tuple[int, int, int], np.ndarray] = {}
         self.games = 0
-        self.on_games = on_games
 
     @property
     def games_per_deal(self) -> int:
         return 2 * len(self.fld)
 
-    def cost(self, arms: int, deals: int, hosts: int = 0) -> int:
-        return (arms + hosts) * deals * self.games_per_deal
+    def cost(self, arms: int, deals: int) -> int:
+        """Games ``arms`` swapped decks play on ``deals`` deals a field deck."""
+        return arms * deals * self.games_per_deal
 
     def play(self, arms: Sequence[Arm], first: int, deals: int, key: str) -> bool:
         """Each arm (and its host, unless played on these deals already) on deals
@@ -96,8 +95,6 @@ class Bench:
                 arm.diff.append(per_deal[len(hosts) + i] - self._host[(arm.host, first, deals)])
                 arm.games += deals * self.games_per_deal
             self.games += games.games
-            if self.on_games is not None:
-                self.on_games(self.games)
         return True
 
 
@@ -122,8 +119,3 @@ def race(bench: Bench, arms: Sequence[Arm], ends: Sequence[int], key: str,
 def clearly_below(g: np.ndarray, se: np.ndarray, best_g: float, best_se: float) -> np.ndarray:
     """Arms whose 95% interval lies below that of the best arm of their group."""
     return g + Z95 * se < best_g - Z95 * best_se
-
-
-def stage_ends(first: int, stages: int = 3, growth: int = 4) -> list[int]:
-    """The deal counts at the end of each stage: ``first``, then ``growth`` times the last."""
-    return [first * growth ** s for s in range(stages)]

@@ -48,7 +48,6 @@ class Host:
     name: str
     slots: np.ndarray  # int32[n_slots]: catalog ids in slot order
     pilot: int
-    path: str | None = None
 
     def counts(self, n_cards: int) -> np.ndarray:
         return np.bincount(self.slots, minlength=n_cards).astype(np.int64)
