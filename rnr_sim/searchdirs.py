@@ -29,7 +29,8 @@ from rnr_sim import identity
 from rnr_sim.errors import InputError
 
 #: The discovery dir's Parquet tables (``discover/output.py``), stamped with their stem.
-DISCOVERY_TABLES = ("archive", "deck_cards", "field", "field_cards", "matchups", "cards")
+DISCOVERY_TABLES = ("archive", "deck_cards", "field", "field_cards", "matchups", "cards",
+                    "learned")
 #: The balance dir's Parquet tables (``balance/output.py``).
 BALANCE_TABLES = ("suggestions", "candidates", "figures")
 #: The power dir's Parquet tables (``power/output.py``): the pool's, or the deck doctor's.

@@ -58,13 +58,16 @@ def discover_command(
 ) -> None:
     """MAP-Elites (pyribs) over every Article V-legal deck of the loaded cards (default:
     the 355-card Original Set): one cell per kind of deck (--cells), its elite the
-    strongest deck of that kind. Every candidate plays the --field decks on the same
-    deals, each with the built-in pilot that wins most with it; weak ones stop early
-    (racing); the best elites' pilots are tuned. Every elite is then re-measured on deals
+    strongest deck of that kind. Most candidates are the block swaps (a full set of a
+    card out, another in) the search has learned to expect most of, from what every
+    earlier swap did; each plays the --field decks on the same deals as its parent and
+    stops as soon as it is clearly below it (paired racing); the best elites' pilots are
+    tuned. Every elite is then re-measured on deals
     of a seed the search never used (the figures reported), and the best meet the field in
     a matchup matrix with its equilibrium. --budget bounds every game played. Writes a
     discovery dir: manifest.json, archive.parquet, deck_cards.parquet, field.parquet,
-    matchups.parquet and elites/NN.txt deck lists that validate, run, compare and tune
+    matchups.parquet, learned.parquet (what the search learned of each card) and
+    elites/NN.txt deck lists that validate, run, compare and tune
     take as they are; `rnr-sim report DIR` draws it. Ctrl-C stops after the games under
     way; --resume carries on to the same archive."""
     from rnr_sim.discover import DiscoverOptions, discover
@@ -95,12 +98,15 @@ def summary_lines(result) -> list[str]:
     r = s["racing"]
     lines = [
         f"Discovered {s['elites']} elites in {s['elites']} of {s['cells']} cells: "
-        f"{s['generations']} generations, {s['children']:,} decks tried, {g['total']:,} games "
-        f"in {m['seconds']:.0f} s ({m['games_per_s']:,.0f} games/s).",
+        f"{s['generations']} generations, {s['children']:,} decks tried "
+        f"({s['decks_per_million_games']:,.0f} a million games; {s['learned']:,} proposed "
+        f"by what the search learned), {g['total']:,} games in {m['seconds']:.0f} s "
+        f"({m['games_per_s']:,.0f} games/s).",
         f"Racing: {r['played']:,} search games where playing every deck to the end would take "
         f"{r['flat']:,} ({100 * r['saved']:.0f}% saved).",
         f"Held out ({m['heldout']['deals_per_field_deck']} deals a field deck, a seed the "
-        "search never used):",
+        f"search never used); QD-score {m['heldout']['qd_score']:.2f} (the elites' shares "
+        "summed):",
     ]
     a = result.archive.head(10)
     for row in a.iter_rows(named=True):

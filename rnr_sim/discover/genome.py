@@ -242,6 +242,26 @@ class Laws:
         return self.repair(c, rng)
 
 
+def align(slots: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """A slot array for ``counts`` that keeps ``slots`` (a parent's) wherever it can: each
+    slot keeps its card while ``counts`` still wants a copy of it, and the freed slots take
+    the copies no slot held yet (catalog order). A child that differs from its parent in a
+    few cards then meets the same shuffles in every other slot (the engine shuffles slots),
+    so the two are compared on common deals (``power.swaps`` does the same for its swaps)."""
+    want = np.asarray(counts, dtype=np.int64).copy()
+    out = np.asarray(slots, dtype=np.int32).copy()
+    keep = np.zeros(len(out), dtype=bool)
+    for k, card in enumerate(out):
+        if want[card] > 0:
+            want[card] -= 1
+            keep[k] = True
+    new = np.repeat(np.arange(len(want), dtype=np.int32), want)
+    if len(new) != int((~keep).sum()):
+        raise ValueError("counts and slots hold different numbers of cards")
+    out[~keep] = new
+    return out
+
+
 def deck_sha256(counts: np.ndarray) -> str:
     """A deck's identity: the SHA-256 of its copies per card id."""
     return hashlib.sha256(np.ascontiguousarray(counts, dtype=np.int64).tobytes()).hexdigest()

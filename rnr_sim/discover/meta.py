@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rnr_sim.analytics.stats import Z95, nash_equilibrium, paired_gain
+from rnr_sim.discover.proposals import SwapModel
 from rnr_sim.discover.search import (
     CELL_PATHS,
     HOLDOUT_SEED_OFFSET,
@@ -26,6 +27,7 @@ from rnr_sim.discover.search import (
     Cells,
     Field,
     Racing,
+    Scored,
     _score,
     race,
     stage_deals,
@@ -61,22 +63,27 @@ class Found:
     field_counts: list[np.ndarray] = field(default_factory=list)
     field_pilots: np.ndarray | None = None
     field_names: list[str] = field(default_factory=list)
+    slots: np.ndarray | None = None  # int32[E, deck size]: each elite's slot order
+    model: SwapModel | None = None  # what the search learned of each card (proposals.py)
 
 
-def _archive(n_cards: int, cells: Cells, seed: int):
+def _archive(laws, cells: Cells, seed: int, n_field: int, deals: int):
+    """The archive: an elite's copies per card, its share, its cell, and beside them its
+    pilot, games, paths, slot order and per-deal shares (float32[field, deals]: the
+    shares its children are paired with)."""
     from ribs.archives import GridArchive
 
     return GridArchive(
-        solution_dim=n_cards, dims=cells.dims, ranges=cells.ranges, seed=seed, extra_fields={
+        solution_dim=laws.n_cards, dims=cells.dims, ranges=cells.ranges, seed=seed,
+        extra_fields={
             "pilot": ((), np.int32), "games": ((), np.int64),
-            "path_share": ((len(CELL_PATHS),), np.float64), "win_turn": ((), np.float64)})
+            "path_share": ((len(CELL_PATHS),), np.float64), "win_turn": ((), np.float64),
+            "slots": ((laws.size,), np.int32), "deals": ((n_field, deals), np.float32)})
 
 
 def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, batch: int,
            seed: int, meta: bool, bar) -> Found | None:
     """The search (one round, or ``--meta`` rounds); None once Ctrl-C stopped it."""
-    from ribs.schedulers import Scheduler
-
     from rnr_sim.discover import SEARCH_SHARE
     from rnr_sim.discover.emitter import DeckEmitter
 
@@ -88,16 +95,17 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
     field_pilots = plan.deck_policy.astype(np.int32)
     names = list(plan.deck_names)
     fld = Field([d.card_ids for d in plan.decks], field_pilots)
-    archive = _archive(laws.n_cards, cells, seed)
-    emitter = DeckEmitter(archive, laws, field_counts, batch, seed + 1)
-    scheduler = Scheduler(archive, [emitter])
     stages = stage_deals(search_budget)
+    model = SwapModel(laws.n_cards, len(cells.rows))
+    archive = _archive(laws, cells, seed, len(fld), sum(stages))
+    seeds = [(laws.counts_of(d), d.card_ids) for d in plan.decks]
+    emitter = DeckEmitter(archive, laws, seeds, batch, seed + 1, model, len(PILOTS))
     racing = Racing()
     history: list[dict] = []
     info: list[dict] = []
     gen = children = 0
     spent = 0
-    per_child = len(plan.decks) * 2 * (len(PILOTS) * stages[0] + stages[1] + stages[2])
+    per_child = len(plan.decks) * 2 * (len(PILOTS) * stages[0] + sum(stages[1:]))
     # A generation never overruns the budget, even if every child runs every stage; with a
     # small budget, smaller generations: at least MIN_GENERATIONS a round, each still large
     # enough to hold the field's decks (the first generation's seeds).
@@ -109,25 +117,19 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
     for r in range(n_rounds):
         limit = per_round * (r + 1)
         while spent + worst <= limit:
-            sols = scheduler.ask()
-            kids = [np.rint(s).astype(np.int64) for s in sols]
+            kids = emitter.ask()
 
-            def threshold(which: np.ndarray, scored: list, kids=kids,
-                          archive=archive) -> np.ndarray:
-                measures = cells.measures([kids[k] for k in which], scored, laws)
+            def cell_elite(which: np.ndarray, scored: list, kids=kids, archive=archive):
+                measures = cells.measures([kids[k].counts for k in which], scored, laws)
                 occupied, data = archive.retrieve(measures)
-                return np.where(occupied, data["objective"], -np.inf)
+                return [data["deals"][i] if occupied[i] else None for i in range(len(which))]
 
-            scored = race(ev, pool, fld, kids, threshold, stages, seed + SEARCH_SEED_OFFSET,
+            scored = race(ev, pool, fld, kids, cell_elite, stages, seed + SEARCH_SEED_OFFSET,
                           f"r{r}-g{gen:05d}", racing)
             if scored is None:
                 return None
-            scheduler.tell(np.array([s.share for s in scored]),
-                           cells.measures(kids, scored, laws),
-                           pilot=np.array([s.pilot for s in scored], dtype=np.int32),
-                           games=np.array([s.games for s in scored], dtype=np.int64),
-                           path_share=np.stack([s.path_share for s in scored]),
-                           win_turn=np.array([s.win_turn for s in scored]))
+            learn(model, kids, scored, fld.weights)
+            entered = offer(archive, cells, laws, kids, scored, len(stages))
             gen += 1
             children += len(kids)
             spent = racing.played + extra
@@ -135,7 +137,8 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
             history.append({"round": r + 1, "generation": gen, "games": spent,
                             "elites": int(stats.num_elites),
                             "coverage": float(stats.coverage),
-                            "best_share": float(stats.obj_max)})
+                            "best_share": float(stats.obj_max), "entered": entered,
+                            "learned": int(sum(k.learned for k in kids))})
             bar.set_postfix(f"elites {stats.num_elites}, {100 * stats.coverage:.0f}% of cells,"
                             f" best {100 * stats.obj_max:.1f}% (search)")
         if r + 1 == n_rounds:
@@ -171,11 +174,12 @@ def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, bat
         fld = Field(new_ids, new_pilots, mix)
         # The next round's archive starts again against the new field, seeded with this
         # round's elites (best first): their shares against the old field no longer hold.
-        best_first = found.counts[np.argsort(-found.share, kind="stable")]
-        archive = _archive(laws.n_cards, cells, seed + r + 1)
-        emitter = DeckEmitter(archive, laws, list(best_first[:batch]), batch, seed + r + 2)
-        scheduler = Scheduler(archive, [emitter])
+        order = np.argsort(-found.share, kind="stable")[:batch]
+        archive = _archive(laws, cells, seed + r + 1, len(fld), sum(stages))
+        emitter = DeckEmitter(archive, laws, [(found.counts[k], found.slots[k]) for k in order],
+                              batch, seed + r + 2, model, len(PILOTS))
     found = _found(archive, gen, children, racing, history, spent)
+    found.model = model
     found.rounds = info
     found.field_weights = None if not info else fld.weights
     found.field_counts = [np.bincount(ids, minlength=laws.n_cards) for ids in fld.card_ids]
@@ -189,6 +193,37 @@ def _n_matrix(found: Found, fld: Field) -> int:
 
 
 
+def learn(model: SwapModel, kids: list, scored: list[Scored], weights: np.ndarray) -> None:
+    """Each child with a parent tells ``model`` what its swap did: its paired gain over the
+    parent on the deals it played (``stats.paired_gain``)."""
+    for kid, s in zip(kids, scored, strict=True):
+        if kid.parent is not None:
+            gain, se = paired_gain(s.per_deal - kid.parent_deals[:, : s.deals], weights)
+            model.observe(kid.counts - kid.parent, kid.kind, float(gain), float(se))
+
+
+def offer(archive, cells: Cells, laws, kids: list, scored: list[Scored], stages: int) -> int:
+    """The children that played every stage offered to the archive (the others stopped
+    clearly below their parent or their cell's elite); the number that entered. An elite
+    and its rivals are measured on the same deals, so the archive's comparison of shares is
+    the paired one."""
+    full = [k for k, s in enumerate(scored) if s.stopped_at == stages]
+    if not full:
+        return 0
+    sc = [scored[k] for k in full]
+    status = archive.add(
+        np.stack([kids[k].counts for k in full]).astype(np.float64),
+        np.array([s.share for s in sc]), cells.measures([kids[k].counts for k in full], sc,
+                                                        laws),
+        pilot=np.array([s.pilot for s in sc], dtype=np.int32),
+        games=np.array([s.games for s in sc], dtype=np.int64),
+        path_share=np.stack([s.path_share for s in sc]),
+        win_turn=np.array([s.win_turn for s in sc]),
+        slots=np.stack([kids[k].slots for k in full]),
+        deals=np.stack([s.per_deal for s in sc]).astype(np.float32))["status"]
+    return int((status > 0).sum())
+
+
 def _found(archive, gen, children, racing, history, spent: int) -> Found:
     data = archive.data()
     order = np.lexsort((data["index"],))
@@ -199,7 +234,7 @@ def _found(archive, gen, children, racing, history, spent: int) -> Found:
         pilot=data["pilot"][order], games=data["games"][order],
         path_share=data["path_share"][order], win_turn=data["win_turn"][order],
         generations=gen, children=children, racing=racing, search_games=spent,
-        history=list(history))
+        history=list(history), slots=data["slots"][order])
 
 
 @dataclass

@@ -8,6 +8,9 @@
 - ``field_cards.parquet`` (``deck``, ``card``, ``copies``) and ``cards.parquet`` (the
   catalog as a table, as in a run dir): what the report compares the elites with;
 - ``matchups.parquet``: the metagame matrix (best elites and field decks), with its mix;
+- ``learned.parquet``: what the search learned of each card (``proposals.SwapModel``):
+  ``card``, ``type``, its share per copy over every deck with a 95% interval, and how many
+  children's swaps named it;
 - ``elites/NN.txt``: each elite as a deck list with ``Name:`` and ``Policy:`` headers, which
   ``validate``, ``run``, ``compare`` and ``tune`` take as they are (``NN.toml`` beside it:
   its tuned pilot).
@@ -26,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from rnr_sim import __version__, enums, identity, searchdirs
+from rnr_sim.analytics.stats import Z95
 from rnr_sim.discover.search import CELL_PATHS, HOLDOUT_SEED_OFFSET, PILOTS
 from rnr_sim.execution import atomic_write, write_json, write_parquet
 
@@ -78,6 +82,19 @@ def deck_text(laws, counts: np.ndarray, name: str, policy: str, comment: list[st
         lines += [f"{int(counts[i])} {cards[i].name}" for i in rows]
         lines.append("")
     return "\n".join(lines)
+
+
+def learned_table(laws, model) -> pl.DataFrame:
+    """The search's estimate of each card's share per copy (``proposals.SwapModel``), the
+    cards its children's swaps named most first: a guide to where the search looked, not a
+    measure (``rnr-sim power`` measures a card)."""
+    mean, sd = model.estimates()
+    cards = laws.catalog.cards
+    return pl.DataFrame({
+        "card": [c.name for c in cards], "type": [c.type for c in cards],
+        "per_copy": mean, "per_copy_lo": mean - Z95 * sd, "per_copy_hi": mean + Z95 * sd,
+        "observed": model.seen.astype(np.int64),
+    }).sort(["observed", "per_copy"], descending=True, maintain_order=True)
 
 
 def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str, Any],
@@ -167,6 +184,7 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
          for name, n in d.counts.items()],
         schema={"deck": pl.String, "card": pl.String, "copies": pl.Int32}))
     table("cards", laws.catalog.to_polars(with_set=True))
+    table("learned", learned_table(laws, found.model))
     elite_of = {}
     if matrix.get("elite_rows") is not None:
         elite_of = {int(k): int(np.flatnonzero(order == k)[0]) + 1 for k in matrix["elite_rows"]}
@@ -185,11 +203,14 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
                   "tuning": 0 if tuned is None else tuned.games, "heldout": held.games,
                   "matrix": matrix["games"]},
         "search": {"generations": found.generations, "children": found.children,
+                   "learned": sum(h.get("learned", 0) for h in found.history),
+                   "decks_per_million_games": found.children / max(games, 1) * 1e6,
                    "elites": len(found.share), "cells": int(np.prod(cells.dims)),
                    "racing": {"played": r.played, "flat": r.flat, "saved": r.saved,
-                              "stopped_after_stage": r.stopped[:2]},
+                              "stopped_after_stage": list(r.stopped)},
                    "history": found.history, "rounds": found.rounds},
         "heldout": {"seed_offset": f"seed + {HOLDOUT_SEED_OFFSET}", "deals_per_field_deck": held.deals,
+                    "qd_score": float(held.share.sum()),
                     "best_field_deck": plan.deck_names[held.best_field]},
         "metagame": {"paths": dict(zip(CELL_PATHS, map(float, matrix["paths"]), strict=True)),
                      "mix": dict(zip(labels, map(float, matrix["mix"]), strict=True))},

@@ -6,16 +6,22 @@ all seats counted, in bins of ``SPEED_STEP``). Its elite is the strongest deck f
 that kind: "the strongest Petition deck", "the fastest Life deck".
 
 One generation: ``DeckEmitter`` asks for a batch of children of the archive's elites (the
-field's decks, mutated, seed the empty archive); each child is played against the field by
-the evaluation service on common deals (every child, every generation, meets the same
-deals), and raced:
+field's decks, mutated, seed the empty archive), most of them the block swaps the search
+has learned to expect most of (``proposals.py``); each child is played against the field
+by the evaluation service on common deals (every child, every generation, meets the same
+deals, and its slots follow its parent's: ``genome.align``), and raced (``race``):
 
-1. stage 1: every built-in pilot (but ``random``) plays the child on the first
-   ``stages[0]`` deals of each field deck; the best of them is the child's pilot
-   (measurement, not a rule of thumb);
-2. stages 2 and 3: the child with its pilot on fresh deals, ``stages[1]`` then
-   ``stages[2]`` more a field deck. After each stage a child whose 95% upper bound is
-   below the share of its cell's elite stops: it would not enter the archive.
+1. stage 1: the child with each pilot it tries (its parent's, for a learned swap; every
+   built-in but ``random`` otherwise) on the first ``stages[0]`` deals of each field deck;
+   the best of them is the child's pilot (measurement, not a rule of thumb);
+2. the later stages (``stage_deals``): the child with its pilot on the next deals. After
+   each stage a child whose cell holds an elite is compared, deal by deal, with its parent
+   and with that elite on the deals all three played (paired: ``stats.paired_gain``), and
+   stops once it lies ``GATE_Z`` standard errors below either; before the last, longest
+   stage it stops whenever it is behind either. A child into an empty cell plays on.
+3. The children that played every stage are offered to the archive: they and every elite
+   are measured on the same deals, so the archive's comparison of shares is paired. Every
+   child with a parent tells the ``SwapModel`` what its swap did (its paired gain).
 
 A child's objective is its share over the deals it played (the field weighted by
 ``field_weights``: equal, or a metagame mix), its measures come from its wins. The
@@ -33,7 +39,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rnr_sim import enums
-from rnr_sim.analytics.stats import Z95
+from rnr_sim.analytics.stats import Z95, paired_gain
+from rnr_sim.discover.emitter import Child
 from rnr_sim.engine.policies import POLICY_NAMES
 from rnr_sim.evaluation import Evaluator, Matchups, Outcome, Pool
 
@@ -45,6 +52,10 @@ CELL_PATHS = tuple(p for p in enums.PATHS if p != "draw")
 #: sample decks' wins fall between turns 10 and 29 in 90% of games; outside, the edge bins).
 SPEED_MIN, SPEED_STEP, SPEED_BINS = 8.0, 3.0, 8
 SEARCH_SEED_OFFSET = 0
+#: The racing's gates: after stage s a child stops when it lies GATE_Z[s - 1] standard
+#: errors below its parent or its cell's elite (paired), and before the last and longest
+#: stage whenever it is behind either (it would not enter the archive: the same deals).
+GATE_Z = (Z95, Z95, 1.0)
 HOLDOUT_SEED_OFFSET = 1_000_003  # the held-out deals: a seed the search never plays
 MATRIX_SEED_OFFSET = 2_000_003
 
@@ -104,10 +115,13 @@ CELLS = {
 }
 
 
-def stage_deals(budget: int) -> tuple[int, int, int]:
-    """Deals per field deck of the three racing stages: 4, 16, 64 below 2 million games of
-    search, 8, 32, 128 from there on (a larger budget affords a finer final estimate)."""
-    return (4, 16, 64) if budget < 2_000_000 else (8, 32, 128)
+def stage_deals(budget: int) -> tuple[int, ...]:
+    """Deals per field deck of the racing stages: 4, 4, 8, 16, 24 (56 in all) below 2
+    million games of search, twice as many from there on (a larger budget affords a finer
+    final estimate). Short early stages stop the children clearly below their parent
+    after few deals; the last is as long as the four before it."""
+    base = (4, 4, 8, 16, 24)
+    return base if budget < 2_000_000 else tuple(2 * d for d in base)
 
 
 @dataclass
@@ -121,7 +135,8 @@ class Scored:
     deals: int  # per field deck
     path_share: np.ndarray  # float64[4]: its wins by CELL_PATHS
     win_turn: float  # mean turns of its wins (nan: none)
-    stopped_at: int  # the stage it stopped after (3: ran them all)
+    stopped_at: int  # the stage it stopped after (len(stages): ran them all)
+    per_deal: np.ndarray  # float64[field, deals]: its share of each deal, seats averaged
 
     @property
     def measures(self) -> np.ndarray:
@@ -137,7 +152,7 @@ class Racing:
 
     played: int = 0
     flat: int = 0
-    stopped: list[int] = field(default_factory=lambda: [0, 0, 0])
+    stopped: list[int] = field(default_factory=list)  # children stopped after each stage
 
     @property
     def saved(self) -> float:
@@ -166,44 +181,50 @@ class Field:
                         np.arange(n, dtype=np.int64), first_deal, deals)
 
 
-def race(ev: Evaluator, pool: Pool, fld: Field, children: list[np.ndarray],
-         threshold: Callable[[np.ndarray, list[Scored]], np.ndarray],
-         stages: tuple[int, int, int], seed: int, key: str, racing: Racing
+def race(ev: Evaluator, pool: Pool, fld: Field, kids: list[Child],
+         cell_elite: Callable[[np.ndarray, list[Scored]], list[np.ndarray | None]],
+         stages: tuple[int, ...], seed: int, key: str, racing: Racing
          ) -> list[Scored] | None:
-    """Score ``children`` (copies per card) against ``fld`` with racing (module
-    docstring). ``threshold(children, scored) -> float64[k]``: the share of the elite of
-    each child's cell (-inf where empty), for the children of index ``children`` as
-    ``scored`` so far. None once Ctrl-C stopped a call."""
-    n_field, n_child, n_pilot = len(fld), len(children), len(PILOTS)
-    ids = [np.repeat(np.arange(len(c), dtype=np.int32), c) for c in children]
-    pool = pool.with_decks(fld.card_ids + ids)
+    """Score ``kids`` against ``fld`` with paired racing (module docstring).
+    ``cell_elite(which, scored)``: the per-deal shares of the elite of each child's cell
+    (None where empty), for the children of index ``which`` as ``scored`` so far. None once
+    Ctrl-C stopped a call."""
+    n_field, n_child = len(fld), len(kids)
+    pool = pool.with_decks(fld.card_ids + [k.slots for k in kids])
     child_deck = n_field + np.arange(n_child)
     pilot_row = np.array([POLICY_NAMES.index(p) for p in PILOTS], dtype=np.int32)
     w = fld.weights
-    # Stage 1: every pilot of every child on the first deals.
-    games = fld.matchups(np.repeat(child_deck, n_pilot), np.tile(pilot_row, n_child),
-                         0, stages[0])
+    # Stage 1: each child with each pilot it tries, on the first deals.
+    pair_child = np.array([c for c, k in enumerate(kids) for _ in k.pilots], dtype=np.int64)
+    pair_pilot = np.array([p for k in kids for p in k.pilots], dtype=np.int64)
+    games = fld.matchups(child_deck[pair_child], pilot_row[pair_pilot], 0, stages[0])
     out = ev.play(pool, games, seed, key=f"{key}-s1")
     if out is None:
         return None
     racing.played += games.games
-    racing.flat += games.games + n_child * n_field * 2 * (stages[1] + stages[2])
-    share = out.share(w).reshape(n_child, n_pilot)
-    best = np.argmax(share, axis=1)  # ties: the first pilot of PILOTS
-    pick = np.arange(n_child) * n_pilot + best
-    parts = [_slice(out, pick)]
+    racing.flat += n_child * (len(PILOTS) * stages[0] + sum(stages[1:])) * n_field * 2
+    if not racing.stopped:
+        racing.stopped = [0] * (len(stages) - 1)
+    share = out.share(w)
+    best = np.empty(n_child, dtype=np.int64)  # the row of each child's best pilot
+    for c in range(n_child):
+        rows = np.flatnonzero(pair_child == c)
+        best[c] = rows[np.argmax(share[rows])]  # ties: the first pilot it tries
+    parts = [_slice(out, best)]
+    pilot = pair_pilot[best]
     alive = np.arange(n_child)
     result: list[Scored | None] = [None] * n_child
     first = stages[0]
-    for stage in (1, 2, 3):
-        scored = [_score(_join([p[k] for p in parts]), w, int(best[c]), stage)
+    for stage in range(1, len(stages) + 1):
+        scored = [_score(_join([p[k] for p in parts]), w, int(pilot[c]), stage)
                   for k, c in enumerate(alive)]
-        if stage == 3:
+        if stage == len(stages):
             go = np.zeros(len(alive), dtype=bool)
         else:
-            bar = threshold(alive, scored)
-            go = np.array([s.share + Z95 * s.se >= b for s, b in zip(scored, bar,
-                                                                     strict=True)])
+            elites = cell_elite(alive, scored)
+            z = GATE_Z[stage - 1] if stage < len(stages) - 1 else 0.0
+            go = np.array([_goes_on(s, kids[c].parent_deals, e, w, z)
+                           for s, c, e in zip(scored, alive, elites, strict=True)])
             racing.stopped[stage - 1] += int((~go).sum())
         for k in np.flatnonzero(~go):
             result[int(alive[k])] = scored[k]
@@ -211,7 +232,7 @@ def race(ev: Evaluator, pool: Pool, fld: Field, children: list[np.ndarray],
             break
         alive = alive[go]
         parts = [[p[k] for k in np.flatnonzero(go)] for p in parts]
-        games = fld.matchups(child_deck[alive], pilot_row[best[alive]], first, stages[stage])
+        games = fld.matchups(child_deck[alive], pilot_row[pilot[alive]], first, stages[stage])
         out = ev.play(pool, games, seed, key=f"{key}-s{stage + 1}")
         if out is None:
             return None
@@ -219,6 +240,21 @@ def race(ev: Evaluator, pool: Pool, fld: Field, children: list[np.ndarray],
         parts.append(_slice(out, np.arange(len(alive))))
         first += stages[stage]
     return result  # type: ignore[return-value]
+
+
+def _goes_on(s: Scored, parent: np.ndarray | None, elite: np.ndarray | None,
+             w: np.ndarray, z: float) -> bool:
+    """Whether a child plays the next stage: always into an empty cell; else unless it lies
+    ``z`` standard errors or more below its cell's elite or its parent on the deals both
+    played (paired: ``stats.paired_gain``)."""
+    if elite is None:
+        return True
+    for ref in (elite, parent):
+        if ref is not None:
+            gain, se = paired_gain(s.per_deal - ref[:, : s.deals], w)
+            if gain + z * se < 0:
+                return False
+    return True
 
 
 def _slice(out: Outcome, rows: np.ndarray) -> list[Outcome]:
@@ -248,4 +284,4 @@ def _score(o: Outcome, w: np.ndarray, pilot: int, stage: int) -> Scored:
     path_share = paths[: len(CELL_PATHS)] / wins if wins else np.zeros(len(CELL_PATHS))
     win_turn = float(o.turns[won].mean()) if wins else float("nan")
     return Scored(pilot, share, se, int(o.score.size), d, path_share.astype(np.float64),
-                  win_turn, stage)
+                  win_turn, stage, per_deal)

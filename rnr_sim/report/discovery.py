@@ -139,7 +139,10 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
     above = a.filter(pl.col("share_heldout_lo") > best_field["share_heldout_hi"])
     lead = (
         f"{s['elites']} elites in {s['elites']} of {s['cells']} cells from "
-        f"{s['children']:,} decks tried over {s['generations']} generations; {g['total']:,} "
+        f"{s['children']:,} decks tried over {s['generations']} generations"
+        + (f" ({s['decks_per_million_games']:,.0f} a million games, {s['learned']:,} of them "
+           "the block swaps the search learned to expect most of)"
+           if "learned" in s else "") + f"; {g['total']:,} "
         f"games in {m['seconds']:.0f} s (search {g['search']:,}, held-out {g['heldout']:,}, "
         f"metagame {g['matrix']:,}). Racing played {r['played']:,} search games where running "
         f"every deck to the end would have played {r['flat']:,} ({100 * r['saved']:.0f}% "
