@@ -199,7 +199,8 @@ def learn(model: SwapModel, kids: list, scored: list[Scored], weights: np.ndarra
     for kid, s in zip(kids, scored, strict=True):
         if kid.parent is not None:
             gain, se = paired_gain(s.per_deal - kid.parent_deals[:, : s.deals], weights)
-            model.observe(kid.counts - kid.parent, kid.kind, float(gain), float(se))
+            model.observe(kid.counts - kid.parent, kid.kind, float(gain), float(se),
+                          s.per_deal.size)
 
 
 def offer(archive, cells: Cells, laws, kids: list, scored: list[Scored], stages: int) -> int:

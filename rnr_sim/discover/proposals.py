@@ -34,9 +34,11 @@ from rnr_sim.power.swaps import FULL_SET
 PRIOR_SD = 0.01
 #: Prior spread of a kind of deck's departure from the general estimate.
 KIND_SD = 0.005
-#: Smallest standard error an observation is credited with (a child's gain over a few
-#: deals is no surer than this, whatever its own variance says).
-MIN_SE = 0.003
+#: Smallest spread of a swap's paired difference from deal to deal an observation is
+#: credited with: over a few deals a swap that changed no game's outcome shows no spread at
+#: all, and its gain of 0 would count as certain. A swap of a full set changes the result of
+#: about one deal in ten by half a game or more (a spread of 0.15 or more).
+MIN_SPREAD = 0.15
 #: Pairs of the best draw tried, in order, for a legal swap.
 TRIES = 40
 #: The share of swaps whose card going out is of another Order than the card coming in.
@@ -60,13 +62,15 @@ class SwapModel:
         self.observed = 0
         self._fit: dict | None = None
 
-    def observe(self, delta: np.ndarray, kind: int, gain: float, se: float) -> None:
-        """One child: its copies minus its parent's, its parent's kind, its paired gain."""
+    def observe(self, delta: np.ndarray, kind: int, gain: float, se: float, n: int) -> None:
+        """One child: its copies minus its parent's, its parent's kind, its paired gain
+        with its standard error over ``n`` paired deals (field decks times deals), the
+        error at least ``MIN_SPREAD / sqrt(n)``."""
         nz = np.flatnonzero(delta)
         if not len(nz) or not np.isfinite(gain):
             return
         d = delta[nz].astype(np.float64)
-        w = 1.0 / max(se, MIN_SE) ** 2
+        w = 1.0 / max(se, MIN_SPREAD / np.sqrt(n)) ** 2
         block = np.ix_(nz, nz)
         self.xtx[block] += w * np.outer(d, d)
         self.xty[nz] += w * d * gain
