@@ -987,14 +987,19 @@ def fire_effects(t, g, p, step):
                     eff(cards, c, e, E.E_KICKER) == 0 or (sl[p, s, L.S_FLAGS] & L.F_KICKED) != 0):
                 fire = True
             elif trig == E.TRIG_ACTIVATE and (sl[p, s, L.S_FLAGS] & (L.F_ACT0 << e)) != 0:
-                sl[p, s, L.S_FLAGS] &= ~(L.F_ACT0 << e)
-                fire = in_play or destroyed_resolve  # R52: paid for; R50 off: it fizzles
+                flags = sl[p, s, L.S_FLAGS]
+                sl[p, s, L.S_FLAGS] = flags & ~(L.F_ACT0 << e)
+                # R52: paid for; R50 off: a destroyed card's fizzles, but a one-shot Attack
+                # discarded after its damage step (R16) was not destroyed: it resolves.
+                fire = in_play or destroyed_resolve or (flags & L.F_SPENT) != 0
             if fire:
                 apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
                 if on_destroy_queued(pl, gm):
                     fire_on_destroy(t, g)
-                if gm[L.G_OVER] != 0:
-                    return
+                if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
+                    return  # R43: a player eliminated on their own turn stops at once
+        if not in_play and (sl[p, s, L.S_FLAGS] & (L.F_ACT0 | L.F_ACT1)) == 0:
+            sl[p, s, L.S_FLAGS] &= ~L.F_SPENT  # nothing paid waits any more
 
 
 @njit(i8(CARDS, PLAYERS, SLOTS, LISTS, i8), **KERNEL)
@@ -1016,7 +1021,13 @@ def note_attacks(cards, pl, sl, ls, p):
 @njit(**INLINED)
 def resolve_aoa(t, g, p):
     """Step ii, Amend. I §2-4: both Attacks deal damage at once; the greater survives with
-    the difference (R17), the lesser is destroyed; equal damage destroys both."""
+    the difference (R17), the lesser is destroyed; equal damage destroys both. Every fight
+    declared this turn is fought before any of them has consequences (Art. VII §5 step ii:
+    "all AoA declarations resolve simultaneously"): the 'on destroy' effects of every
+    card destroyed in step ii fire together after the last fight, the active player's
+    first (R36, Amend. IX), so the order the Attacks were played decides nothing. Each
+    fight's target loses its mark as its fight is fought (R49), every target whatever
+    comes of the fight."""
     cards = t.cards
     pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     if pl[p, L.P_N_AOA] == 0:
@@ -1030,12 +1041,14 @@ def resolve_aoa(t, g, p):
         sl[p, s, L.S_FLAGS] |= L.F_FOUGHT  # deals no damage at step iii this turn (R17)
         q = sl[p, s, L.S_TARGET_SEAT]
         s2 = sl[p, s, L.S_TARGET_SLOT]
+        sl[q, s2, L.S_FLAGS] &= ~L.F_AOA_TARGETED  # R49: its fight is fought now
         if sl[q, s2, L.S_ZONE] != L.Z_PLAY or pl[q, L.P_ALIVE] == 0:
             continue
         mine = sl[p, s, L.S_DP]
         theirs = sl[q, s2, L.S_DP]
         emit(gm, tr, T.EV_AOA_RESULT, p, sl[p, s, L.S_CARD], q, sl[q, s2, L.S_CARD], mine, theirs)
-        sl[q, s2, L.S_FLAGS] &= ~L.F_AOA_TARGETED
+        # Destroying an Attack ends no game (only a UA's does, Art. III §2), so every fight
+        # is fought; 'on destroy' effects wait in their queue (fire_on_destroy).
         if mine > theirs:
             sl[p, s, L.S_DP] = mine - theirs
             destroy(t, g, q, s2, p)
@@ -1044,11 +1057,8 @@ def resolve_aoa(t, g, p):
             destroy(t, g, p, s, p)
         else:  # Amend. I §4: equal damage, both destroyed
             destroy(t, g, q, s2, p)
-            if gm[L.G_OVER] == 0:
-                destroy(t, g, p, s, p)
-        fire_on_destroy(t, g)
-        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-            return
+            destroy(t, g, p, s, p)
+    fire_on_destroy(t, g)  # Art. VII §5 step ii, Amend. I §2: after every fight
 
 
 @njit(void(CARDS, WEIGHTS, PLAYERS, SLOTS, LISTS, FIELDS, RNG, i8), **KERNEL)
@@ -1104,7 +1114,12 @@ def attack_damage_step(t, g, p):
                 return
         if sl[p, s, L.S_ZONE] == L.Z_PLAY and \
                 (one_shot_all or (cards[c, E.C_KEYWORDS] & E.KW_ONE_SHOT) != 0):  # R16
+            # An activation paid for this turn still resolves at its step (R52): the
+            # discard keeps its marks, as ``destroy`` does.
+            activated = sl[p, s, L.S_FLAGS] & (L.F_ACT0 | L.F_ACT1)
             leave_play(cards, pl, sl, ls, p, s, L.Z_DISCARD)
+            if activated != 0:
+                sl[p, s, L.S_FLAGS] |= activated | L.F_SPENT
             emit(gm, tr, T.EV_DESTROY, p, c, -1, 0, 0, 0)
 
 

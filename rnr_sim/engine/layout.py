@@ -114,6 +114,7 @@ F_FOUGHT = 512  # fought Attack-on-Attack this turn: no damage at step iii (R17)
 F_DESTROYED = 1024  # played this turn and destroyed before its effects resolved (R50)
 F_OD_WAIT0 = 2048  # 'on destroy' effect 0 waits for its Resolve step (R47 by step)
 F_OD_WAIT1 = 4096
+F_SPENT = 8192  # a one-shot Attack discarded after step iii, an activation still waiting (R52)
 
 # ---------------------------------------------------------------- zones (Art. VI)
 Z_NONE = 0
