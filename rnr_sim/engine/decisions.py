@@ -633,8 +633,8 @@ def choose_mulligan(cards, w, pl, sl, ls, rng, q):
 @njit(**INLINED)
 def choose_p2_pillar(cards, w, pl, sl, ls, gm, rng, p2, zero_cost_only):
     """Art. VII §4, Amend. VIII, R7: the hand slot of the Pillar the second seat places
-    free, or -1 to decline (the random policy tosses a coin; ``W_P2_RIGHT`` = 0 never takes
-    it). The heuristic weighs each Pillar in hand: its IP (``W_PILLAR``), a Scroll Pillar's
+    free, or -1 to decline (the random policy declines on a coin toss, else places any
+    Pillar alike; ``W_P2_RIGHT`` = 0 never takes it). The heuristic weighs each Pillar in hand: its IP (``W_PILLAR``), a Scroll Pillar's
     ``W_SCROLL_PILLAR``, and the second card of the first Draw Phase (``verb:draw``), less
     the value of its on-resolve effects, which a placed Pillar loses (R41); it takes the
     best if that is worth anything, else declines. ``zero_cost_only``: only a Pillar of
@@ -662,7 +662,7 @@ def choose_p2_pillar(cards, w, pl, sl, ls, gm, rng, p2, zero_cost_only):
             best_key = key
     if w[p2, W.W_P2_RIGHT] == 0.0:
         return -1
-    if w[p2, W.W_RANDOM] != 0.0:  # any Pillar alike, or none
+    if w[p2, W.W_RANDOM] != 0.0:  # R7: declines with probability 1/2, else any Pillar alike
         n = 0
         for i in range(pl[p2, L.P_N_HAND]):
             c = sl[p2, ls[p2, L.L_HAND, i], L.S_CARD]
