@@ -18,6 +18,8 @@ import numpy as np
 
 from rnr_sim import enums
 from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices and values)
+    BILLS_PER_GAME,
+    BILLS_PER_PLAYER,
     DRAIN_CONTROLLER,
     DRAIN_EVERY_TURN,
     DRAIN_OPPONENT,
@@ -31,9 +33,13 @@ from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices an
     P2_ANY,
     P2_OFF,
     P2_ZERO_COST_ONLY,
+    R_ABILITIES_ARE_EFFECTS,
     R_AOA,
+    R_AOA_FROM_PLAY,
     R_ATTACK_LIFETIME,
     R_ATTACK_TARGETS,
+    R_BILL_ESCALATION,
+    R_BRANCH_COUNTS_UAS,
     R_DECK_INCLUDES_UAS,
     R_DESTROYED_CARDS_RESOLVE,
     R_FIRST_PLAYER_DRAWS,
@@ -48,6 +54,7 @@ from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices an
     R_ON_DESTROY_TIMING,
     R_P2_FREE_PILLAR,
     R_PILLARS_PER_TURN,
+    R_PROTECT_STOPS_MILL,
     R_SIDEWAYS_RESET,
     R_TURN_LIMIT,
     R_TURN_LIMIT_SCALES,
@@ -139,6 +146,23 @@ SWITCHES: tuple[Switch, ...] = (
            "sideways cards return upright at their controller's next turn: every card an "
            "activation turned, or only cards bearing an 'each turn' effect (the literal "
            "reading: the others stay sideways)", choices=("every_card", "each_turn_cards")),
+    Switch("bill_escalation", "per_player", "R53", "Art. IV §7.3-4; R28",
+           "a Bill's cost doubles with each earlier play of its name by the same player, or "
+           "by any player (the name's count shared by the table, all game)",
+           choices=("per_player", "per_game")),
+    Switch("branch_counts_uas", True, "R54", "Art. V §1, §6; R5",
+           "the 3 UAs count toward the Branch requirement (off: Art. V §1 puts them outside "
+           "the deck, so only the other cards count)"),
+    Switch("aoa_from_play", False, "R55", "Art. VII §5 phase three; Amend. I §1; R17",
+           "an Attack already in play may declare Attack-on-Attack in its controller's Play "
+           "Phase, paying its cost + 1, besides an Attack played from hand to fight"),
+    Switch("protect_stops_mill", True, "R56", "Amend. III; R19, R38",
+           "a milled Protect card stays on the Draw Pile (off: Amend. III stops only "
+           "discards, and a mill moves cards from the pile, not from the hand)"),
+    Switch("abilities_are_effects", False, "R57", "Art. VII §7; Amend. IV §3, V §1; R30",
+           "a card's built-in ability (an Attack's damage, a Pillar's IP, a UA's drain) "
+           "counts as one of its two effects: the validator warns of a deck card that holds "
+           "one beside two written effects"),
 )
 
 SWITCH_BY_NAME = {s.name: s for s in SWITCHES}

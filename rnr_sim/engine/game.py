@@ -265,7 +265,7 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
     sl[p, s, L.S_ZONE] = to_zone
     sl[p, s, L.S_FLAGS] = sl[p, s, L.S_FLAGS] & ~(L.F_PENDING | L.F_AOA | L.F_ACT0 | L.F_ACT1
                                               | L.F_SIDEWAYS0 | L.F_SIDEWAYS1 | L.F_KICKED
-                                              | L.F_AOA_TARGETED)
+                                              | L.F_AOA_TARGETED | L.F_FOUGHT)
     if to_zone == L.Z_HAND:
         list_push(pl, ls, p, L.L_HAND, L.P_N_HAND, s)
 
@@ -334,11 +334,11 @@ def strike(t, g, p, q, amount, ua_only, src_card):
 
 
 # =============================================================================== effects
-@njit(void(CARDS, PLAYERS, SLOTS, LISTS, FIELDS, TRACE, i8, i8, b1, i8, i8), **KERNEL)
-def mill(cards, pl, sl, ls, gm, tr, q, amount, exile, by, src_card):
+@njit(void(CARDS, PLAYERS, SLOTS, LISTS, FIELDS, TRACE, i8, i8, b1, b1, i8, i8), **KERNEL)
+def mill(cards, pl, sl, ls, gm, tr, q, amount, exile, keep_protect, by, src_card):
     """The top ``amount`` cards of ``q``'s Draw Pile go to the Discard Pile (mill) or out of
-    the game (exile). A milled Protect card stays in place (Amend. III, R19); exile is not
-    stopped by Protect.
+    the game (exile). A milled Protect card stays in place when ``keep_protect`` (Amend.
+    III, R19; R56's switch); exile is not stopped by Protect.
     """
     if q < 0:
         return
@@ -352,7 +352,7 @@ def mill(cards, pl, sl, ls, gm, tr, q, amount, exile, by, src_card):
     for i in range(lo, n):
         s = ls[q, L.L_DRAW, i]
         c = sl[q, s, L.S_CARD]
-        if not exile and (cards[c, E.C_KEYWORDS] & E.KW_PROTECT) != 0:
+        if keep_protect and not exile and (cards[c, E.C_KEYWORDS] & E.KW_PROTECT) != 0:
             ls[q, L.L_DRAW, lo + kept] = s
             kept += 1
         else:
@@ -480,9 +480,10 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
             if q < 0 or not draw_one(rules, pl, sl, ls, gm, masks, tr, q, False):
                 return
     elif verb == E.V_MILL:
-        mill(cards, pl, sl, ls, gm, tr, q, amount, False, p, src_card)
+        mill(cards, pl, sl, ls, gm, tr, q, amount, False,
+             rules[E.R_PROTECT_STOPS_MILL] != 0, p, src_card)  # R19, R38; R56
     elif verb == E.V_EXILE:
-        mill(cards, pl, sl, ls, gm, tr, q, amount, True, p, src_card)
+        mill(cards, pl, sl, ls, gm, tr, q, amount, True, False, p, src_card)  # Amend. III
     elif verb == E.V_DISCARD:
         discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, p, src_card)
     elif E.VERB_GIVES_IP[verb] != E.IP_NONE:
@@ -645,6 +646,28 @@ def activations(cards, sl, p, s, ip, acts, n):
     return n
 
 
+@njit(**INLINED)
+def aoa_from_play(cards, pl, sl, ls, gm, p, s, ip, acts, n):
+    """R55 (Art. VII §5 phase three lists declaring Attack-on-Attack as an action of its
+    own): the ``ACT_AOA_IN_PLAY`` rows of ``p``'s card in slot ``s`` from row ``n``, one for
+    each opposing Attack not fought this turn (R49), when the card is an Attack in the Play
+    Area that was not played this turn (that one fought from hand, if at all), declares no
+    fight yet, and ``p`` can pay its cost + 1 (Amend. I §1); returns the new count."""
+    c = sl[p, s, L.S_CARD]
+    if cards[c, E.C_TYPE] != E.ATTACK or sl[p, s, L.S_ZONE] != L.Z_PLAY or \
+            (sl[p, s, L.S_FLAGS] & (L.F_PENDING | L.F_AOA)) != 0:
+        return n
+    cost = cards[c, E.C_COST] + 1  # Amend. I §1
+    if cost > ip:
+        return n
+    for q in range(gm[L.G_N_PLAYERS]):
+        for j in range(pl[q, L.P_N_AOA_TARGETS]):
+            s2 = ls[q, L.L_SCRATCH, j]
+            if (sl[q, s2, L.S_FLAGS] & L.F_AOA_TARGETED) == 0:  # R49
+                n = put_action(acts, n, L.ACT_AOA_IN_PLAY, s, q, s2, cost)
+    return n
+
+
 # compiled on its own, like still_legal: inlined in numba's IR, the two cost take_turn's
 # compile 3.7 s (12.2 s against 8.5 s, timed per kernel)
 @njit(i8(CARDS, RULES, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8, ACTS), **KERNEL)
@@ -659,7 +682,10 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts):
     §1, R49); then each 'activate' effect ``p`` can pay for and has not used this turn
     (Art. VII §6, Amend. V §2) as ``ACT_ACTIVATE`` (slot, effect). Stopping is always legal
     and not listed. ``n_targets``: opposing Attacks listed by ``note_threats`` (0: no
-    Attack-on-Attack, R17)."""
+    Attack-on-Attack, R17). With R55 (``aoa_from_play``) each of ``p``'s Attacks already in
+    play (not played this turn, not fighting yet) may fight an opposing Attack too, as
+    ``ACT_AOA_IN_PLAY`` (slot, seat, slot) at its cost + 1 (Amend. I §1), listed with the
+    board's activations, card by card in board order."""
     ip = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER]
     n = 0
     for i in range(pl[p, L.P_N_HAND]):
@@ -688,8 +714,11 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts):
                     s2 = ls[q, L.L_SCRATCH, j]
                     if (sl[q, s2, L.S_FLAGS] & L.F_AOA_TARGETED) == 0:  # R49
                         n = put_action(acts, n, L.ACT_AOA, s, q, s2, cost + 1)
-    for i in range(pl[p, L.P_N_BOARD] if pl[p, L.P_N_ACTIVATABLE] > 0 else 0):
+    from_play = n_targets > 0 and rules[E.R_AOA_FROM_PLAY] != 0 and pl[p, L.P_N_ATTACKS] > 0
+    for i in range(pl[p, L.P_N_BOARD] if pl[p, L.P_N_ACTIVATABLE] > 0 or from_play else 0):
         s = ls[p, L.L_BOARD, i]
+        if from_play:
+            n = aoa_from_play(cards, pl, sl, ls, gm, p, s, ip, acts, n)
         if (cards[sl[p, s, L.S_CARD], E.C_FLAGS] & E.CF_ACTIVATE) != 0:
             n = activations(cards, sl, p, s, ip, acts, n)
     return n
@@ -767,7 +796,8 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
     b = acts[k, L.A_EFFECT]  # or A_SEAT
     c = acts[k, L.A_TARGET]
     ip = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER]
-    played = kind != L.ACT_ACTIVATE
+    played = kind != L.ACT_ACTIVATE and kind != L.ACT_AOA_IN_PLAY
+    fought = kind == L.ACT_AOA or kind == L.ACT_AOA_IN_PLAY  # a fight declared (R49)
     card = sl[p, a, L.S_CARD]
     ctype = cards[card, E.C_TYPE]
     bill_name = sl[p, a, L.S_NAME_SLOT] if played and ctype == E.BILL else -1
@@ -783,6 +813,11 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
         if row_kind == L.ACT_ACTIVATE:
             if kind == L.ACT_ACTIVATE and s == a and acts[i, L.A_EFFECT] == b:
                 continue  # Amend. V §2: sideways now
+        elif row_kind == L.ACT_AOA_IN_PLAY:
+            if kind == L.ACT_AOA_IN_PLAY and s == a:
+                continue  # R55: that Attack fights already
+            if fought and acts[i, L.A_SEAT] == b and acts[i, L.A_TARGET] == c:
+                continue  # R49: that Attack is fought already
         else:
             if played and s == a:
                 continue  # left the hand
@@ -790,7 +825,7 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
                 continue  # Art. IV §7.1: its name is played this turn
             if pillars_done and cards[sl[p, s, L.S_CARD], E.C_TYPE] == E.PILLAR:
                 continue  # R10
-            if kind == L.ACT_AOA and row_kind == L.ACT_AOA and acts[i, L.A_SEAT] == b and \
+            if fought and row_kind == L.ACT_AOA and acts[i, L.A_SEAT] == b and \
                     acts[i, L.A_TARGET] == c:
                 continue  # R49: that Attack is fought already
         if m != i:
@@ -826,6 +861,9 @@ def do_action(t, g, memo, p, kind, a, b, c):
     if kind == L.ACT_ACTIVATE:
         activate(t, g, p, a, b)
         return
+    if kind == L.ACT_AOA_IN_PLAY:
+        declare_aoa_from_play(t, g, p, a, b, c)  # R55
+        return
     if kind == L.ACT_AOA:
         q, s2 = b, c
     else:
@@ -853,6 +891,23 @@ def activate(t, g, p, s, e):
         apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
     else:
         sl[p, s, L.S_FLAGS] |= L.F_ACT0 << e
+
+
+@njit(**INLINED)
+def declare_aoa_from_play(t, g, p, s, q, s2):
+    """R55: ``p``'s Attack in play in slot ``s`` declares Attack-on-Attack on ``q``'s Attack
+    in slot ``s2``, paying its cost + 1 (Amend. I §1); the fight is fought at step ii
+    (``resolve_aoa``) and the Attack deals no damage at step iii that turn (R17)."""
+    cards = t.cards
+    pl, sl, gm, tr = g.players, g.slots, g.game, g.trace
+    c = sl[p, s, L.S_CARD]
+    pay(pl, p, cards[c, E.C_COST] + 1)
+    sl[p, s, L.S_FLAGS] |= L.F_AOA
+    sl[p, s, L.S_TARGET_SEAT] = q
+    sl[p, s, L.S_TARGET_SLOT] = s2
+    sl[q, s2, L.S_FLAGS] |= L.F_AOA_TARGETED
+    pl[p, L.P_N_AOA] += 1
+    emit(gm, tr, T.EV_AOA, p, c, q, sl[q, s2, L.S_CARD], 0, 0)
 
 
 @njit(**INLINED)
@@ -887,6 +942,8 @@ def play_card(t, g, p, s, kicked, aoa_q, aoa_s):
         ns = sl[p, s, L.S_NAME_SLOT]
         sl[p, ns, L.S_BILL_PLAYS] += 1  # R28: the next play of this name costs double
         sl[p, ns, L.S_FLAGS] |= L.F_BILL_TURN
+        if rules[E.R_BILL_ESCALATION] == E.BILLS_PER_GAME:
+            count_bill_play_elsewhere(sl, pl, gm, p, c)  # R53: Art. IV §7.3, per name
     if aoa_q >= 0:
         sl[p, s, L.S_FLAGS] |= L.F_AOA  # Amend. I, R17
         sl[p, s, L.S_TARGET_SEAT] = aoa_q
@@ -901,6 +958,21 @@ def play_card(t, g, p, s, kicked, aoa_q, aoa_s):
             if E.VERB_GIVES_IP[verb] != E.IP_NONE and eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE \
                     and (eff(cards, c, e, E.E_KICKER) == 0 or kicked):
                 apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
+
+
+@njit(void(SLOTS, PLAYERS, FIELDS, i8, i8), **KERNEL)
+def count_bill_play_elsewhere(sl, pl, gm, p, c):
+    """R53 ``per_game`` (Art. IV §7.3: escalation is "tracked across the entire game" for
+    each name): a play of Bill ``c`` by ``p`` counts on every other player's copy of the
+    name too (on its name slot, the first slot holding it), so the name costs each player
+    double from then on."""
+    for q in range(gm[L.G_N_PLAYERS]):
+        if q == p:
+            continue
+        for s in range(pl[q, L.P_DECK_SIZE]):
+            if sl[q, s, L.S_CARD] == c and sl[q, s, L.S_NAME_SLOT] == s:
+                sl[q, s, L.S_BILL_PLAYS] += 1
+                break
 
 
 # =============================================================================== resolve
@@ -1093,6 +1165,8 @@ def attack_damage_step(t, g, p):
         if sl[p, s, L.S_ZONE] != L.Z_PLAY:
             continue  # destroyed by an 'on destroy' chain earlier in this step
         fought = (sl[p, s, L.S_FLAGS] & L.F_FOUGHT) != 0
+        if fought:
+            sl[p, s, L.S_FLAGS] &= ~L.F_FOUGHT  # R17: this turn only (R55: not pending)
         if not fought and declared:  # R48 play_phase: the target fixed in the Play Phase
             q = sl[p, s, L.S_TARGET_SEAT]
             s2 = sl[p, s, L.S_TARGET_SLOT]
