@@ -306,7 +306,7 @@ def validate_deck(deck: Deck, catalog: Catalog, profile: RulesProfile) -> list[V
         out.append(Violation("Art. V §6", f"no card of the {_branch_list(missing)} "
                              f"Branch{'es' if len(missing) > 1 else ''}; a deck holds at "
                              "least one card of each of the four"
-                             + ("" if counts_uas else ", UAs not counted (R54)"),
+                             + ("" if counts_uas else ", UAs not counted"),
                              "R5" if counts_uas else "R54"))
 
     # Art. VII §7, Amend. V §1 (R57 switched on): a built-in ability counts as an effect
