@@ -26,6 +26,8 @@ from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices an
     DRAIN_OWN_TURN,
     LIFETIME_ONE_SHOT,
     LIFETIME_PERSISTENT,
+    LP_AT_DAMAGE,
+    LP_AT_EFFECTS,
     MP_FIRST_VICTORY,
     MP_LAST_STANDING,
     OD_AT_ONCE,
@@ -45,6 +47,7 @@ from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices an
     R_FIRST_PLAYER_DRAWS,
     R_IP_EFFECTS_IMMEDIATE,
     R_LP_CAP,
+    R_LP_EFFECTS_STEP,
     R_MAX_BILLS,
     R_MAX_COPIES_ATTACK_DEFENSE,
     R_MAX_FREEDOM,
@@ -163,6 +166,10 @@ SWITCHES: tuple[Switch, ...] = (
            "a card's built-in ability (an Attack's damage, a Pillar's IP, a UA's drain) "
            "counts as one of its two effects: the validator warns of a deck card that holds "
            "one beside two written effects"),
+    Switch("lp_effects_step", "damage", "R58", "Art. VII §5 steps iii, vi; R13",
+           "an `lp` effect (LP damage by card text, not an Attack's) resolves at step iii "
+           "with the Attacks' damage, or at step vi with 'all remaining' effects",
+           choices=("damage", "effects")),
 )
 
 SWITCH_BY_NAME = {s.name: s for s in SWITCHES}

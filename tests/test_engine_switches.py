@@ -422,3 +422,21 @@ def test_switch_abilities_are_effects():  # R57; Art. VII §7, Amend. IV §3 aga
                                                           "t", "t"))
     assert [(v.ruling, v.warning) for v in found] == [("R57", True)]
     assert "Busy Pillar" in found[0].message and is_legal(found)
+
+
+@pytest.mark.parametrize("when,path", [("damage", "life"), ("effects", "petition")])
+def test_switch_lp_effects_step(when, path):  # R58; Art. VII §5 steps iii, vi against R13
+    """Seat 0 meets every Petition condition and plays Jab (lp 3) at seat 1, on 3 LP. At
+    step iii (R13) the Jab wins by Life before step v looks at Petitions; at step vi
+    (R58 ``effects``) step v has already given seat 0 the game by Petition."""
+    from rnr_sim.engine.state import PETITIONS_NEEDED, SCROLL_PILLARS_NEEDED
+
+    t = Table(rules={"lp_effects_step": when})
+    t.petition(0, *["Petition"] * PETITIONS_NEEDED)
+    t.pillar(0, *["Scroll Pillar"] * SCROLL_PILLARS_NEEDED)
+    t.set_lp(1, 3)
+    (jab,) = t.hand(0, "Jab")
+    t.play_card(0, jab)
+    t.resolve_phase()
+    assert (t.over, t.winner, t.path) == (True, 0, path)
+    assert t.lp(1) == (0 if when == "damage" else 3)

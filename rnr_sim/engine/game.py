@@ -508,6 +508,25 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
         tutor_pillar(t, g, p, src_card)
 
 
+@njit(i8(RULES, i8), **KERNEL)
+def verb_step(rules, verb):
+    """R13: damage and LP damage at step iii, healing at iv, everything else at vi; with
+    R58's switch an `lp` effect waits for step vi ("all remaining ... effects")."""
+    if verb == E.V_LP and rules[E.R_LP_EFFECTS_STEP] == E.LP_AT_EFFECTS:
+        return E.STEP_EFFECTS  # R58
+    return E.RESOLVE_STEP[verb]
+
+
+@njit(i8(RULES, i8), **KERNEL)
+def late_lp_steps(rules, steps):
+    """The Resolve steps of a card's effects (bits, ``C_RESOLVE_STEPS``/``C_TURN_STEPS``, made
+    from R13's table) with R58 ``effects``: a card firing at step iii may hold an `lp`
+    effect, now at step vi, so it is looked at then too (each effect's own step decides)."""
+    if rules[E.R_LP_EFFECTS_STEP] == E.LP_AT_EFFECTS and (steps >> E.STEP_DAMAGE) & 1 != 0:
+        return steps | (1 << E.STEP_EFFECTS)  # R58
+    return steps
+
+
 @njit(b1(PLAYERS, FIELDS), **KERNEL)
 def on_destroy_queued(pl, gm):
     """Whether any 'on destroy' effect waits to fire (most effects destroy nothing)."""
@@ -550,7 +569,7 @@ def fire_on_destroy(t, g):
                     verb = eff(cards, c, e, E.E_VERB)
                     if eff(cards, c, e, E.E_TRIGGER) != E.TRIG_ON_DESTROY or verb == E.V_NONE:
                         continue
-                    if by_step and E.RESOLVE_STEP[verb] > gm[L.G_STEP]:  # R47: wait for its step
+                    if by_step and verb_step(rules, verb) > gm[L.G_STEP]:  # R47: wait for its step
                         if (sl[q, s, L.S_FLAGS] & (L.F_OD_WAIT0 | L.F_OD_WAIT1)) == 0:
                             list_push(pl, ls, q, L.L_OD_WAIT, L.P_N_OD_WAIT, s)
                         sl[q, s, L.S_FLAGS] |= L.F_OD_WAIT0 << e
@@ -572,7 +591,7 @@ def fire_waiting_on_destroy(t, g, step):
     whose verb belongs to it or an earlier step, in the order their cards were destroyed,
     the active player's first, then the others' in turn order (Amend. IX; owner controls,
     aimed at the active player when the owner is not)."""
-    cards = t.cards
+    cards, rules = t.cards, t.rules
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     n_players = gm[L.G_N_PLAYERS]
     for k in range(n_players):
@@ -584,7 +603,8 @@ def fire_waiting_on_destroy(t, g, step):
             target = -1 if q == gm[L.G_ACTIVE] else gm[L.G_ACTIVE]
             for e in range(E.MAX_EFFECTS):
                 verb = eff(cards, c, e, E.E_VERB)
-                if (sl[q, s, L.S_FLAGS] & (L.F_OD_WAIT0 << e)) == 0 or E.RESOLVE_STEP[verb] > step:
+                if (sl[q, s, L.S_FLAGS] & (L.F_OD_WAIT0 << e)) == 0 or \
+                        verb_step(rules, verb) > step:
                     continue
                 sl[q, s, L.S_FLAGS] &= ~(L.F_OD_WAIT0 << e)
                 apply_effect(t, g, q, verb, eff(cards, c, e, E.E_AMOUNT), c, target)
@@ -976,12 +996,6 @@ def count_bill_play_elsewhere(sl, pl, gm, p, c):
 
 
 # =============================================================================== resolve
-@njit(i8(i8), **KERNEL)
-def verb_step(verb):
-    """R13: damage and LP damage at step iii, healing at iv, everything else at vi."""
-    return E.RESOLVE_STEP[verb]
-
-
 @njit(**INLINED)
 def note_effects(cards, pl, sl, ls, p):
     """Before step ii: list the cards in play that hold 'each turn' or 'activate' effects
@@ -1023,7 +1037,7 @@ def fire_effects(t, g, p, step):
     for i in range(pl[p, L.P_N_PENDING]):
         s = ls[p, L.L_PENDING, i]
         c = sl[p, s, L.S_CARD]
-        if (cards[c, E.C_RESOLVE_STEPS] & step_bit) == 0:
+        if (late_lp_steps(rules, cards[c, E.C_RESOLVE_STEPS]) & step_bit) == 0:
             continue
         if not destroyed_resolve and (sl[p, s, L.S_FLAGS] & L.F_DESTROYED) != 0:
             continue  # R50 switched off: a card destroyed before its step resolves nothing
@@ -1033,7 +1047,7 @@ def fire_effects(t, g, p, step):
                 continue
             if eff(cards, c, e, E.E_KICKER) != 0 and (sl[p, s, L.S_FLAGS] & L.F_KICKED) == 0:
                 continue
-            if verb_step(verb) != step or (E.VERB_GIVES_IP[verb] != E.IP_NONE and ip_now):
+            if verb_step(rules, verb) != step or (E.VERB_GIVES_IP[verb] != E.IP_NONE and ip_now):
                 continue
             apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
             if on_destroy_queued(pl, gm):
@@ -1043,7 +1057,7 @@ def fire_effects(t, g, p, step):
     for i in range(pl[p, L.P_N_FIRE]):  # noted by note_effects
         s = ls[p, L.L_FIRE, i]
         c = sl[p, s, L.S_CARD]
-        if (cards[c, E.C_TURN_STEPS] & step_bit) == 0:
+        if (late_lp_steps(rules, cards[c, E.C_TURN_STEPS]) & step_bit) == 0:
             continue
         z = sl[p, s, L.S_ZONE]
         in_play = z == L.Z_PLAY or z == L.Z_PILLAR or z == L.Z_PETITION or z == L.Z_UA
@@ -1051,7 +1065,7 @@ def fire_effects(t, g, p, step):
             continue  # left play earlier in this Resolve Phase, with nothing paid waiting
         for e in range(E.MAX_EFFECTS):
             verb = eff(cards, c, e, E.E_VERB)
-            if verb == E.V_NONE or verb_step(verb) != step:
+            if verb == E.V_NONE or verb_step(rules, verb) != step:
                 continue
             trig = eff(cards, c, e, E.E_TRIGGER)
             fire = False
@@ -1316,7 +1330,7 @@ def resolve_phase(t, g, memo, p):
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
     # The cards whose effects fire at steps iii-vi are noted first: one destroyed at step ii
     # still resolves an activation paid for (R52).
-    steps = note_effects(cards, pl, sl, ls, p)
+    steps = late_lp_steps(rules, note_effects(cards, pl, sl, ls, p))  # R58
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 2, 0, 0, 0, 0)
     gm[L.G_STEP] = 2
     if pl[p, L.P_N_AOA] > 0:
