@@ -244,7 +244,7 @@ def profile_problem(values: dict[str, Any]) -> tuple[str, str] | None:
     """(switch, why) when the switches together leave no legal deck, else None.
 
     Art. V fixes a deck as 60 cards (R1) holding 3 UAs, at least ``min_pillars`` Pillars,
-    at least one card of each Branch (UAs count, R5) and at most ``max_freedom`` Freedom
+    at least one card of each Branch (UAs count, R5, unless R54 says not) and at most ``max_freedom`` Freedom
     cards, ``max_bills`` Bills, ``max_rares`` Rares and ``max_copies_attack_defense``
     copies of each Attack and Defense. Every limit but the Pillar minimum is a cap that a
     deck meets by holding fewer of something, and Pillars and Rights cards (no copy

@@ -21,7 +21,7 @@ AMENDMENT_ROWS = ["Amend. I §1", "Amend. I §2", "Amend. I §3", "Amend. I §4"
                   "Amend. V §1", "Amend. V §2", "Amend. V §3", "Amend. V §4", "Amend. VI",
                   "Amend. VII §1-3", "Amend. VII §4", "Amend. VII §5", "Amend. VIII",
                   "Amend. IX"]
-RULINGS_IDS = [f"R{k}" for k in range(1, 53)]
+RULINGS_IDS = [f"R{k}" for k in range(1, 59)]
 
 
 def row_labels(text: str) -> set[str]:
