@@ -22,6 +22,10 @@ from rnr_sim.errors import InputError, decode_text, read_input, shown
 from rnr_sim.rules import DECK_SIZE, N_UAS, RulesProfile  # Art. V §1; Art. IV §3, Art. V §2
 
 RIGHTS_ADVISED = 10  # Art. IV §2, Art. V §2: "approximately 10" (advisory, R6)
+#: R57: the built-in abilities a card's stats give it (an Attack's damage, a Pillar's IP,
+#: a UA's drain), each one of its two effects under that reading (Art. VII §7).
+ABILITIES = ("damage", "ip", "drain")
+MAX_EFFECTS = enums.MAX_EFFECTS  # Art. VII §7, Amend. V §1
 RIGHTS_LEEWAY = 2  # R6: no warning within 10 ± 2
 MAX_COUNT = 999  # a line's count; anything larger is a typo, not a deck
 HEADERS = ("name", "policy")
@@ -293,13 +297,32 @@ def validate_deck(deck: Deck, catalog: Catalog, profile: RulesProfile) -> list[V
                 out.append(Violation("Art. V §5", f"{n} copies of the {order} '{name}'; "
                                      f"at most {limit}", "R4"))
 
-    # Art. V §6 (R5): each of the four Branches, any card counting (UAs too).
-    present = {card.branch for card in card_of.values()}
+    # Art. V §6 (R5): each of the four Branches, any card counting (UAs too, unless R54's
+    # switch keeps them outside the deck, as Art. V §1 reads).
+    counts_uas = profile["branch_counts_uas"]
+    present = {card.branch for card in card_of.values() if counts_uas or card.type != "ua"}
     missing = [b for b in enums.BRANCHES if b not in present]
     if missing:
         out.append(Violation("Art. V §6", f"no card of the {_branch_list(missing)} "
                              f"Branch{'es' if len(missing) > 1 else ''}; a deck holds at "
-                             "least one card of each of the four", "R5"))
+                             "least one card of each of the four"
+                             + ("" if counts_uas else ", UAs not counted"),
+                             "R5" if counts_uas else "R54"))
+
+    # Art. VII §7, Amend. V §1 (R57 switched on): a built-in ability counts as an effect
+    # (Amend. IV §3 calls a UA's drain one of its "effects"), so a card holding one beside
+    # two written effects (a kicker counted, R39) carries three. A warning: the catalog
+    # defines the card, and the engine plays it as written.
+    if profile["abilities_are_effects"]:
+        for name in deck.counts:
+            card = card_of[name]
+            ability = [f"{stat} {getattr(card, stat)}" for stat in ABILITIES
+                       if getattr(card, stat) > 0]
+            if ability and len(card.all_effects()) + len(ability) > MAX_EFFECTS:
+                out.append(Violation("Art. VII §7", f"'{name}' holds {', '.join(ability)} "
+                                     f"beside {len(card.all_effects())} effects: more than "
+                                     f"{MAX_EFFECTS} when a built-in ability counts as an "
+                                     "effect", "R57", warning=True))
 
     # Art. V §2 (R6): about 10 Rights is advice, never an error.
     if abs(n_of["rights"] - RIGHTS_ADVISED) > RIGHTS_LEEWAY:

@@ -259,6 +259,7 @@ class _Decoder:
         what = {layout.ACT_PLAY: f"play {self.name(card)}",
                 layout.ACT_PLAY_KICKED: f"play {self.name(card)} with its kicker",
                 layout.ACT_AOA: f"{self.name(card)} Attack-on-Attack",
+                layout.ACT_AOA_IN_PLAY: f"{self.name(card)} in play, Attack-on-Attack",
                 layout.ACT_ACTIVATE: f"activate {self.name(card)}"}.get(kind, "stop")
         mark = "  <- chosen" if chosen else ""
         self.say(f"{self.subject(q)}search weighs: {what}: {permille / 10:.1f}% over "

@@ -18,12 +18,16 @@ import numpy as np
 
 from rnr_sim import enums
 from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices and values)
+    BILLS_PER_GAME,
+    BILLS_PER_PLAYER,
     DRAIN_CONTROLLER,
     DRAIN_EVERY_TURN,
     DRAIN_OPPONENT,
     DRAIN_OWN_TURN,
     LIFETIME_ONE_SHOT,
     LIFETIME_PERSISTENT,
+    LP_AT_DAMAGE,
+    LP_AT_EFFECTS,
     MP_FIRST_VICTORY,
     MP_LAST_STANDING,
     OD_AT_ONCE,
@@ -31,14 +35,19 @@ from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices an
     P2_ANY,
     P2_OFF,
     P2_ZERO_COST_ONLY,
+    R_ABILITIES_ARE_EFFECTS,
     R_AOA,
+    R_AOA_FROM_PLAY,
     R_ATTACK_LIFETIME,
     R_ATTACK_TARGETS,
+    R_BILL_ESCALATION,
+    R_BRANCH_COUNTS_UAS,
     R_DECK_INCLUDES_UAS,
     R_DESTROYED_CARDS_RESOLVE,
     R_FIRST_PLAYER_DRAWS,
     R_IP_EFFECTS_IMMEDIATE,
     R_LP_CAP,
+    R_LP_EFFECTS_STEP,
     R_MAX_BILLS,
     R_MAX_COPIES_ATTACK_DEFENSE,
     R_MAX_FREEDOM,
@@ -48,6 +57,7 @@ from rnr_sim.enums import (  # noqa: F401 (re-exported: the profile's indices an
     R_ON_DESTROY_TIMING,
     R_P2_FREE_PILLAR,
     R_PILLARS_PER_TURN,
+    R_PROTECT_STOPS_MILL,
     R_SIDEWAYS_RESET,
     R_TURN_LIMIT,
     R_TURN_LIMIT_SCALES,
@@ -139,6 +149,27 @@ SWITCHES: tuple[Switch, ...] = (
            "sideways cards return upright at their controller's next turn: every card an "
            "activation turned, or only cards bearing an 'each turn' effect (the literal "
            "reading: the others stay sideways)", choices=("every_card", "each_turn_cards")),
+    Switch("bill_escalation", "per_player", "R53", "Art. IV §7.3-4; R28",
+           "a Bill's cost doubles with each earlier play of its name by the same player, or "
+           "by any player (the name's count shared by the table, all game)",
+           choices=("per_player", "per_game")),
+    Switch("branch_counts_uas", True, "R54", "Art. V §1, §6; R5",
+           "the 3 UAs count toward the Branch requirement (off: Art. V §1 puts them outside "
+           "the deck, so only the other cards count)"),
+    Switch("aoa_from_play", False, "R55", "Art. VII §5 phase three; Amend. I §1; R17",
+           "an Attack already in play may declare Attack-on-Attack in its controller's Play "
+           "Phase, paying its cost + 1, besides an Attack played from hand to fight"),
+    Switch("protect_stops_mill", True, "R56", "Amend. III; R19, R38",
+           "a milled Protect card stays on the Draw Pile (off: Amend. III stops only "
+           "discards, and a mill moves cards from the pile, not from the hand)"),
+    Switch("abilities_are_effects", False, "R57", "Art. VII §7; Amend. IV §3, V §1; R30",
+           "a card's built-in ability (an Attack's damage, a Pillar's IP, a UA's drain) "
+           "counts as one of its two effects: the validator warns of a deck card that holds "
+           "one beside two written effects"),
+    Switch("lp_effects_step", "damage", "R58", "Art. VII §5 steps iii, vi; R13",
+           "an `lp` effect (LP damage by card text, not an Attack's) resolves at step iii "
+           "with the Attacks' damage, or at step vi with 'all remaining' effects",
+           choices=("damage", "effects")),
 )
 
 SWITCH_BY_NAME = {s.name: s for s in SWITCHES}
@@ -213,7 +244,7 @@ def profile_problem(values: dict[str, Any]) -> tuple[str, str] | None:
     """(switch, why) when the switches together leave no legal deck, else None.
 
     Art. V fixes a deck as 60 cards (R1) holding 3 UAs, at least ``min_pillars`` Pillars,
-    at least one card of each Branch (UAs count, R5) and at most ``max_freedom`` Freedom
+    at least one card of each Branch (UAs count, R5, unless R54 says not) and at most ``max_freedom`` Freedom
     cards, ``max_bills`` Bills, ``max_rares`` Rares and ``max_copies_attack_defense``
     copies of each Attack and Defense. Every limit but the Pillar minimum is a cap that a
     deck meets by holding fewer of something, and Pillars and Rights cards (no copy

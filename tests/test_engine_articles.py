@@ -471,6 +471,29 @@ def test_art7_s5_resolve_order():
     assert [e[0] for e in t.events("lp", "draw", "drain", "victory")] == ["lp", "victory"]
 
 
+def test_art7_s5_step_ii_every_fight_resolves_before_any_consequence():
+    """Step ii: "all AoA declarations resolve simultaneously" (Amend. I §2). Seat 0
+    declares two fights, each player on its last UA (2 DP): its Volley kills seat 1's
+    Martyr, and its own Martyr dies to seat 1's Volley. Each Martyr holds 'on destroy:
+    strike ua 5'. Both die in the same step, so both effects are released together and
+    the active player's fires first (Amend. IX, R36): seat 0 wins by Attack, whatever
+    order the fights were declared in. Before the fix, fight 1's Martyr fired alone and
+    seat 1 won; seat 0's Martyr, dying in fight 2, never fired."""
+    for order in ((0, 1), (1, 0)):
+        t = Table([card("Martyr", "attack", "liberty_bell", cost=0, damage=3,
+                        effects=["on destroy: strike ua 5"])], uas=None)
+        for q in (0, 1):
+            t.ua(q, "UA", dp=2)
+            t.set_uas_lost(q, 2)
+        theirs = [t.play_area(1, "Martyr"), t.play_area(1, "Volley")]
+        mine = t.hand(0, "Volley", "Martyr")
+        for k in order:
+            t.play_card(0, mine[k], aoa=(1, theirs[k]))
+        t.resolve_phase()
+        assert (t.over, t.winner, t.path) == (True, 0, "attack"), order
+        assert len(t.events("aoa_result")) == 2
+
+
 def test_art7_s6_activated_card_turns_sideways_until_its_next_turn():
     t = Table()
     t.set_policy(0, stop=PASSIVE)

@@ -79,6 +79,14 @@ def test_invariants_hold_in_random_games(sample):
     assert bad == {2: 0, 3: 0, 4: 0}
 
 
+def test_invariants_hold_in_random_games_with_aoa_from_play(sample):  # R55
+    """The random pilot picks any legal action alike, fights from play included: the kept
+    list of actions stays the rules' list (debug mode compares them) at every table."""
+    rules = {"aoa_from_play": True}
+    bad = {p: int(run(sample, p, "random", rules=rules)["violations"].sum()) for p in (2, 3, 4)}
+    assert bad == {2: 0, 3: 0, 4: 0}
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_invariants_hold_in_random_games_without_aoa(sample, players):
     r = run(sample, players, "random", rules={"aoa": False})
@@ -93,7 +101,8 @@ def test_invariants_hold_in_random_games_without_aoa(sample, players):
     {"p2_free_pillar": "zero_cost_only", "first_player_draws": False, "pillars_per_turn": 1,
      "lp_cap": 100},
     {"turn_limit": 12},
-], ids=["one_shot", "drain", "last_standing", "setup", "turn_limit"])
+    {"bill_escalation": "per_game", "aoa_from_play": True, "protect_stops_mill": False},
+], ids=["one_shot", "drain", "last_standing", "setup", "turn_limit", "r53_r55_r56"])
 @pytest.mark.parametrize("policy", ["deck", "random"])
 def test_invariants_hold_under_the_switches(sample, rules, policy):
     for players in (2, 3, 4):

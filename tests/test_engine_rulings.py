@@ -380,3 +380,73 @@ def test_r52_a_paid_activation_resolves_when_its_card_is_destroyed(resolve, draw
     assert [e for e in t.events("draw") if e[1] == 0] == []
     assert t.invariant_violations() == 0
 
+
+
+# =========================================================================== issue 42 deviations
+def test_r43_an_eliminated_active_player_fires_no_more_lasting_effects():
+    """3 players: seat 0's paid 'activate 1: draw 2' empties its Draw Pile and eliminates
+    it on its own turn (first_victory, R26); its 'each turn: force draw 1', later on the
+    board, must not fire (R43: such a player stops at once). Before the fix it did: it
+    eliminated seat 1 (the thinnest pile) and seat 2 won, last standing."""
+    t = Table([card("Scholar", "defense", "eagle", cost=1, dp=5,
+                    effects=["activate 1: draw 2"]),
+               card("Agitator", "rights", "eagle", cost=1,
+                    effects=["each turn: force draw 1"])], players=3)
+    t.draw_pile(0, "Filler")  # one card: the second draw of the activation loses
+    t.draw_pile(2, "Filler", "Filler")  # seat 1's pile is empty: the thinnest
+    scholar = t.play_area(0, "Scholar")
+    t.play_area(0, "Agitator")
+    t.activate(0, scholar)
+    t.resolve_phase()
+    assert not t.alive(0)
+    assert t.alive(1) and t.alive(2) and not t.over
+    assert [e for e in t.events("draw") if e[1] == 1] == []
+
+
+@pytest.mark.parametrize("lifetime,keyword,resolve", [
+    ("persistent", True, True), ("one_shot", False, True), ("one_shot", False, False)])
+def test_r52_a_one_shot_attacks_paid_activation_resolves(lifetime, keyword, resolve):
+    """A one-shot Attack (its keyword, or R16's switch) with a paid 'activate 1: draw 2' is
+    discarded after its damage step (step iii), before the activation's step vi: the
+    activation was paid for and resolves (R52). The discard is not a destruction, so it
+    resolves with R50's switch off too, as the same card's on-resolve effects do. Before
+    the fix the discard cleared the mark and nothing was drawn."""
+    t = Table([card("Sapper", "attack", "liberty_bell", cost=1, damage=3,
+                    keywords=["one_shot"] if keyword else [],
+                    effects=["activate 1: draw 2"])],
+              rules={"attack_lifetime": lifetime, "destroyed_cards_resolve": resolve})
+    t.draw_pile(0, "Filler", "Filler", "Filler")
+    sapper = t.play_area(0, "Sapper")
+    t.activate(0, sapper)
+    t.resolve_phase()
+    assert t.zone(0, sapper) == "discard"
+    assert sorted(t.dp(1, s) for s in t.slots(1, "UA")) == [17, 20, 20]
+    assert len([e for e in t.events("draw") if e[1] == 0]) == 2
+    t.clear_events()
+    t.resolve_phase()  # nothing of it waits after the phase
+    assert [e for e in t.events("draw") if e[1] == 0] == []
+    assert t.invariant_violations() == 0
+
+
+def test_r49_no_fight_mark_outlives_an_active_player_eliminated_in_step_ii():
+    """3 players: seat 0 declares two fights, against seat 1's Trap and seat 2's Volley.
+    The Trap dies and its 'on destroy: force draw 3', aimed back at seat 0 (R36), empties
+    seat 0's pile: seat 0 is eliminated on its own turn. Every fight declared was fought
+    (Art. VII §5 step ii), so no mark is left on seat 2's Volley, and on seat 1's turn it
+    may fight that Volley (R49: the mark lasts until the fight is fought). Before the fix
+    the second fight was never fought and its mark stayed for the rest of the game."""
+    t = Table([card("Trap", "attack", "liberty_bell", cost=0, damage=1,
+                    effects=["on destroy: force draw 3"])], players=3)
+    trap = t.play_area(1, "Trap")
+    volley = t.play_area(2, "Volley")
+    first, second = t.hand(0, "Lancer", "Raider")
+    t.play_card(0, first, aoa=(1, trap))
+    t.play_card(0, second, aoa=(2, volley))
+    t.resolve_phase()
+    assert not t.alive(0) and not t.over
+    assert t.zone(1, trap) == "discard" and t.dp(2, volley) == 3  # both fights fought
+    t.set_active(1)
+    (mine,) = t.hand(1, "Lancer")
+    t.set_ip(1, pillar=5)
+    rows = t.legal_actions(1)
+    assert any(r[0] == 3 and r[1] == mine and (r[2], r[3]) == (2, volley) for r in rows)

@@ -315,3 +315,128 @@ def test_switch_sideways_reset(reset, fort_upright):  # R29; Art. VII §6, Amend
     t.set_ip(0, other=5)
     offered = {(r[1], r[2]) for r in t.legal_actions(0)}
     assert ((fort, 0) in offered) is fort_upright and (beacon, 1) in offered
+
+
+# =========================================================================== issue 42: R53-R57
+@pytest.mark.parametrize("mode,costs", [("per_player", (1, 2)), ("per_game", (2, 2))])
+def test_switch_bill_escalation(mode, costs):  # R53; Art. IV §7.3 against R28
+    """Seat 0 plays its Act (cost 1): its own next Act costs 2 either way; seat 1's copy
+    of the name costs 2 only when the name's count is the table's (``per_game``), else 1."""
+    t = Table(rules={"bill_escalation": mode})
+    t.draw_pile(0, "Filler")
+    (act,) = t.hand(0, "Act")
+    (theirs,) = t.hand(1, "Act")
+    (decree,) = t.hand(1, "Decree")
+    t.play_card(0, act)
+    t.resolve_phase()
+    assert (t.cost(1, theirs), t.cost(0, act)) == costs
+    assert t.cost(1, decree) == 1  # per name: another Bill is not touched (Art. IV §7.4)
+
+
+def test_switch_branch_counts_uas(deck_catalog):  # R54; Art. V §1, §6 against R5
+    """The Scroll Branch present only through a UA: legal when UAs count (R5), illegal
+    when they stay outside the deck (Art. V §1); with a Scroll card among the 57 it is
+    legal either way."""
+    assert legal(LEGAL, deck_catalog)
+    assert not legal(LEGAL, deck_catalog, branch_counts_uas=False)
+    text = "".join(f"{n} {name}\n" for name, n in LEGAL.items())
+    found = validate_deck(parse_deck(text, deck_catalog), deck_catalog,
+                          profile_from_mapping({"branch_counts_uas": False}, "t", "t"))
+    assert [v.ruling for v in found] == ["R54"] and "Scroll" in found[0].message
+    mixed = swap(LEGAL, "Filler", "Petition")  # a Scroll Rights card
+    assert legal(mixed, deck_catalog, branch_counts_uas=False)
+
+
+@pytest.mark.parametrize("on", [False, True])
+def test_switch_aoa_from_play(on):  # R55; Art. VII §5 phase three, Amend. I §1
+    """Seat 0's Volley (cost 1) has been in play since an earlier turn; seat 1's Raider is
+    in play. With the switch the Volley may declare Attack-on-Attack at cost + 1 = 2
+    (listed, taken by a pilot that rates fights highly, fought at step ii, no step-iii
+    damage that turn, and striking again the next turn); without it, it may not."""
+    t = Table(rules={"aoa_from_play": on})
+    raider = t.play_area(1, "Raider")
+    volley = t.play_area(0, "Volley")
+    t.set_ip(0, pillar=2)
+    rows = [r for r in t.legal_actions(0) if r[0] == 5]
+    assert rows == ([(5, volley, 1, raider, 2)] if on else [])
+    t.set_policy(0, "aggro", aoa=1e6)
+    t.play_phase(0)
+    t.resolve_phase()
+    if on:
+        assert t.zone(1, raider) == "discard" and t.dp(0, volley) == 3 and t.ip(0) == (0, 0)
+        assert sorted(t.dp(1, s) for s in t.slots(1, "UA")) == [20, 20, 20]
+        t.end_phase()
+        t.clear_events()
+        t.resolve_phase()  # its next Resolve Phase: it strikes with what is left
+        assert sorted(t.dp(1, s) for s in t.slots(1, "UA")) == [17, 20, 20]
+    else:
+        assert t.zone(1, raider) == "play" and t.events("aoa") == []
+        assert sorted(t.dp(1, s) for s in t.slots(1, "UA")) == [15, 20, 20]
+    assert t.invariant_violations() == 0
+
+
+def test_aoa_from_play_kept_list_is_the_rules_list():  # R55: still_legal = legal_actions
+    """After each action of a Play Phase with Attacks in play on both sides, the list the
+    Play Phase keeps (``still_legal``) is the list the rules make anew."""
+    t = Table(rules={"aoa_from_play": True})
+    for name in ("Raider", "Lancer"):
+        t.play_area(1, name)
+    t.play_area(0, "Volley")
+    t.play_area(0, "Fort")
+    t.hand(0, "Lancer", "Pillar", "Jab")
+    t.set_ip(0, pillar=9)
+    rows = t.legal_actions(0)
+    assert sum(r[0] == 5 for r in rows) == 2
+    while rows:
+        k = next(i for i, r in enumerate(rows) if r[0] == 5) if any(r[0] == 5 for r in rows) \
+            else 0
+        kept = t.take_action(0, k)
+        assert kept == t.legal_actions(0)
+        rows = kept
+
+
+@pytest.mark.parametrize("on,kept", [(True, ["Guarded Filler"]), (False, [])])
+def test_switch_protect_stops_mill(on, kept):  # R56; Amend. III against R19, R38
+    t = Table([card("Do mill 2", "rights", cost=0, effects=["mill 2"])],
+              rules={"protect_stops_mill": on})
+    t.draw_pile(1, "Filler", "Guarded Filler", "Jab")
+    (s,) = t.hand(0, "Do mill 2")
+    t.play_card(0, s)
+    t.resolve_phase()
+    assert t.draw_cards(1) == ["Filler"] + kept
+    assert "Guarded Filler" in t.cards_in(1, "discard") or on
+
+
+def test_switch_abilities_are_effects():  # R57; Art. VII §7, Amend. IV §3 against R30
+    """A Pillar with IP and two written effects is two effects by R30, three when its IP
+    counts (R57): a warning then, never an error; a Pillar with one effect is fine."""
+    cat = catalog_of([card("Eagle UA", "ua", "eagle"), card("Scroll UA", "ua", "scroll"),
+                      card("Busy Pillar", "pillar", ip=1, effects=["each turn: heal 1",
+                                                                   "draw 1"]),
+                      card("Calm Pillar", "pillar", ip=1, effects=["each turn: heal 1"])])
+    counts = dict(LEGAL, Pillar=38, **{"Busy Pillar": 1, "Calm Pillar": 1})
+    text = "".join(f"{n} {name}\n" for name, n in counts.items())
+    deck = parse_deck(text, cat)
+    assert validate_deck(deck, cat, profile_from_mapping({}, "t", "t")) == []
+    found = validate_deck(deck, cat, profile_from_mapping({"abilities_are_effects": True},
+                                                          "t", "t"))
+    assert [(v.ruling, v.warning) for v in found] == [("R57", True)]
+    assert "Busy Pillar" in found[0].message and is_legal(found)
+
+
+@pytest.mark.parametrize("when,path", [("damage", "life"), ("effects", "petition")])
+def test_switch_lp_effects_step(when, path):  # R58; Art. VII §5 steps iii, vi against R13
+    """Seat 0 meets every Petition condition and plays Jab (lp 3) at seat 1, on 3 LP. At
+    step iii (R13) the Jab wins by Life before step v looks at Petitions; at step vi
+    (R58 ``effects``) step v has already given seat 0 the game by Petition."""
+    from rnr_sim.engine.state import PETITIONS_NEEDED, SCROLL_PILLARS_NEEDED
+
+    t = Table(rules={"lp_effects_step": when})
+    t.petition(0, *["Petition"] * PETITIONS_NEEDED)
+    t.pillar(0, *["Scroll Pillar"] * SCROLL_PILLARS_NEEDED)
+    t.set_lp(1, 3)
+    (jab,) = t.hand(0, "Jab")
+    t.play_card(0, jab)
+    t.resolve_phase()
+    assert (t.over, t.winner, t.path) == (True, 0, path)
+    assert t.lp(1) == (0 if when == "damage" else 3)

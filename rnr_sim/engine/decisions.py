@@ -522,7 +522,9 @@ def choose_action(t, g, memo, p, acts, n_acts):
     never taken by a heuristic pilot, whatever its stop threshold. An Attack-on-Attack is
     worth the opposing damage it removes (``W_AOA``, for the turns that Attack would
     strike) and what is left of our Attack if it survives (Amend. I §3-4, R17): so even
-    trades and blocks of a bigger Attack are weighed too.
+    trades and blocks of a bigger Attack are weighed too. An Attack already in play
+    fighting (R55) is weighed the same way, less the damage it holds and the strike it
+    forgoes this turn (R17).
     """
     cards, rules, w = t.cards, t.rules, t.weights
     pl, sl, ls, gm, rng = g.players, g.slots, g.lists, g.game, g.rng
@@ -562,7 +564,8 @@ def choose_action(t, g, memo, p, acts, n_acts):
             if sc > best_score and futile:
                 continue  # a kicker that would do nothing is not paid for
         else:  # ACT_AOA: Amend. I §3-4: the lesser is destroyed, the greater loses the lesser
-            dmg = cards[c, E.C_DAMAGE]
+            in_play = kind == L.ACT_AOA_IN_PLAY  # R55: an Attack already in play fights
+            dmg = sl[p, s, L.S_DP] if in_play else cards[c, E.C_DAMAGE]
             theirs = sl[acts[i, L.A_SEAT], acts[i, L.A_TARGET], L.S_DP]
             removed = dmg if dmg < theirs else theirs
             left = dmg - theirs if dmg > theirs else 0
@@ -570,6 +573,8 @@ def choose_action(t, g, memo, p, acts, n_acts):
                                  or rules[E.R_ATTACK_LIFETIME] == E.LIFETIME_ONE_SHOT) else 2.0
             sc = w[p, W.W_AOA] * removed * 3.0 + w[p, W.W_ATTACK] * left * ours_lasts \
                 - w[p, W.W_COST] * acts[i, L.A_COST]
+            if in_play:  # it held its damage already, and forgoes this turn's strike (R17)
+                sc -= w[p, W.W_ATTACK] * dmg * (ours_lasts + 1.0)
         if sc > best_score:
             best, best_score = i, sc
     note_choice(t, g, memo, p, acts, best)
@@ -600,6 +605,8 @@ def note_queued(cards, memo, sl, ls, pl, p, acts, i):
             continue
         if kind == L.ACT_ACTIVATE:
             fires = e == acts[i, L.A_EFFECT]
+        elif kind == L.ACT_AOA_IN_PLAY:
+            fires = False  # R55: a card in play fights; nothing of it resolves anew
         else:
             fires = eff(cards, c, e, E.E_TRIGGER) == E.TRIG_ON_RESOLVE and \
                 (eff(cards, c, e, E.E_KICKER) == 0 or kind == L.ACT_PLAY_KICKED)
@@ -633,8 +640,8 @@ def choose_mulligan(cards, w, pl, sl, ls, rng, q):
 @njit(**INLINED)
 def choose_p2_pillar(cards, w, pl, sl, ls, gm, rng, p2, zero_cost_only):
     """Art. VII §4, Amend. VIII, R7: the hand slot of the Pillar the second seat places
-    free, or -1 to decline (the random policy tosses a coin; ``W_P2_RIGHT`` = 0 never takes
-    it). The heuristic weighs each Pillar in hand: its IP (``W_PILLAR``), a Scroll Pillar's
+    free, or -1 to decline (the random policy declines on a coin toss, else places any
+    Pillar alike; ``W_P2_RIGHT`` = 0 never takes it). The heuristic weighs each Pillar in hand: its IP (``W_PILLAR``), a Scroll Pillar's
     ``W_SCROLL_PILLAR``, and the second card of the first Draw Phase (``verb:draw``), less
     the value of its on-resolve effects, which a placed Pillar loses (R41); it takes the
     best if that is worth anything, else declines. ``zero_cost_only``: only a Pillar of
@@ -662,7 +669,7 @@ def choose_p2_pillar(cards, w, pl, sl, ls, gm, rng, p2, zero_cost_only):
             best_key = key
     if w[p2, W.W_P2_RIGHT] == 0.0:
         return -1
-    if w[p2, W.W_RANDOM] != 0.0:  # any Pillar alike, or none
+    if w[p2, W.W_RANDOM] != 0.0:  # R7: declines with probability 1/2, else any Pillar alike
         n = 0
         for i in range(pl[p2, L.P_N_HAND]):
             c = sl[p2, ls[p2, L.L_HAND, i], L.S_CARD]

@@ -265,7 +265,7 @@ def leave_play(cards, pl, sl, ls, p, s, to_zone):
     sl[p, s, L.S_ZONE] = to_zone
     sl[p, s, L.S_FLAGS] = sl[p, s, L.S_FLAGS] & ~(L.F_PENDING | L.F_AOA | L.F_ACT0 | L.F_ACT1
                                               | L.F_SIDEWAYS0 | L.F_SIDEWAYS1 | L.F_KICKED
-                                              | L.F_AOA_TARGETED)
+                                              | L.F_AOA_TARGETED | L.F_FOUGHT)
     if to_zone == L.Z_HAND:
         list_push(pl, ls, p, L.L_HAND, L.P_N_HAND, s)
 
@@ -334,11 +334,11 @@ def strike(t, g, p, q, amount, ua_only, src_card):
 
 
 # =============================================================================== effects
-@njit(void(CARDS, PLAYERS, SLOTS, LISTS, FIELDS, TRACE, i8, i8, b1, i8, i8), **KERNEL)
-def mill(cards, pl, sl, ls, gm, tr, q, amount, exile, by, src_card):
+@njit(void(CARDS, PLAYERS, SLOTS, LISTS, FIELDS, TRACE, i8, i8, b1, b1, i8, i8), **KERNEL)
+def mill(cards, pl, sl, ls, gm, tr, q, amount, exile, keep_protect, by, src_card):
     """The top ``amount`` cards of ``q``'s Draw Pile go to the Discard Pile (mill) or out of
-    the game (exile). A milled Protect card stays in place (Amend. III, R19); exile is not
-    stopped by Protect.
+    the game (exile). A milled Protect card stays in place when ``keep_protect`` (Amend.
+    III, R19; R56's switch); exile is not stopped by Protect.
     """
     if q < 0:
         return
@@ -352,7 +352,7 @@ def mill(cards, pl, sl, ls, gm, tr, q, amount, exile, by, src_card):
     for i in range(lo, n):
         s = ls[q, L.L_DRAW, i]
         c = sl[q, s, L.S_CARD]
-        if not exile and (cards[c, E.C_KEYWORDS] & E.KW_PROTECT) != 0:
+        if keep_protect and not exile and (cards[c, E.C_KEYWORDS] & E.KW_PROTECT) != 0:
             ls[q, L.L_DRAW, lo + kept] = s
             kept += 1
         else:
@@ -480,9 +480,10 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
             if q < 0 or not draw_one(rules, pl, sl, ls, gm, masks, tr, q, False):
                 return
     elif verb == E.V_MILL:
-        mill(cards, pl, sl, ls, gm, tr, q, amount, False, p, src_card)
+        mill(cards, pl, sl, ls, gm, tr, q, amount, False,
+             rules[E.R_PROTECT_STOPS_MILL] != 0, p, src_card)  # R19, R38; R56
     elif verb == E.V_EXILE:
-        mill(cards, pl, sl, ls, gm, tr, q, amount, True, p, src_card)
+        mill(cards, pl, sl, ls, gm, tr, q, amount, True, False, p, src_card)  # Amend. III
     elif verb == E.V_DISCARD:
         discard_random(cards, pl, sl, ls, gm, rng, tr, q, amount, p, src_card)
     elif E.VERB_GIVES_IP[verb] != E.IP_NONE:
@@ -505,6 +506,25 @@ def apply_effect(t, g, p, verb, amount, src_card, target):
         recover(cards, w, pl, sl, ls, gm, masks, tr, p, amount, src_card)
     elif verb == E.V_TUTOR_PILLAR:
         tutor_pillar(t, g, p, src_card)
+
+
+@njit(i8(RULES, i8), **KERNEL)
+def verb_step(rules, verb):
+    """R13: damage and LP damage at step iii, healing at iv, everything else at vi; with
+    R58's switch an `lp` effect waits for step vi ("all remaining ... effects")."""
+    if verb == E.V_LP and rules[E.R_LP_EFFECTS_STEP] == E.LP_AT_EFFECTS:
+        return E.STEP_EFFECTS  # R58
+    return E.RESOLVE_STEP[verb]
+
+
+@njit(i8(RULES, i8), **KERNEL)
+def late_lp_steps(rules, steps):
+    """The Resolve steps of a card's effects (bits, ``C_RESOLVE_STEPS``/``C_TURN_STEPS``, made
+    from R13's table) with R58 ``effects``: a card firing at step iii may hold an `lp`
+    effect, now at step vi, so it is looked at then too (each effect's own step decides)."""
+    if rules[E.R_LP_EFFECTS_STEP] == E.LP_AT_EFFECTS and (steps >> E.STEP_DAMAGE) & 1 != 0:
+        return steps | (1 << E.STEP_EFFECTS)  # R58
+    return steps
 
 
 @njit(b1(PLAYERS, FIELDS), **KERNEL)
@@ -549,7 +569,7 @@ def fire_on_destroy(t, g):
                     verb = eff(cards, c, e, E.E_VERB)
                     if eff(cards, c, e, E.E_TRIGGER) != E.TRIG_ON_DESTROY or verb == E.V_NONE:
                         continue
-                    if by_step and E.RESOLVE_STEP[verb] > gm[L.G_STEP]:  # R47: wait for its step
+                    if by_step and verb_step(rules, verb) > gm[L.G_STEP]:  # R47: wait for its step
                         if (sl[q, s, L.S_FLAGS] & (L.F_OD_WAIT0 | L.F_OD_WAIT1)) == 0:
                             list_push(pl, ls, q, L.L_OD_WAIT, L.P_N_OD_WAIT, s)
                         sl[q, s, L.S_FLAGS] |= L.F_OD_WAIT0 << e
@@ -571,7 +591,7 @@ def fire_waiting_on_destroy(t, g, step):
     whose verb belongs to it or an earlier step, in the order their cards were destroyed,
     the active player's first, then the others' in turn order (Amend. IX; owner controls,
     aimed at the active player when the owner is not)."""
-    cards = t.cards
+    cards, rules = t.cards, t.rules
     pl, sl, ls, gm = g.players, g.slots, g.lists, g.game
     n_players = gm[L.G_N_PLAYERS]
     for k in range(n_players):
@@ -583,7 +603,8 @@ def fire_waiting_on_destroy(t, g, step):
             target = -1 if q == gm[L.G_ACTIVE] else gm[L.G_ACTIVE]
             for e in range(E.MAX_EFFECTS):
                 verb = eff(cards, c, e, E.E_VERB)
-                if (sl[q, s, L.S_FLAGS] & (L.F_OD_WAIT0 << e)) == 0 or E.RESOLVE_STEP[verb] > step:
+                if (sl[q, s, L.S_FLAGS] & (L.F_OD_WAIT0 << e)) == 0 or \
+                        verb_step(rules, verb) > step:
                     continue
                 sl[q, s, L.S_FLAGS] &= ~(L.F_OD_WAIT0 << e)
                 apply_effect(t, g, q, verb, eff(cards, c, e, E.E_AMOUNT), c, target)
@@ -645,6 +666,28 @@ def activations(cards, sl, p, s, ip, acts, n):
     return n
 
 
+@njit(**INLINED)
+def aoa_from_play(cards, pl, sl, ls, gm, p, s, ip, acts, n):
+    """R55 (Art. VII §5 phase three lists declaring Attack-on-Attack as an action of its
+    own): the ``ACT_AOA_IN_PLAY`` rows of ``p``'s card in slot ``s`` from row ``n``, one for
+    each opposing Attack not fought this turn (R49), when the card is an Attack in the Play
+    Area that was not played this turn (that one fought from hand, if at all), declares no
+    fight yet, and ``p`` can pay its cost + 1 (Amend. I §1); returns the new count."""
+    c = sl[p, s, L.S_CARD]
+    if cards[c, E.C_TYPE] != E.ATTACK or sl[p, s, L.S_ZONE] != L.Z_PLAY or \
+            (sl[p, s, L.S_FLAGS] & (L.F_PENDING | L.F_AOA)) != 0:
+        return n
+    cost = cards[c, E.C_COST] + 1  # Amend. I §1
+    if cost > ip:
+        return n
+    for q in range(gm[L.G_N_PLAYERS]):
+        for j in range(pl[q, L.P_N_AOA_TARGETS]):
+            s2 = ls[q, L.L_SCRATCH, j]
+            if (sl[q, s2, L.S_FLAGS] & L.F_AOA_TARGETED) == 0:  # R49
+                n = put_action(acts, n, L.ACT_AOA_IN_PLAY, s, q, s2, cost)
+    return n
+
+
 # compiled on its own, like still_legal: inlined in numba's IR, the two cost take_turn's
 # compile 3.7 s (12.2 s against 8.5 s, timed per kernel)
 @njit(i8(CARDS, RULES, PLAYERS, SLOTS, LISTS, FIELDS, i8, i8, ACTS), **KERNEL)
@@ -659,7 +702,10 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts):
     §1, R49); then each 'activate' effect ``p`` can pay for and has not used this turn
     (Art. VII §6, Amend. V §2) as ``ACT_ACTIVATE`` (slot, effect). Stopping is always legal
     and not listed. ``n_targets``: opposing Attacks listed by ``note_threats`` (0: no
-    Attack-on-Attack, R17)."""
+    Attack-on-Attack, R17). With R55 (``aoa_from_play``) each of ``p``'s Attacks already in
+    play (not played this turn, not fighting yet) may fight an opposing Attack too, as
+    ``ACT_AOA_IN_PLAY`` (slot, seat, slot) at its cost + 1 (Amend. I §1), listed with the
+    board's activations, card by card in board order."""
     ip = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER]
     n = 0
     for i in range(pl[p, L.P_N_HAND]):
@@ -688,8 +734,11 @@ def legal_actions(cards, rules, pl, sl, ls, gm, p, n_targets, acts):
                     s2 = ls[q, L.L_SCRATCH, j]
                     if (sl[q, s2, L.S_FLAGS] & L.F_AOA_TARGETED) == 0:  # R49
                         n = put_action(acts, n, L.ACT_AOA, s, q, s2, cost + 1)
-    for i in range(pl[p, L.P_N_BOARD] if pl[p, L.P_N_ACTIVATABLE] > 0 else 0):
+    from_play = n_targets > 0 and rules[E.R_AOA_FROM_PLAY] != 0 and pl[p, L.P_N_ATTACKS] > 0
+    for i in range(pl[p, L.P_N_BOARD] if pl[p, L.P_N_ACTIVATABLE] > 0 or from_play else 0):
         s = ls[p, L.L_BOARD, i]
+        if from_play:
+            n = aoa_from_play(cards, pl, sl, ls, gm, p, s, ip, acts, n)
         if (cards[sl[p, s, L.S_CARD], E.C_FLAGS] & E.CF_ACTIVATE) != 0:
             n = activations(cards, sl, p, s, ip, acts, n)
     return n
@@ -767,7 +816,8 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
     b = acts[k, L.A_EFFECT]  # or A_SEAT
     c = acts[k, L.A_TARGET]
     ip = pl[p, L.P_IP_PILLAR] + pl[p, L.P_IP_OTHER]
-    played = kind != L.ACT_ACTIVATE
+    played = kind != L.ACT_ACTIVATE and kind != L.ACT_AOA_IN_PLAY
+    fought = kind == L.ACT_AOA or kind == L.ACT_AOA_IN_PLAY  # a fight declared (R49)
     card = sl[p, a, L.S_CARD]
     ctype = cards[card, E.C_TYPE]
     bill_name = sl[p, a, L.S_NAME_SLOT] if played and ctype == E.BILL else -1
@@ -783,6 +833,11 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
         if row_kind == L.ACT_ACTIVATE:
             if kind == L.ACT_ACTIVATE and s == a and acts[i, L.A_EFFECT] == b:
                 continue  # Amend. V §2: sideways now
+        elif row_kind == L.ACT_AOA_IN_PLAY:
+            if kind == L.ACT_AOA_IN_PLAY and s == a:
+                continue  # R55: that Attack fights already
+            if fought and acts[i, L.A_SEAT] == b and acts[i, L.A_TARGET] == c:
+                continue  # R49: that Attack is fought already
         else:
             if played and s == a:
                 continue  # left the hand
@@ -790,7 +845,7 @@ def still_legal(cards, rules, pl, sl, p, acts, n, k):
                 continue  # Art. IV §7.1: its name is played this turn
             if pillars_done and cards[sl[p, s, L.S_CARD], E.C_TYPE] == E.PILLAR:
                 continue  # R10
-            if kind == L.ACT_AOA and row_kind == L.ACT_AOA and acts[i, L.A_SEAT] == b and \
+            if fought and row_kind == L.ACT_AOA and acts[i, L.A_SEAT] == b and \
                     acts[i, L.A_TARGET] == c:
                 continue  # R49: that Attack is fought already
         if m != i:
@@ -826,6 +881,9 @@ def do_action(t, g, memo, p, kind, a, b, c):
     if kind == L.ACT_ACTIVATE:
         activate(t, g, p, a, b)
         return
+    if kind == L.ACT_AOA_IN_PLAY:
+        declare_aoa_from_play(t, g, p, a, b, c)  # R55
+        return
     if kind == L.ACT_AOA:
         q, s2 = b, c
     else:
@@ -853,6 +911,23 @@ def activate(t, g, p, s, e):
         apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
     else:
         sl[p, s, L.S_FLAGS] |= L.F_ACT0 << e
+
+
+@njit(**INLINED)
+def declare_aoa_from_play(t, g, p, s, q, s2):
+    """R55: ``p``'s Attack in play in slot ``s`` declares Attack-on-Attack on ``q``'s Attack
+    in slot ``s2``, paying its cost + 1 (Amend. I §1); the fight is fought at step ii
+    (``resolve_aoa``) and the Attack deals no damage at step iii that turn (R17)."""
+    cards = t.cards
+    pl, sl, gm, tr = g.players, g.slots, g.game, g.trace
+    c = sl[p, s, L.S_CARD]
+    pay(pl, p, cards[c, E.C_COST] + 1)
+    sl[p, s, L.S_FLAGS] |= L.F_AOA
+    sl[p, s, L.S_TARGET_SEAT] = q
+    sl[p, s, L.S_TARGET_SLOT] = s2
+    sl[q, s2, L.S_FLAGS] |= L.F_AOA_TARGETED
+    pl[p, L.P_N_AOA] += 1
+    emit(gm, tr, T.EV_AOA, p, c, q, sl[q, s2, L.S_CARD], 0, 0)
 
 
 @njit(**INLINED)
@@ -887,6 +962,8 @@ def play_card(t, g, p, s, kicked, aoa_q, aoa_s):
         ns = sl[p, s, L.S_NAME_SLOT]
         sl[p, ns, L.S_BILL_PLAYS] += 1  # R28: the next play of this name costs double
         sl[p, ns, L.S_FLAGS] |= L.F_BILL_TURN
+        if rules[E.R_BILL_ESCALATION] == E.BILLS_PER_GAME:
+            count_bill_play_elsewhere(sl, pl, gm, p, c)  # R53: Art. IV §7.3, per name
     if aoa_q >= 0:
         sl[p, s, L.S_FLAGS] |= L.F_AOA  # Amend. I, R17
         sl[p, s, L.S_TARGET_SEAT] = aoa_q
@@ -903,13 +980,22 @@ def play_card(t, g, p, s, kicked, aoa_q, aoa_s):
                 apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
 
 
+@njit(void(SLOTS, PLAYERS, FIELDS, i8, i8), **KERNEL)
+def count_bill_play_elsewhere(sl, pl, gm, p, c):
+    """R53 ``per_game`` (Art. IV §7.3: escalation is "tracked across the entire game" for
+    each name): a play of Bill ``c`` by ``p`` counts on every other player's copy of the
+    name too (on its name slot, the first slot holding it), so the name costs each player
+    double from then on."""
+    for q in range(gm[L.G_N_PLAYERS]):
+        if q == p:
+            continue
+        for s in range(pl[q, L.P_DECK_SIZE]):
+            if sl[q, s, L.S_CARD] == c and sl[q, s, L.S_NAME_SLOT] == s:
+                sl[q, s, L.S_BILL_PLAYS] += 1
+                break
+
+
 # =============================================================================== resolve
-@njit(i8(i8), **KERNEL)
-def verb_step(verb):
-    """R13: damage and LP damage at step iii, healing at iv, everything else at vi."""
-    return E.RESOLVE_STEP[verb]
-
-
 @njit(**INLINED)
 def note_effects(cards, pl, sl, ls, p):
     """Before step ii: list the cards in play that hold 'each turn' or 'activate' effects
@@ -951,7 +1037,7 @@ def fire_effects(t, g, p, step):
     for i in range(pl[p, L.P_N_PENDING]):
         s = ls[p, L.L_PENDING, i]
         c = sl[p, s, L.S_CARD]
-        if (cards[c, E.C_RESOLVE_STEPS] & step_bit) == 0:
+        if (late_lp_steps(rules, cards[c, E.C_RESOLVE_STEPS]) & step_bit) == 0:
             continue
         if not destroyed_resolve and (sl[p, s, L.S_FLAGS] & L.F_DESTROYED) != 0:
             continue  # R50 switched off: a card destroyed before its step resolves nothing
@@ -961,7 +1047,7 @@ def fire_effects(t, g, p, step):
                 continue
             if eff(cards, c, e, E.E_KICKER) != 0 and (sl[p, s, L.S_FLAGS] & L.F_KICKED) == 0:
                 continue
-            if verb_step(verb) != step or (E.VERB_GIVES_IP[verb] != E.IP_NONE and ip_now):
+            if verb_step(rules, verb) != step or (E.VERB_GIVES_IP[verb] != E.IP_NONE and ip_now):
                 continue
             apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
             if on_destroy_queued(pl, gm):
@@ -971,7 +1057,7 @@ def fire_effects(t, g, p, step):
     for i in range(pl[p, L.P_N_FIRE]):  # noted by note_effects
         s = ls[p, L.L_FIRE, i]
         c = sl[p, s, L.S_CARD]
-        if (cards[c, E.C_TURN_STEPS] & step_bit) == 0:
+        if (late_lp_steps(rules, cards[c, E.C_TURN_STEPS]) & step_bit) == 0:
             continue
         z = sl[p, s, L.S_ZONE]
         in_play = z == L.Z_PLAY or z == L.Z_PILLAR or z == L.Z_PETITION or z == L.Z_UA
@@ -979,7 +1065,7 @@ def fire_effects(t, g, p, step):
             continue  # left play earlier in this Resolve Phase, with nothing paid waiting
         for e in range(E.MAX_EFFECTS):
             verb = eff(cards, c, e, E.E_VERB)
-            if verb == E.V_NONE or verb_step(verb) != step:
+            if verb == E.V_NONE or verb_step(rules, verb) != step:
                 continue
             trig = eff(cards, c, e, E.E_TRIGGER)
             fire = False
@@ -987,14 +1073,19 @@ def fire_effects(t, g, p, step):
                     eff(cards, c, e, E.E_KICKER) == 0 or (sl[p, s, L.S_FLAGS] & L.F_KICKED) != 0):
                 fire = True
             elif trig == E.TRIG_ACTIVATE and (sl[p, s, L.S_FLAGS] & (L.F_ACT0 << e)) != 0:
-                sl[p, s, L.S_FLAGS] &= ~(L.F_ACT0 << e)
-                fire = in_play or destroyed_resolve  # R52: paid for; R50 off: it fizzles
+                flags = sl[p, s, L.S_FLAGS]
+                sl[p, s, L.S_FLAGS] = flags & ~(L.F_ACT0 << e)
+                # R52: paid for; R50 off: a destroyed card's fizzles, but a one-shot Attack
+                # discarded after its damage step (R16) was not destroyed: it resolves.
+                fire = in_play or destroyed_resolve or (flags & L.F_SPENT) != 0
             if fire:
                 apply_effect(t, g, p, verb, eff(cards, c, e, E.E_AMOUNT), c, -1)
                 if on_destroy_queued(pl, gm):
                     fire_on_destroy(t, g)
-                if gm[L.G_OVER] != 0:
-                    return
+                if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
+                    return  # R43: a player eliminated on their own turn stops at once
+        if not in_play and (sl[p, s, L.S_FLAGS] & (L.F_ACT0 | L.F_ACT1)) == 0:
+            sl[p, s, L.S_FLAGS] &= ~L.F_SPENT  # nothing paid waits any more
 
 
 @njit(i8(CARDS, PLAYERS, SLOTS, LISTS, i8), **KERNEL)
@@ -1016,7 +1107,13 @@ def note_attacks(cards, pl, sl, ls, p):
 @njit(**INLINED)
 def resolve_aoa(t, g, p):
     """Step ii, Amend. I §2-4: both Attacks deal damage at once; the greater survives with
-    the difference (R17), the lesser is destroyed; equal damage destroys both."""
+    the difference (R17), the lesser is destroyed; equal damage destroys both. Every fight
+    declared this turn is fought before any of them has consequences (Art. VII §5 step ii:
+    "all AoA declarations resolve simultaneously"): the 'on destroy' effects of every
+    card destroyed in step ii fire together after the last fight, the active player's
+    first (R36, Amend. IX), so the order the Attacks were played decides nothing. Each
+    fight's target loses its mark as its fight is fought (R49), every target whatever
+    comes of the fight."""
     cards = t.cards
     pl, sl, ls, gm, tr = g.players, g.slots, g.lists, g.game, g.trace
     if pl[p, L.P_N_AOA] == 0:
@@ -1030,12 +1127,14 @@ def resolve_aoa(t, g, p):
         sl[p, s, L.S_FLAGS] |= L.F_FOUGHT  # deals no damage at step iii this turn (R17)
         q = sl[p, s, L.S_TARGET_SEAT]
         s2 = sl[p, s, L.S_TARGET_SLOT]
+        sl[q, s2, L.S_FLAGS] &= ~L.F_AOA_TARGETED  # R49: its fight is fought now
         if sl[q, s2, L.S_ZONE] != L.Z_PLAY or pl[q, L.P_ALIVE] == 0:
             continue
         mine = sl[p, s, L.S_DP]
         theirs = sl[q, s2, L.S_DP]
         emit(gm, tr, T.EV_AOA_RESULT, p, sl[p, s, L.S_CARD], q, sl[q, s2, L.S_CARD], mine, theirs)
-        sl[q, s2, L.S_FLAGS] &= ~L.F_AOA_TARGETED
+        # Destroying an Attack ends no game (only a UA's does, Art. III §2), so every fight
+        # is fought; 'on destroy' effects wait in their queue (fire_on_destroy).
         if mine > theirs:
             sl[p, s, L.S_DP] = mine - theirs
             destroy(t, g, q, s2, p)
@@ -1044,11 +1143,8 @@ def resolve_aoa(t, g, p):
             destroy(t, g, p, s, p)
         else:  # Amend. I §4: equal damage, both destroyed
             destroy(t, g, q, s2, p)
-            if gm[L.G_OVER] == 0:
-                destroy(t, g, p, s, p)
-        fire_on_destroy(t, g)
-        if gm[L.G_OVER] != 0 or pl[p, L.P_ALIVE] == 0:
-            return
+            destroy(t, g, p, s, p)
+    fire_on_destroy(t, g)  # Art. VII §5 step ii, Amend. I §2: after every fight
 
 
 @njit(void(CARDS, WEIGHTS, PLAYERS, SLOTS, LISTS, FIELDS, RNG, i8), **KERNEL)
@@ -1083,6 +1179,8 @@ def attack_damage_step(t, g, p):
         if sl[p, s, L.S_ZONE] != L.Z_PLAY:
             continue  # destroyed by an 'on destroy' chain earlier in this step
         fought = (sl[p, s, L.S_FLAGS] & L.F_FOUGHT) != 0
+        if fought:
+            sl[p, s, L.S_FLAGS] &= ~L.F_FOUGHT  # R17: this turn only (R55: not pending)
         if not fought and declared:  # R48 play_phase: the target fixed in the Play Phase
             q = sl[p, s, L.S_TARGET_SEAT]
             s2 = sl[p, s, L.S_TARGET_SLOT]
@@ -1104,7 +1202,12 @@ def attack_damage_step(t, g, p):
                 return
         if sl[p, s, L.S_ZONE] == L.Z_PLAY and \
                 (one_shot_all or (cards[c, E.C_KEYWORDS] & E.KW_ONE_SHOT) != 0):  # R16
+            # An activation paid for this turn still resolves at its step (R52): the
+            # discard keeps its marks, as ``destroy`` does.
+            activated = sl[p, s, L.S_FLAGS] & (L.F_ACT0 | L.F_ACT1)
             leave_play(cards, pl, sl, ls, p, s, L.Z_DISCARD)
+            if activated != 0:
+                sl[p, s, L.S_FLAGS] |= activated | L.F_SPENT
             emit(gm, tr, T.EV_DESTROY, p, c, -1, 0, 0, 0)
 
 
@@ -1227,7 +1330,7 @@ def resolve_phase(t, g, memo, p):
     # i. locks and blocks: the grammar has none; declarations were fixed in the Play Phase.
     # The cards whose effects fire at steps iii-vi are noted first: one destroyed at step ii
     # still resolves an activation paid for (R52).
-    steps = note_effects(cards, pl, sl, ls, p)
+    steps = late_lp_steps(rules, note_effects(cards, pl, sl, ls, p))  # R58
     emit(gm, tr, T.EV_RESOLVE_STEP, p, 2, 0, 0, 0, 0)
     gm[L.G_STEP] = 2
     if pl[p, L.P_N_AOA] > 0:

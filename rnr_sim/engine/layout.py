@@ -114,6 +114,7 @@ F_FOUGHT = 512  # fought Attack-on-Attack this turn: no damage at step iii (R17)
 F_DESTROYED = 1024  # played this turn and destroyed before its effects resolved (R50)
 F_OD_WAIT0 = 2048  # 'on destroy' effect 0 waits for its Resolve step (R47 by step)
 F_OD_WAIT1 = 4096
+F_SPENT = 8192  # a one-shot Attack discarded after step iii, an activation still waiting (R52)
 
 # ---------------------------------------------------------------- zones (Art. VI)
 Z_NONE = 0
@@ -143,21 +144,24 @@ N_LISTS = 8
 # ---------------------------------------------------------------- legal actions
 # The Play Phase's list of legal actions (``game.legal_actions``), one row an action:
 # every card of a 64-slot deck in hand, each with its plain play, two kickers and an
-# Attack-on-Attack against every opposing Attack (3 x 64), then two activations a card.
+# Attack-on-Attack against every opposing Attack (3 x 64), then two activations a card
+# (an Attack in play declaring Attack-on-Attack, R55, takes at most the 3 x 64 rows it
+# would take in hand: a slot is in hand or in play).
 MAX_ACTIONS = 64 * (1 + 2 + 3 * 64) + 64 * 2
 # A row's columns (``A_*``): what kind of action, the card's slot, the effect or the
 # opposing seat, the opposing Attack's slot, and the IP the action takes.
 A_KIND = 0  # ACT_* below
 A_SLOT = 1  # the card's slot: in hand (a play) or in play (an activation)
 A_EFFECT = 2  # ACT_PLAY_KICKED: the kicker's effect slot; ACT_ACTIVATE: the effect's
-A_SEAT = 2  # ACT_AOA: the opposing seat (the same column: no row has both)
-A_TARGET = 3  # ACT_AOA: the opposing Attack's slot
+A_SEAT = 2  # ACT_AOA, ACT_AOA_IN_PLAY: the opposing seat (the same column: no row has both)
+A_TARGET = 3  # ACT_AOA, ACT_AOA_IN_PLAY: the opposing Attack's slot
 A_COST = 4  # the IP the action takes
 ACT_WIDTH = 5
 ACT_PLAY = 1  # (ACT_PLAY, hand slot, -1, -1)
 ACT_PLAY_KICKED = 2  # (ACT_PLAY_KICKED, hand slot, kicker effect, -1)
 ACT_AOA = 3  # (ACT_AOA, hand slot, opposing seat, its Attack's slot): Amend. I
 ACT_ACTIVATE = 4  # (ACT_ACTIVATE, slot in play, effect, -1): Art. VII §6
+ACT_AOA_IN_PLAY = 5  # (ACT_AOA_IN_PLAY, slot in play, opposing seat, its Attack's slot): R55
 
 # ---------------------------------------------------------------- game fields
 G_ACTIVE = 0

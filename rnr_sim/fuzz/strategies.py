@@ -408,9 +408,13 @@ def gen_deck_counts(src: Source, catalog, profile, dominant: str | None = None,
                                                                src.integer(0, slots))))
     favourites = [src.pick(by_type["pillar"]) for _ in range(src.integer(1, 5))]
     other = slots - n_pillars  # non-Pillar slots left
-    # Branches the deck still lacks get a card first (Art. V §6, R5).
+    # Branches the deck still lacks get a card first (Art. V §6, R5; its UAs' Branches
+    # count only while R54's switch lets them).
+    uas_count = profile["branch_counts_uas"]
     missing = [b for b in enums.BRANCHES
-               if not any(cards[catalog.by_name[n]].branch == b for n in counts)]
+               if not any(cards[catalog.by_name[n]].branch == b
+                          and (uas_count or cards[catalog.by_name[n]].type != "ua")
+                          for n in counts)]
     for branch in missing:
         pool = [c for c in cards if c.branch == branch and c.type != "ua" and can_add(c)
                 and (c.type == "pillar" or other > 0)]
