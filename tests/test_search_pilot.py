@@ -408,6 +408,33 @@ def test_the_posterior_finds_the_opponents_list(eng):
     assert int(np.argmax(post[q])) == true
 
 
+def test_the_yardstick_pool_puts_a_search_pilot_in_every_seat(eng):
+    """``Pool.with_yardstick``: every policy row searches at the default budget (hidden
+    lists), its own weights the rollout pilot; its games' records differ from the
+    heuristic ones on the same deals (the search changes play) and are the same on 1 and
+    2 threads."""
+    from rnr_sim.evaluation import Pool
+    from rnr_sim.skill import SEARCH_DEFAULT, search_budget
+
+    plan, driver = eng[0], eng[1]
+    pool = Pool.of_plan(plan).with_yardstick()
+    assert pool.search.shape == (len(plan.policy_table), 4)
+    assert (pool.search == search_budget(*SEARCH_DEFAULT)).all()
+    n = 8
+    seat_deck = np.array([[i % 9, (i + 4) % 9] for i in range(n)], dtype=np.int32)
+    seat_policy = plan.deck_policy[seat_deck].astype(np.int32)
+    args = (pool.cards, pool.deck_cards, pool.deck_size, seat_deck, seat_policy,
+            np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64),
+            (np.arange(n) % 2).astype(np.int32), pool.rules, 9)
+    plain = driver.play_games(*args, threads=2, policies=pool.policies)
+    one = driver.play_games(*args, threads=1, policies=pool.policies, search=pool.search)
+    two = driver.play_games(*args, threads=2, policies=pool.policies, search=pool.search)
+    from test_engine_golden import records_digest
+
+    assert records_digest(one) == records_digest(two)
+    assert records_digest(one) != records_digest(plain)
+
+
 def test_search_games_are_the_same_for_any_thread_count(eng):
     """Same seeds, same game: search pilots' games give the same records on 1 and 2
     threads (their randomness comes from the game's counter-based streams)."""
