@@ -95,6 +95,20 @@ class Pool:
         return Pool(self.cards, self.rules, self.deck_cards, self.deck_size,
                     np.ascontiguousarray(policies, dtype=np.float64), search)
 
+    def with_yardstick(self, budget: Sequence[int] | None = None) -> Pool:
+        """This pool with every pilot a search pilot (issue 40's yardstick: a stronger pilot
+        in every seat), each row's own weights its rollout pilot and prior; ``budget`` a
+        budget row (``skill.search_budget``; default ``skill.SEARCH_DEFAULT`` at the
+        default gate, hidden lists: each seat believes its opponent plays one of this
+        pool's decks, R59). For checking a verdict on a subsample of its deals: a game
+        costs about 2 x 55,000 / 46 heuristic games at the default (docs/benchmarks.md)."""
+        from rnr_sim.skill import SEARCH_DEFAULT, search_budget
+
+        row = search_budget(*SEARCH_DEFAULT) if budget is None else tuple(budget)
+        search = np.tile(np.asarray(row, dtype=np.int64), (len(self.policies), 1))
+        return Pool(self.cards, self.rules, self.deck_cards, self.deck_size, self.policies,
+                    search)
+
 
 @dataclass
 class Matchups:

@@ -627,11 +627,13 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
                 policy: str | None = None, allow_illegal: bool = False,
                 log: Callable[[str], None] | None = None,
                 search_seat: int | None = None, rollouts: int = 32,
-                determinizations: int = 2) -> Replay:
+                determinizations: int = 2, open_lists: bool = False) -> Replay:
     """Play deal ``game`` of table 0 with the trace on, seat q holding ``decks[q]``, the
     first seat ``game % P`` (so consecutive games alternate seats, as in a run).
     ``search_seat``: that seat plays the search pilot (``rollouts`` K, ``determinizations``
-    N; its own pilot plays the rollouts), and the log shows each option it weighed.
+    N; its own pilot plays the rollouts and is kept unless an option beats it clearly;
+    ``open_lists``: it knows the other decks' lists, else it believes them one of the
+    decks given, R59), and the log shows each option it weighed.
     ``log`` hears a notice when the engine must compile first. Raises ``InputError``."""
     import numpy as np
 
@@ -666,11 +668,14 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
                 raise InputError(f"{flag} must be a whole number 1..4096, not {value}")
         # The search seat gets its own row (a copy of its pilot, which plays its rollouts).
         table = np.vstack([table, table[seat_policy[search_seat]][None, :]])
-        names = [*names, f"search (K={rollouts}, N={determinizations}; rollouts: "
+        from rnr_sim.skill import search_budget
+
+        lists = "open lists" if open_lists else "hidden lists"
+        names = [*names, f"search (K={rollouts}, N={determinizations}, {lists}; rollouts: "
                          f"{names[seat_policy[search_seat]]})"]
         seat_policy[search_seat] = len(table) - 1
-        search = np.zeros((len(table), 2), dtype=np.int64)
-        search[-1] = (rollouts, determinizations)
+        search = np.zeros((len(table), 4), dtype=np.int64)
+        search[-1] = search_budget(rollouts, determinizations, None, open_lists)
     first = game % n
     with compile_clock(compiling, log=log):
         trace, gm, pl = driver.trace_game(catalog.compile(), deck_cards, deck_size,

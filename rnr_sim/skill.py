@@ -10,9 +10,11 @@ from another's only by its play), both seat orders:
   a built-in, or that policy file's ``base`` when it is a file;
 - ``tuned``: the deck's ``Policy:`` header when it names a policy file (``--tuned
   DECK=FILE`` overrides); absent otherwise;
-- ``search`` (with ``rollouts`` > 0): the search pilot (``engine/search.py``), flat
-  Monte-Carlo over each Play Phase decision with the deck's own pilot (tuned, else
-  default) as its rollout pilot: the yardstick of how good the heuristic pilots are.
+- ``search`` (with ``rollouts`` > 0): the search pilot (``engine/search.py``), Monte-Carlo
+  over each Play Phase decision with the deck's own pilot (tuned, else default) as its
+  rollout pilot and prior (its pick kept unless an option beats it by the gate), the
+  opponents' lists hidden unless ``open_lists`` (R59): the yardstick of how good the
+  heuristic pilots are.
 
 ``PILOTS`` is the column order.
 
@@ -88,7 +90,9 @@ class DeckPilot:
     policy: str
     weights: np.ndarray
     source: str
-    search: tuple[int, int] = (0, 0)  # (rollouts, determinizations); (0, 0): no search
+    #: the search budget row (``layout.B_*``: rollouts, determinizations, gate, open lists);
+    #: all 0: no search
+    search: tuple[int, ...] = (0, 0, 0, 0)
 
 
 # ---------------------------------------------------------------------------- the pilots
@@ -104,12 +108,12 @@ def _file_base(path: str) -> str:
 
 
 def deck_pilots(ref: str, tuned: str | None = None,
-                search: tuple[int, int] = (0, 0)) -> list[DeckPilot]:
+                search: tuple[int, ...] = (0, 0, 0, 0)) -> list[DeckPilot]:
     """The pilots of a deck whose policy reference (``runner.plan_run``'s resolved
     ``Policy:``: a built-in name or a file's absolute path) is ``ref``; ``tuned`` (a policy
-    file path) replaces the header's file as the tuned pilot; ``search`` (rollouts,
-    determinizations) adds the search pilot when rollouts > 0, its rollout pilot the
-    tuned pilot if any, else the default. In ``PILOTS`` order."""
+    file path) replaces the header's file as the tuned pilot; ``search`` (a budget row,
+    ``search_budget``) adds the search pilot when rollouts > 0, its rollout pilot and
+    prior the tuned pilot if any, else the default. In ``PILOTS`` order."""
     from rnr_sim.pilots import builtin, is_policy_file, load_policy
 
     default = _file_base(ref) if is_policy_file(ref) else ref
@@ -121,9 +125,28 @@ def deck_pilots(ref: str, tuned: str | None = None,
             out.append(DeckPilot(role, pilot.name, pilot.weights, pilot.source))
     if search[0] > 0:
         base = out[-1]
-        out.append(DeckPilot(SEARCH, f"search K={search[0]} N={search[1]} ({base.policy})",
-                             base.weights, base.source, (int(search[0]), int(search[1]))))
+        row = tuple(int(x) for x in search_budget(*search[:2], *search[2:]))
+        lists = "open lists" if row[3] else "hidden lists"
+        out.append(DeckPilot(SEARCH, f"search K={row[0]} N={row[1]} z={row[2] / 100:g} "
+                                     f"{lists} ({base.policy})",
+                             base.weights, base.source, row))
     return out
+
+
+#: ``rnr-sim skill --search``'s budget: K rollouts per option and determinization, N
+#: determinizations (docs/benchmarks.md, 2026-12-03: strength against cost).
+SEARCH_DEFAULT = (8, 2)
+
+
+def search_budget(rollouts: int, determinizations: int, gate: int | None = None,
+                  open_lists: int = 0) -> tuple[int, int, int, int]:
+    """A search pilot's budget row (``layout.B_*``): ``rollouts`` (K) per option and
+    determinization, ``determinizations`` (N), the gate (z x 100, ``layout.DEFAULT_GATE``
+    when None; 0: the best mean) and whether the opponents' lists are open (R59)."""
+    from rnr_sim.engine.layout import DEFAULT_GATE
+
+    return (int(rollouts), int(determinizations),
+            DEFAULT_GATE if gate is None else int(gate), 1 if open_lists else 0)
 
 
 def parse_tuned(items: Sequence[str], decks: Sequence[Any]) -> dict[int, str]:
@@ -173,7 +196,8 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
          on_plan: Callable[[int], None] | None = None, backend: str = "local",
          address: str | None = None, rollouts: int = 0,
          determinizations: int = 2, out: str | Path | None = None,
-         resume: bool = False) -> pl.DataFrame:
+         resume: bool = False, gate: int | None = None,
+         open_lists: bool = False) -> pl.DataFrame:
     """Every game of the measurement, one row each (``TIMED_SCHEMA``): each deck with each
     of its pilots against every other deck (their own pilots), ``games`` deals per
     opponent, both seat orders. The pilots of one deck play the same deals: deck i against
@@ -185,9 +209,10 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     checkpointed there. ``backend`` / ``address``: where the games are played
     (``--backend ray``: each engine call's games cut into chunks played as Ray tasks; each
     game depends only on its own inputs, so the frame is the same). ``rollouts`` > 0 adds
-    the search pilot (``rollouts`` per action and determinization, ``determinizations``);
-    its games are played in engine calls of their own, and the frame's ``seconds`` column
-    is each call's wall time shared by its games."""
+    the search pilot (``rollouts`` per action and determinization, ``determinizations``,
+    ``gate``: z x 100 of its gate, None the default; ``open_lists``: it knows the
+    opponents' true lists, R59); its games are played in engine calls of their own, and
+    the frame's ``seconds`` column is each call's wall time shared by its games."""
     from rnr_sim import runner
     from rnr_sim.execution import open_backend
 
@@ -213,11 +238,12 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     if dup:
         raise InputError(f"two decks are named '{dup[0]}'; give one a Name: header")
     for name, v, lo in (("--rollouts", rollouts, 0), ("--determinizations",
-                                                       determinizations, 1)):
+                                                       determinizations, 1),
+                        ("--gate", 0 if gate is None else gate, 0)):
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= 4096:
             raise InputError(f"{name} must be a whole number from {lo} to 4096, not {v!r}")
     overrides = parse_tuned(tuned, plan.decks)
-    budget = (rollouts, determinizations)
+    budget = search_budget(rollouts, determinizations, gate, open_lists)
     pilots = [deck_pilots(ref, overrides.get(i), budget) for i, ref in enumerate(plan.policies)]
     where = open_backend(backend, address, threads)  # a bad --backend: before any play
     driver = runner.engine_driver()
@@ -227,8 +253,7 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     store = None
     if out is not None:
         store = checkpoint(out)
-        store.open(fingerprint(plan, pilots, overrides, games, rollouts, determinizations,
-                               len(calls)), resume)
+        store.open(fingerprint(plan, pilots, overrides, games, budget, len(calls)), resume)
     if on_plan is not None:
         on_plan(total, _kept(store, calls))
     with where:
@@ -319,7 +344,7 @@ def _pool(plan, group: list[DeckPilot]) -> Pool:
     """The engine's arrays of a call: ``group`` 's weights, then the plan's policy rows;
     the search budgets when ``group`` is the search pilot."""
     rows = np.vstack([np.stack([p.weights for p in group]), plan.policy_table])
-    budget = np.zeros((len(rows), 2), dtype=np.int64)
+    budget = np.zeros((len(rows), len(group[0].search)), dtype=np.int64)
     budget[: len(group)] = [p.search for p in group]
     return Pool.of_plan(plan, rows, budget if budget.any() else None)
 
@@ -400,13 +425,13 @@ def _weights_sha256(weights: np.ndarray) -> str:
 
 
 def fingerprint(plan, pilots: list[list[DeckPilot]], overrides: dict[int, str], games: int,
-                rollouts: int, determinizations: int, calls: int) -> dict[str, Any]:
+                budget: tuple[int, ...], calls: int) -> dict[str, Any]:
     """Everything that shapes a skill run's games, as JSON-ready data (the ``plan.json``
     of its checkpoint), each entry named in the user's words so that a resume refused
     reads as a sentence (``evaluation.first_difference``: "the stopped run had --seed 7,
     now 8"), in the order a resume compares them: the rnr-sim version, the deck lists
     (absolute paths, then each file's SHA-256), ``--games``, ``--seed``, ``--rollouts``,
-    ``--determinizations``, ``--tuned``, every policy file's SHA-256, the card catalog
+    ``--determinizations``, ``--gate``, ``--open-lists``, ``--tuned``, every policy file's SHA-256, the card catalog
     files and the rules file (path, SHA-256) and its switches, each deck's pilots and the
     field's policy rows (SHA-256 of the weights: a changed built-in), and the engine
     calls' cut. Not threads, backend or address: they do not change a game."""
@@ -426,8 +451,10 @@ def fingerprint(plan, pilots: list[list[DeckPilot]], overrides: dict[int, str], 
         **{f"the deck list {p}": d.sha256 for p, d in zip(decks, plan.decks, strict=True)},
         "--games": games,
         "--seed": plan.seed,
-        "--rollouts": rollouts,
-        "--determinizations": determinizations,
+        "--rollouts": budget[0],
+        "--determinizations": budget[1],
+        "--gate": budget[2],
+        "--open-lists": bool(budget[3]),
         "--tuned": [[plan.deck_names[i], path] for i, path in sorted(overrides.items())],
         **{f"the policy file {p}": file_sha256(p) for p in policy_files},
         "--cards": [s["path"] for s in sources],
@@ -640,8 +667,10 @@ def caption(table: pl.DataFrame) -> str:
     if SEARCH in set(table["pilot"]):
         note += (" search: the search pilot (each Play Phase decision weighed by playing the "
                  "game out, K rollouts x N determinizations of the hidden cards per option, "
-                 "the deck's own pilot as rollout pilot); search − tuned pairs it with the "
-                 "tuned pilot. Time: the wall time of the deck's games.")
+                 "the deck's own pilot as rollout pilot and kept unless an option beats its "
+                 "pick by z standard errors; hidden lists: the opponents' hidden cards dealt "
+                 "from what it has seen and the decks given, R59); search − tuned pairs it "
+                 "with the tuned pilot. Time: the wall time of the deck's games.")
     if "tuned" not in set(table["pilot"]):
         note += (" No deck has a tuned pilot: give a deck a policy file as its Policy: "
                  "header, or --tuned DECK=FILE.")

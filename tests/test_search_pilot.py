@@ -77,20 +77,27 @@ def _scratch(eng):
     plan, driver, batch, game, L, search = eng
     from rnr_sim.engine.search_batch import search_state
 
-    spl, ssl, sls, sgm, smasks, srng, smemo, sacts, vals, _kn = search_state(1)
+    n_decks = len(eng[0].deck_cards)
+    spl, ssl, sls, sgm, smasks, srng, smemo, sacts, vals, _kn, know, post = search_state(
+        1, n_decks)
     sg = L.Game(spl[0], ssl[0], sls[0], sgm[0], smasks[0], srng[0],
                 np.zeros((0, L.TRACE_WIDTH), dtype=np.int32))
-    return sg, smemo[0], sacts[0], vals[0]
+    return sg, smemo[0], sacts[0], vals[0], know[0], post[0]
 
 
 def _clone(g, memo, L):
     return L.Game(*(a.copy() for a in g)), memo.copy()
 
 
-def _decide(eng, t, g, memo, acts, p, k=4, n=2, key=99):
-    search = eng[5]
-    sg, smemo, sacts, vals = _scratch(eng)
-    pick, n_acts = search.search_decision(t, g, memo, acts, p, sg, smemo, sacts, vals, k, n,
+def _decide(eng, t, g, memo, acts, p, k=4, n=2, key=99, gate=0, open_lists=1):
+    """The search pilot's first decision of ``p``'s Play Phase: (pick, n, the options'
+    values, the legal actions); by default issue 12's flat Monte-Carlo (no gate, open
+    lists)."""
+    plan, search = eng[0], eng[5]
+    sg, smemo, sacts, vals, know, post = _scratch(eng)
+    budget = np.array([k, n, gate, open_lists], dtype=np.int64)
+    pick, n_acts = search.search_decision(t, g, memo, acts, p, sg, smemo, sacts, vals, budget,
+                                          plan.deck_cards, plan.deck_size, know, post,
                                           np.uint64(key))
     return pick, n_acts, vals[: n_acts + 1].copy(), acts[:n_acts].copy()
 
@@ -151,7 +158,7 @@ def test_determinize_deals_anew_only_what_the_seat_cannot_see(eng):
 
     L = eng[4]
     t, g, memo, acts, p = _state(eng)
-    sg, smemo, _sacts, _vals = _scratch(eng)
+    sg, smemo, _sacts, _vals, _know, _post = _scratch(eng)
     pl, sl = g.players, g.slots
     hidden = (L.Z_HAND, L.Z_DRAW)
 
@@ -209,7 +216,7 @@ def test_resuming_from_a_copied_state_gives_the_same_game(eng):
     t, g, memo, acts, _ = _state(eng, turns=0, start_turn=False)
     p = game.play_from(t, g, memo, acts, 0, 6)
     assert p >= 0 and g.game[L.G_OVER] == 0
-    sg, smemo2, sacts, _vals = _scratch(eng)
+    sg, smemo2, sacts, _vals, _know, _post = _scratch(eng)
     from rnr_sim.engine import state_api
 
     state_api.clone(g, memo, sg, smemo2)
@@ -284,6 +291,150 @@ def test_search_destroys_the_third_ua(eng):
     _assert_takes(eng, t, g, memo, acts, lethal)
 
 
+def test_search_finds_the_win_its_pilot_misses(eng):
+    """The gate leaves the rollout pilot's pick when an option is better by more than the
+    noise: with a lethal card in hand (Art. III §1) and a pilot that never plays (its stop
+    threshold at 1e9), the pilot's own pick is stop, a loss to its own UAs' drain; the
+    search pilot (default gate, hidden lists) plays a card that wins every rollout."""
+    from rnr_sim.engine.decisions import choose_action
+    from rnr_sim.engine.policies import W_STOP
+
+    plan, L = eng[0], eng[4]
+    t, g, memo, acts, lethal = _lethal_position(eng, E.V_LP, 2)
+    g.players[1, L.P_LP] = 2
+    t.weights[0] = plan.policy_table[plan.deck_policy[0]]
+    t.weights[0, W_STOP] = 1e9
+    g2, memo2 = _clone(g, memo, L)
+    eng[3].play_phase_start(t, g2, memo2, 0)
+    n = eng[3].legal_actions(plan.cards, plan.rules, g2.players, g2.slots, g2.lists, g2.game,
+                             0, 0, acts)
+    assert n > 0 and choose_action(t, g2, memo2, 0, acts, n) == -1  # the pilot stops
+    pick, n, vals, rows = _decide(eng, t, g, memo, acts, 0, k=4, n=2, gate=100, open_lists=0)
+    assert pick >= 0 and vals[pick] == 1.0 and vals[n] < 1.0
+
+
+def _hidden_slots(eng, g, q):
+    """The slots of ``q`` whose card no other seat knows (``state_api.identity_known``)."""
+    from rnr_sim.engine import state_api
+
+    return [s for s in range(g.players[q, eng[4].P_DECK_SIZE])
+            if not state_api.identity_known(g.slots, g.masks, q, s)]
+
+
+def _deal_seen(eng, g, memo, p, prior, seed):
+    """``g`` copied and its hidden cards dealt by ``determinize_seen`` from the lists
+    ``prior`` (deck indices) as ``p`` believes them: (the copy, the posterior)."""
+    from rnr_sim.engine import state_api
+
+    plan = eng[0]
+    cards = np.ascontiguousarray(plan.deck_cards[list(prior)])
+    size = np.ascontiguousarray(plan.deck_size[list(prior)])
+    know = np.zeros((E.MAX_PLAYERS + 1, len(prior), E.MAX_SLOTS + 1), dtype=np.int64)
+    post = np.zeros((E.MAX_PLAYERS, len(prior)))
+    g2, memo2 = _clone(g, memo, eng[4])
+    state_api.read_opponents(plan.cards, g2, p, cards, size, know, post)
+    t = eng[4].Table(plan.cards, plan.rules, np.zeros((E.MAX_PLAYERS, 1)))
+    state_api.determinize_seen(t, g2, memo2, p, cards, size, know, post,
+                               np.uint64(1000 + seed), np.uint64(seed))
+    return g2, post
+
+
+def test_hidden_lists_never_read_the_hidden_cards(eng):
+    """R59, Art. VI §1, §7: with hidden lists the deal of an opponent's hidden cards
+    depends only on what the seat has seen: two states whose opponent holds other cards in
+    its hand and Draw Pile (every hidden card replaced) are dealt the same cards in the
+    same places, and the search pilot makes the same choice with the same values."""
+    L = eng[4]
+    t, g, memo, acts, p = _state(eng, turns=6)
+    q = 1 - p
+    hidden = _hidden_slots(eng, g, q)
+    assert len(hidden) > 40
+    g2, memo2 = _clone(g, memo, L)
+    other = g.slots[p, g.lists[p, L.L_HAND, 0], L.S_CARD]  # a card of the seat's own deck
+    for s in hidden:
+        g2.slots[q, s, L.S_CARD] = other
+    for seed in range(4):
+        a, post_a = _deal_seen(eng, g, memo, p, range(len(DECKS)), seed)
+        b, post_b = _deal_seen(eng, g2, memo2, p, range(len(DECKS)), seed)
+        np.testing.assert_array_equal(post_a, post_b)
+        np.testing.assert_array_equal(a.slots[q], b.slots[q])
+        np.testing.assert_array_equal(a.lists[q], b.lists[q])
+    x = _decide(eng, t, g, memo, acts, p, gate=100, open_lists=0)
+    y = _decide(eng, t, g2, memo2, np.zeros_like(acts), p, gate=100, open_lists=0)
+    assert x[1] > 0 and x[0] == y[0]
+    np.testing.assert_array_equal(x[2], y[2])
+
+
+def test_hidden_lists_deal_only_cards_the_seat_may_believe(eng):
+    """R59: every card dealt to an opponent's hidden slot comes from the prior's lists
+    (here one list, not the opponent's: none of the opponent's own cards that list lacks
+    is dealt), never a UA (Art. IV §3.2); the known cards, the hand size (Art. VI §7), the
+    Draw Pile's size and every open zone are kept; every Bill's name slot holds its card
+    (Art. IV §7.4)."""
+    plan, L = eng[0], eng[4]
+    t, g, memo, acts, p = _state(eng, decks=(0, 1), turns=6)
+    q = 1 - p
+    wrong = 5  # another sample deck
+    listed = set(plan.deck_cards[wrong, : plan.deck_size[wrong]].tolist())
+    own = set(plan.deck_cards[1, : plan.deck_size[1]].tolist())
+    assert own - listed, "the opponent holds cards the prior's list lacks"
+    hidden = _hidden_slots(eng, g, q)
+    for seed in range(4):
+        d, post = _deal_seen(eng, g, memo, p, [wrong], seed)
+        assert post[q, 0] == 1.0
+        dealt = {int(d.slots[q, s, L.S_CARD]) for s in hidden}
+        assert dealt <= listed
+        assert all(plan.cards[c, E.C_TYPE] != E.UA for c in dealt)
+        for s in range(g.players[q, L.P_DECK_SIZE]):
+            if s not in hidden:
+                assert d.slots[q, s, L.S_CARD] == g.slots[q, s, L.S_CARD]
+            c = d.slots[q, s, L.S_CARD]
+            assert d.slots[q, d.slots[q, s, L.S_NAME_SLOT], L.S_CARD] == c
+        for f in (L.P_N_HAND, L.P_N_DRAW, L.P_N_BOARD):
+            assert d.players[q, f] == g.players[q, f]
+        board = g.lists[q, L.L_BOARD, : g.players[q, L.P_N_BOARD]]
+        np.testing.assert_array_equal(d.lists[q, L.L_BOARD, : len(board)], board)
+
+
+def test_the_posterior_finds_the_opponents_list(eng):
+    """R59: from the opponent's open cards (its UAs, its Pillars and the cards it played)
+    the posterior over the nine sample lists puts the most weight on its true list, and
+    sums to 1."""
+    t, g, memo, acts, p = _state(eng, decks=(2, 7), turns=6)
+    _d, post = _deal_seen(eng, g, memo, p, range(len(DECKS)), 0)
+    q = 1 - p
+    true = 7 if q == 1 else 2
+    assert abs(post[q].sum() - 1.0) < 1e-9
+    assert int(np.argmax(post[q])) == true
+
+
+def test_the_yardstick_pool_puts_a_search_pilot_in_every_seat(eng):
+    """``Pool.with_yardstick``: every policy row searches at the default budget (hidden
+    lists), its own weights the rollout pilot; its games' records differ from the
+    heuristic ones on the same deals (the search changes play) and are the same on 1 and
+    2 threads."""
+    from rnr_sim.evaluation import Pool
+    from rnr_sim.skill import SEARCH_DEFAULT, search_budget
+
+    plan, driver = eng[0], eng[1]
+    pool = Pool.of_plan(plan).with_yardstick()
+    assert pool.search.shape == (len(plan.policy_table), 4)
+    assert (pool.search == search_budget(*SEARCH_DEFAULT)).all()
+    n = 8
+    seat_deck = np.array([[i % 9, (i + 4) % 9] for i in range(n)], dtype=np.int32)
+    seat_policy = plan.deck_policy[seat_deck].astype(np.int32)
+    args = (pool.cards, pool.deck_cards, pool.deck_size, seat_deck, seat_policy,
+            np.arange(n, dtype=np.int64), np.arange(n, dtype=np.int64),
+            (np.arange(n) % 2).astype(np.int32), pool.rules, 9)
+    plain = driver.play_games(*args, threads=2, policies=pool.policies)
+    one = driver.play_games(*args, threads=1, policies=pool.policies, search=pool.search)
+    two = driver.play_games(*args, threads=2, policies=pool.policies, search=pool.search)
+    from test_engine_golden import records_digest
+
+    assert records_digest(one) == records_digest(two)
+    assert records_digest(one) != records_digest(plain)
+
+
 def test_search_games_are_the_same_for_any_thread_count(eng):
     """Same seeds, same game: search pilots' games give the same records on 1 and 2
     threads (their randomness comes from the game's counter-based streams)."""
@@ -351,16 +502,24 @@ def test_search_plays_the_third_petition(eng):
 SEARCH_GOLDEN = "ee0f131b203ad23e"
 
 
-def test_the_search_games_are_the_pinned_games(eng):
+#: The same games with the yardstick's defaults (the gate at z = 1, hidden lists, R59).
+YARDSTICK_GOLDEN = "9563cc043423ba53"
+
+
+@pytest.mark.parametrize(("row", "digest"), [((2, 1, 0, 1), SEARCH_GOLDEN),
+                                             ((2, 1), YARDSTICK_GOLDEN)],
+                         ids=["issue-12", "yardstick"])
+def test_the_search_games_are_the_pinned_games(eng, row, digest):
     """18 games, each sample deck searching (K=2, N=1) against the next one, both seat
-    orders: their records hash to ``SEARCH_GOLDEN``."""
+    orders: their records hash to ``SEARCH_GOLDEN`` with issue 12's search (no gate, open
+    lists: unchanged by issue 40) and to ``YARDSTICK_GOLDEN`` with the defaults."""
     from test_engine_golden import records_digest
 
     plan, driver = eng[0], eng[1]
     k = len(plan.policy_table)
     table = np.vstack([plan.policy_table, plan.policy_table])
-    budget = np.zeros((2 * k, 2), dtype=np.int64)
-    budget[k:] = (2, 1)
+    budget = np.zeros((2 * k, len(row)), dtype=np.int64)
+    budget[k:] = row
     n_decks = len(DECKS)
     seat_deck = np.array([[d, (d + 1) % n_decks] for d in range(n_decks) for _ in (0, 1)],
                          dtype=np.int32)
@@ -372,6 +531,6 @@ def test_the_search_games_are_the_pinned_games(eng):
                                 np.arange(n, dtype=np.int64),
                                 (np.arange(n) % 2).astype(np.int32), plan.rules, 7,
                                 threads=2, policies=table, search=budget)
-    assert records_digest(records) == SEARCH_GOLDEN, (
+    assert records_digest(records) == digest, (
         f"the search games changed: {records_digest(records)}; if on purpose, set "
-        "SEARCH_GOLDEN to the new digest")
+        "the digest to the new one")

@@ -256,6 +256,27 @@ def test_search_budget_is_checked():
         skill.play(SAMPLE[:2], games=2, rollouts=-1)
     with pytest.raises(InputError, match="--determinizations"):
         skill.play(SAMPLE[:2], games=2, rollouts=2, determinizations=0)
+    with pytest.raises(InputError, match="--gate"):
+        skill.play(SAMPLE[:2], games=2, rollouts=2, gate=-1)
+
+
+def test_search_flag_adds_the_yardstick_at_its_default_budget(capsys):
+    """``--search`` adds the search pilot at ``skill.SEARCH_DEFAULT`` with the default gate
+    and hidden lists (R59); ``--open-lists`` and ``--gate`` show in its name; the default
+    pilots' games are the same with it as without (it plays engine calls of its own)."""
+    decks = [str(p) for p in SAMPLE[:2]]
+    assert main(["skill", *decks, "--games", "2", "--seed", "4", "--json", "--search"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    k, n = skill.SEARCH_DEFAULT
+    policy = data["decks"][0]["pilots"]["search"]["policy"]
+    assert policy.startswith(f"search K={k} N={n} z=1 hidden lists")
+    assert main(["skill", *decks, "--games", "2", "--seed", "4", "--json", "--rollouts", "1",
+                 "--determinizations", "1", "--gate", "0", "--open-lists"]) == 0
+    other = json.loads(capsys.readouterr().out)
+    assert other["decks"][0]["pilots"]["search"]["policy"].startswith(
+        "search K=1 N=1 z=0 open lists")
+    for a, b in zip(data["decks"], other["decks"], strict=True):
+        assert a["pilots"]["tuned"]["win_share"] == b["pilots"]["tuned"]["win_share"]
 
 
 def test_skill_out_takes_the_dirs_lock(tmp_path, capsys):

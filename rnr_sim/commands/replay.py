@@ -30,6 +30,10 @@ RolloutsOption = option(int, "--rollouts", "-k", metavar="K",
                         help="Search: playouts per option and determinization.")
 DeterminizationsOption = option(int, "--determinizations", metavar="N",
                                 help="Search: redeals of the hidden cards per decision.")
+OpenListsOption = option(bool, "--open-lists",
+                         help="Search: the seat knows the other decks' lists (default: it "
+                              "believes each one of the decks given, from what it has seen, "
+                              "R59).")
 
 
 @shared_options
@@ -39,6 +43,7 @@ def replay_command(
     search_seat: SearchSeatOption = None,
     rollouts: RolloutsOption = 32,
     determinizations: DeterminizationsOption = 2,
+    open_lists: OpenListsOption = False,
     *, seed, cards, rules, policy, allow_illegal,
 ) -> None:
     """Play one game between the decks (seat 0 holds the first deck, seat 1 the second, ...)
@@ -53,5 +58,5 @@ def replay_command(
     result = replay_game(decks, seed=seed, game=game, cards=cards, rules=rules, policy=policy,
                          allow_illegal=allow_illegal, log=lambda m: typer.echo(m, err=True),
                          search_seat=search_seat, rollouts=rollouts,
-                         determinizations=determinizations)
+                         determinizations=determinizations, open_lists=open_lists)
     typer.echo("\n".join(result.lines))

@@ -41,10 +41,23 @@ DecksArgument = argument(list[Path], metavar="DECK", help="Deck lists (at least 
 TunedOption = option(list[str] | None, "--tuned", metavar="DECK=FILE",
                      help="The tuned pilot of a deck (its list's path or its name) as a policy "
                           "file; repeat for more decks. Default: the deck's Policy: file, if any.")
+SearchOption = option(bool, "--search",
+                      help="Add the search pilot (the yardstick) at its default budget, "
+                           "K=8 rollouts x N=2 determinizations (--rollouts and "
+                           "--determinizations set another). Strength and cost: "
+                           "docs/benchmarks.md.")
 RolloutsOption = option(int, "--rollouts", "-k", metavar="K",
                         help="Add the search pilot: K rollouts per legal action and "
-                             "determinization at each Play Phase decision (0: no search pilot). "
-                             "Its cost: docs/benchmarks.md.")
+                             "determinization at each Play Phase decision (0: no search pilot, "
+                             "unless --search). Its cost: docs/benchmarks.md.")
+GateOption = option(float | None, "--gate", metavar="Z",
+                    help="The search pilot leaves its own pilot's pick only for an option "
+                         "better by Z standard errors, paired over the same playouts "
+                         "(default 1; 0: the best mean).")
+OpenListsOption = option(bool, "--open-lists",
+                         help="The search pilot knows its opponents' deck lists (a tournament "
+                              "that publishes them). Default: it deals their hidden cards from "
+                              "what it has seen and the decks given (R59).")
 DeterminizationsOption = option(int, "--determinizations", metavar="N",
                                 help="With --rollouts: deals of the hidden cards (opponents' "
                                      "hands and Draw Piles) per rollout batch; each option is "
@@ -61,17 +74,20 @@ def skill_command(
     games: GamesOption = 200,
     tuned: TunedOption = None,
     out: OutOption = None,
+    search: SearchOption = False,
     rollouts: RolloutsOption = 0,
     determinizations: DeterminizationsOption = 2,
+    gate: GateOption = None,
+    open_lists: OpenListsOption = False,
     resume: ResumeOption = False,
     *, seed, cards, rules, threads, backend, address, as_json,
 ) -> None:
     """Each deck plays every other given deck (those keep their own Policy: pilots) with each
     of its own pilots: random (the floor), default (the built-in it plays by: its
     Policy: header, or that policy file's base) and tuned (its Policy: header when that
-    is a policy file, or --tuned DECK=FILE) and, with --rollouts K, search (flat Monte-
-    Carlo over each Play Phase decision, the deck's own pilot playing the rollouts: the
-    yardstick). Every pilot of a deck plays the same deals, both seat orders, so the
+    is a policy file, or --tuned DECK=FILE) and, with --search or --rollouts K, search
+    (Monte-Carlo over each Play Phase decision, the deck's own pilot playing the
+    rollouts and kept unless an option beats its pick clearly: the yardstick). Every pilot of a deck plays the same deals, both seat orders, so the
     difference from the default pilot is paired deal by deal (95% interval). Decks are
     sorted by the default pilot's gap to the best pilot measured, largest first: a deck
     whose tuned pilot gains a lot was misjudged with its default one. --out writes
@@ -85,6 +101,11 @@ def skill_command(
     from rnr_sim.errors import InputError
 
     seed = DEFAULT_SEED if seed is None else seed
+    if search and rollouts == 0:
+        from rnr_sim.skill import SEARCH_DEFAULT
+
+        rollouts = SEARCH_DEFAULT[0]
+    gate100 = None if gate is None else round(gate * 100)
 
     if resume and out is None:
         raise InputError("--resume continues a skill run stopped with --out RUN_DIR: give "
@@ -101,8 +122,9 @@ def skill_command(
                          disable=as_json))
 
     with _locked(out):
-        _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, rollouts,
-               determinizations, out, resume, as_json, bars, start, resumed)
+        _skill(decks, games, seed, threads, tuned, cards, rules, backend, address,
+               (rollouts, determinizations, gate100, open_lists), out, resume, as_json, bars,
+               start, resumed)
 
 
 @contextlib.contextmanager
@@ -130,23 +152,27 @@ def _locked(out: Path | None):
         raise
 
 
-def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, rollouts,
-           determinizations, out, resume, as_json, bars, start, resumed) -> None:
-    """The games, the table and what is printed, ``--out`` locked (``_locked``)."""
+def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, budget,
+           out, resume, as_json, bars, start, resumed) -> None:
+    """The games, the table and what is printed, ``--out`` locked (``_locked``);
+    ``budget``: the search pilot's (rollouts, determinizations, gate x 100 or None, open
+    lists)."""
     from rnr_sim import skill
 
+    rollouts, determinizations, gate, open_lists = budget
     t0 = time.perf_counter()
     try:
         games_frame = skill.play(decks, games=games, seed=seed, threads=threads,
                                  tuned=tuned or [], cards=cards, rules=rules,
                                  progress=lambda n: bars[0].update(n), on_plan=start,
                                  backend=backend, address=address, rollouts=rollouts,
-                                 determinizations=determinizations, out=out, resume=resume)
+                                 determinizations=determinizations, out=out, resume=resume,
+                                 gate=gate, open_lists=open_lists)
     except skill.Stopped as stopped:
         for bar in bars:
             bar.close()
         again = _command_line(decks, games, seed, tuned, out, cards, rules, threads,
-                              backend, address, rollouts, determinizations, as_json)
+                              backend, address, budget, as_json)
         typer.echo(f"Stopped: {stopped.kept:,} of {stopped.total:,} games kept in {out}; "
                    f"continue with: {again}", err=True)
         raise typer.Exit(EXIT_INTERRUPTED) from None
@@ -178,7 +204,7 @@ def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, r
 
 
 def _command_line(decks, games, seed, tuned, out, cards, rules, threads, backend, address,
-                  rollouts, determinizations, as_json) -> str:
+                  budget, as_json) -> str:
     """The ``rnr-sim skill ... --resume`` line that continues a stopped run: the same
     decks and options as given (the ones that shape the games must not change)."""
     args = ["rnr-sim", "skill", *map(str, decks), "--games", str(games), "--seed", str(seed)]
@@ -188,8 +214,13 @@ def _command_line(decks, games, seed, tuned, out, cards, rules, threads, backend
         args += ["--cards", str(path)]
     if rules is not None:
         args += ["--rules", str(rules)]
+    rollouts, determinizations, gate, open_lists = budget
     if rollouts:
         args += ["--rollouts", str(rollouts), "--determinizations", str(determinizations)]
+        if gate is not None:
+            args += ["--gate", f"{gate / 100:g}"]
+        if open_lists:
+            args.append("--open-lists")
     if threads is not None:
         args += ["--threads", str(threads)]
     if backend != "local":

@@ -51,8 +51,10 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
     deck_size int32[n_decks]; seat_deck, seat_policy int32[n, P]; table_id, deal int64[n];
     first_seat int32[n]; profile int64[N_RULES]; seed: an int in uint64 range; policies
     float64[k, N_WEIGHTS], the rows ``seat_policy`` indexes (default: the built-ins,
-    ``policy_table()``); search int64[k, 2] per policy row (rollouts per action,
-    determinizations), nonzero rows search pilots (``engine/search.py``; default none).
+    ``policy_table()``); search int64[k, 2] or [k, SEARCH_WIDTH] per policy row, the
+    budget columns ``search.B_*`` (rollouts per option and determinization,
+    determinizations, gate, open lists; two columns: the default gate and hidden lists),
+    rows with rollouts > 0 search pilots (``engine/search.py``; default none).
     """
     seat_deck = _c(seat_deck, dtype=np.int32)
     n, n_players = seat_deck.shape
@@ -92,7 +94,15 @@ def _search_rows(search, n_policies, seat_policy):
     heuristic kernel then plays, unchanged)."""
     if search is None:
         return None
-    search = _c(np.asarray(search).reshape(n_policies, 2), dtype=np.int64)
+    from rnr_sim.engine.layout import B_GATE, DEFAULT_GATE, SEARCH_WIDTH
+
+    search = np.asarray(search, dtype=np.int64).reshape(n_policies, -1)
+    if search.shape[1] == 2:
+        search = np.hstack([search, np.zeros((n_policies, SEARCH_WIDTH - 2), np.int64)])
+        search[:, B_GATE] = DEFAULT_GATE
+    if search.shape[1] != SEARCH_WIDTH:
+        raise ValueError(f"a search budget row has 2 or {SEARCH_WIDTH} columns")
+    search = _c(search, dtype=np.int64)
     if np.any(search < 0):
         raise ValueError("search budgets are counts (0 or more)")
     used = np.asarray(seat_policy).ravel()

@@ -163,6 +163,16 @@ ACT_AOA = 3  # (ACT_AOA, hand slot, opposing seat, its Attack's slot): Amend. I
 ACT_ACTIVATE = 4  # (ACT_ACTIVATE, slot in play, effect, -1): Art. VII §6
 ACT_AOA_IN_PLAY = 5  # (ACT_AOA_IN_PLAY, slot in play, opposing seat, its Attack's slot): R55
 
+# ---------------------------------------------------------------- a search pilot's budget
+# One row per policy row (``driver.play_games(search=...)``, ``search.py``): its columns.
+B_ROLLOUTS = 0  # K: rollouts per option and determinization (0: not a search pilot)
+B_DETS = 1  # N: determinizations per decision
+B_GATE = 2  # z x 100: leave the rollout pilot's pick only for an option better by z standard
+#             errors of the paired difference (0: the best mean, as issue 12's search did)
+B_OPEN = 3  # 1: the opponents' true lists are known (open deck lists); 0: hidden (R59)
+SEARCH_WIDTH = 4
+DEFAULT_GATE = 100
+
 # ---------------------------------------------------------------- game fields
 G_ACTIVE = 0
 G_TURN = 1  # turns taken, all seats counted (R15)

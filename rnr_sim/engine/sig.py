@@ -42,9 +42,12 @@ GAME = NamedTuple((PLAYERS, SLOTS, LISTS, FIELDS, MASKS, RNG, TRACE), L.Game)
 # A game's seats, as setup_game deals them.
 DECK_CARDS = nt.int32[:, ::1]  # each seat's deck, card by slot (-1: no card)
 DECK_SIZES = nt.int32[::1]  # each seat's deck size
-BUDGETS = nt.int64[::1]  # a search budget per seat (rollouts, or determinizations)
+BUDGETS = nt.int64[:, ::1]  # each seat's search budget row (search.B_*; all 0: no search)
 
 # The pilots' scratch.
 MEMO = nt.float64[:, ::1]  # decisions.PM_*
 ACTS = nt.int64[:, ::1]  # the Play Phase's legal actions (columns layout.A_*)
 VALUES = nt.float64[::1]  # the search's options' values
+BUDGET = nt.int64[::1]  # one search seat's budget row (search.B_*)
+KNOW = nt.int64[:, :, ::1]  # what a search seat knows of each opponent's list (state_api)
+POSTERIOR = nt.float64[:, ::1]  # each opponent's deck list, as a search seat believes it

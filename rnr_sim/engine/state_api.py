@@ -39,8 +39,23 @@ from rnr_sim.engine.game import (
     turn_start,
 )
 from rnr_sim.engine.game import legal_actions as list_legal_actions
-from rnr_sim.engine.rng import rand_below, stream_seed
-from rnr_sim.engine.sig import ACTS, GAME, MEMO, TABLE, b1, f8, i8, u8, void
+from rnr_sim.engine.rng import rand_below, rand_unit, stream_seed
+from rnr_sim.engine.sig import (
+    ACTS,
+    CARDS,
+    DECK_CARDS,
+    DECK_SIZES,
+    GAME,
+    KNOW,
+    MEMO,
+    POSTERIOR,
+    TABLE,
+    b1,
+    f8,
+    i8,
+    u8,
+    void,
+)
 from rnr_sim.engine.state import GAME_STREAM
 
 
@@ -204,3 +219,198 @@ def play_out(t, g, memo, acts, p, stopped):
     if gm[L.G_WINNER] < 0:
         return 0.5
     return 0.0
+
+
+# =============================================================================== what a seat knows
+#: Pseudo-count of the prior toward the pool's card frequencies (``read_opponents``): a card
+#: seen that a listed deck does not hold costs that deck about log(ALPHA x its pool share /
+#: 60), so a deck outside the prior lowers every list's weight alike instead of ruling all
+#: of them out.
+PRIOR_ALPHA = 1.0
+
+
+@njit(**INLINED)
+def identity_known(sl, masks, q, s):
+    """Whether every seat knows which card slot ``s`` of ``q`` holds: a card in a hand or
+    a Draw Pile is hidden (Art. VI §1, §7) unless it was played once (a Bill back in hand,
+    Art. IV §7.2) or bears a play's marks (its Bill count or flags); every other zone is
+    open (Art. VI §2-6). A card recovered from the Discard Pile to a hand counts as hidden
+    again: a seat forgets it (it knows less than it could, never more)."""
+    z = sl[q, s, L.S_ZONE]
+    if z != L.Z_HAND and z != L.Z_DRAW:
+        return True
+    if (masks[q, L.M_PLAYED] >> np.uint64(s)) & np.uint64(1):
+        return True
+    return sl[q, s, L.S_BILL_PLAYS] != 0 or sl[q, s, L.S_FLAGS] != 0
+
+
+@njit(void(CARDS, GAME, i8, DECK_CARDS, DECK_SIZES, KNOW, POSTERIOR), **KERNEL)
+def read_opponents(cards, g, p, prior_cards, prior_size, know, post):
+    """What seat ``p`` may believe of each opponent's deck list when no list is public
+    (Art. V §7 makes registration binding only in organized play; R59): the prior is the
+    lists ``prior_cards[d, :prior_size[d]]`` (the decks of the run, each as likely),
+    smoothed toward the pool they make (``PRIOR_ALPHA``); the evidence, the opponent's
+    cards whose identity is known (``identity_known``: its open zones, UAs included, and
+    the cards it played). For each opponent ``q`` and list ``d``: ``post[q, d]``, the
+    posterior probability that ``q`` plays ``d`` (the seen cards drawn from ``d`` without
+    replacement); ``know[q, d, :m]``, the cards of ``d`` the seen ones leave, ``m`` in
+    ``know[q, d, MAX_SLOTS]``, never a UA (Art. IV §3.2: a UA is never in a hand or a
+    pile; the seen UAs weigh the lists all the same). Once per decision
+    (``determinize_seen`` deals from it)."""
+    pl, sl, masks = g.players, g.slots, g.masks
+    n_prior = prior_cards.shape[0]
+    total = 0
+    for d in range(n_prior):
+        total += prior_size[d]
+    for q in range(g.game[L.G_N_PLAYERS]):
+        if q == p:
+            continue
+        best = -np.inf
+        for d in range(n_prior):
+            nd = prior_size[d]
+            for i in range(nd):
+                know[q, d, i] = prior_cards[d, i]
+            ll = 0.0
+            for s in range(pl[q, L.P_DECK_SIZE]):
+                if not identity_known(sl, masks, q, s):
+                    continue
+                c = sl[q, s, L.S_CARD]
+                m = 0
+                at = -1
+                for i in range(nd):
+                    if know[q, d, i] == c:
+                        m += 1
+                        at = i
+                pool = 0
+                for e in range(n_prior):
+                    for i in range(prior_size[e]):
+                        if prior_cards[e, i] == c:
+                            pool += 1
+                # a card no list holds still has a pool share: half a copy
+                share = (pool + 0.5) / (total + 1.0)
+                ll += np.log((m + PRIOR_ALPHA * share) / (nd + PRIOR_ALPHA))
+                if at >= 0:  # that copy is accounted for
+                    know[q, d, at] = know[q, d, nd - 1]
+                    nd -= 1
+            m = 0
+            for i in range(nd):  # Art. IV §3.2: the UAs left of a list are not hidden cards
+                if cards[know[q, d, i], E.C_TYPE] != E.UA:
+                    know[q, d, m] = know[q, d, i]
+                    m += 1
+            know[q, d, E.MAX_SLOTS] = m
+            post[q, d] = ll
+            best = max(best, ll)
+        z = 0.0
+        for d in range(n_prior):
+            post[q, d] = np.exp(post[q, d] - best)
+            z += post[q, d]
+        for d in range(n_prior):
+            post[q, d] /= z
+
+
+@njit(**INLINED)
+def name_slots(cards, sl, masks, q, size):
+    """After ``determinize_seen`` gave hidden slots of ``q`` new cards: every Bill's name
+    slot (the slot that counts the plays of its name, Art. IV §7.4) holds its card again,
+    every other card's is its own slot (``game.setup_game``). A slot whose identity is
+    known keeps its name slot when that still holds its card; a re-dealt Bill (no plays,
+    no flags: ``identity_known``) takes the name slot of a slot of the same card that has
+    one, else itself."""
+    for s in range(size):
+        ns = sl[q, s, L.S_NAME_SLOT]
+        if cards[sl[q, s, L.S_CARD], E.C_TYPE] != E.BILL:
+            sl[q, s, L.S_NAME_SLOT] = s
+        elif not identity_known(sl, masks, q, s) or sl[q, ns, L.S_CARD] != sl[q, s, L.S_CARD]:
+            sl[q, s, L.S_NAME_SLOT] = -1
+    for s in range(size):
+        if sl[q, s, L.S_NAME_SLOT] >= 0:
+            continue
+        c = sl[q, s, L.S_CARD]
+        anchor = s
+        for s0 in range(size):
+            if s0 != s and sl[q, s0, L.S_CARD] == c and sl[q, s0, L.S_NAME_SLOT] >= 0:
+                anchor = sl[q, s0, L.S_NAME_SLOT]
+                break
+        sl[q, s, L.S_NAME_SLOT] = anchor
+
+
+@njit(void(TABLE, GAME, MEMO, i8, DECK_CARDS, DECK_SIZES, KNOW, POSTERIOR, u8, u8), **KERNEL)
+def determinize_seen(t, g, memo, p, prior_cards, prior_size, know, post, dseed, rseed):
+    """``determinize`` for a seat that does not know its opponents' lists (R59): each
+    opponent's hidden cards (``identity_known``) are first given cards anew, from a list
+    drawn from ``post`` (``read_opponents``): the cards that list leaves once the seen ones
+    are taken out, in random order (when it leaves fewer than are hidden, the rest drawn
+    from that list's cards, never a UA: Art. IV §3.2). The real identities of hidden cards
+    are never read. Then as ``determinize``: the hidden cards pooled in slot order,
+    shuffled and dealt back (the hand size kept, Art. VI §7, a hand card whose identity is
+    known kept in hand), ``p``'s own Draw Pile reshuffled (it knows its own list), every
+    stream reseeded from ``rseed``, the opponents' noted card values forgotten."""
+    pl, sl, ls, rng, masks = g.players, g.slots, g.lists, g.rng, g.masks
+    rng[GAME_STREAM] = dseed
+    n_prior = prior_cards.shape[0]
+    tmp = know[E.MAX_PLAYERS, 0]
+    for q in range(g.game[L.G_N_PLAYERS]):
+        size = pl[q, L.P_DECK_SIZE]
+        if q != p:
+            u = rand_unit(rng, GAME_STREAM)
+            d = 0
+            acc = post[q, 0]
+            while u >= acc and d < n_prior - 1:
+                d += 1
+                acc += post[q, d]
+            m = know[q, d, E.MAX_SLOTS]
+            for i in range(m):
+                tmp[i] = know[q, d, i]
+            k = 0
+            for s in range(size):
+                if identity_known(sl, masks, q, s):
+                    continue
+                if k < m:  # a partial Fisher-Yates over the list's cards left
+                    j = k + rand_below(rng, GAME_STREAM, m - k)
+                    c = tmp[j]
+                    tmp[j] = tmp[k]
+                    tmp[k] = c
+                else:
+                    c = prior_cards[d, rand_below(rng, GAME_STREAM, prior_size[d])]
+                    while t.cards[c, E.C_TYPE] == E.UA:  # Art. IV §3.2: never in a pile
+                        c = prior_cards[d, rand_below(rng, GAME_STREAM, prior_size[d])]
+                sl[q, s, L.S_CARD] = c
+                k += 1
+            name_slots(t.cards, sl, masks, q, size)
+        # the hidden cards in slot order (a known hand card stays in hand), then dealt
+        kept = 0
+        if q != p:
+            for i in range(pl[q, L.P_N_HAND]):
+                s = ls[q, L.L_HAND, i]
+                if identity_known(sl, masks, q, s):
+                    ls[q, L.L_HAND, kept] = s
+                    kept += 1
+        n_hand = pl[q, L.P_N_HAND] - kept if q != p else 0
+        n = 0
+        for s in range(size):
+            z = sl[q, s, L.S_ZONE]
+            if z == L.Z_DRAW or (z == L.Z_HAND and q != p
+                                 and not identity_known(sl, masks, q, s)):
+                ls[q, L.L_DRAW, n] = s
+                n += 1
+        for i in range(n - 1, 0, -1):  # Fisher-Yates over the pool
+            j = rand_below(rng, GAME_STREAM, i + 1)
+            x = ls[q, L.L_DRAW, i]
+            ls[q, L.L_DRAW, i] = ls[q, L.L_DRAW, j]
+            ls[q, L.L_DRAW, j] = x
+        if q != p:
+            pl[q, L.P_N_HAND] = kept
+        for i in range(n):
+            s = ls[q, L.L_DRAW, i]
+            if i < n_hand:
+                sl[q, s, L.S_ZONE] = L.Z_HAND
+                list_push(pl, ls, q, L.L_HAND, L.P_N_HAND, s)
+            else:
+                sl[q, s, L.S_ZONE] = L.Z_DRAW
+                ls[q, L.L_DRAW, i - n_hand] = s
+        pl[q, L.P_N_DRAW] = n - n_hand
+        if q != p:
+            for s in range(E.MAX_SLOTS):
+                memo[q, PM_VALUE0 + s] = np.nan
+    for k in range(rng.shape[0]):
+        rng[k] = stream_seed(rseed, k, 0, 0, 0)
