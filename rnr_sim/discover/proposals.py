@@ -14,9 +14,10 @@ surrogate of the deck's share, weighted by each gain's precision), on two levels
 
 ``propose`` asks for a posterior draw of a kind's estimates (Thompson sampling: a card
 never tried keeps its prior's spread, so it is tried in turn, and a card tried often is
-judged by what it did) and makes the swap that draw values most: every copy of a card of
-the deck (at most a full set, ``swaps.FULL_SET``) out, as many copies of another card in,
-within Art. V (``Laws.legal``). A swap across Orders moves a deck's count of Pillars,
+judged by what it did) and makes the swap that draw values most within one Order, among a
+random half of its cards: every copy of a card of the deck (at most a full set,
+``swaps.FULL_SET``) out, as many copies of another card in, within Art. V
+(``Laws.legal``). A swap across Orders moves a deck's count of Pillars,
 Rights or Attacks by a block at a time. The estimates are reported beside the archive
 (``estimates``, ``learned.parquet``).
 """
