@@ -440,7 +440,10 @@ def run_compare(options: CompareOptions, progress: bool = True,
     if out is not None:
         runner.check_out(out)
 
-    base_catalog = load_catalog(options.cards)
+    from rnr_sim.decks import catalog_paths
+
+    base_cards = catalog_paths(options.cards, options.decks)  # --cards, else the Cards: headers
+    base_catalog = load_catalog(base_cards)
     patched = None
     patch = None
     if options.patch is not None:
@@ -471,7 +474,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
     # file (the variant run reads it).
     out, _created, lock = runner.claim_out(out, "compare-", "compare folder")
     try:
-        variant_cards = options.cards
+        variant_cards = base_cards
         if patched is not None:
             variant_cards = out / VARIANT_CATALOG
             try:
@@ -485,7 +488,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
                 cards=cards, policy=options.policy, threads=options.threads,
                 chunk_size=options.chunk_size))
 
-        plan_b = plan(options.cards, options.rules)
+        plan_b = plan(base_cards, options.rules)
         plan_v = plan(variant_cards, options.rules_b if options.rules_b is not None
                       else options.rules)
         assert plan_b.deck_names == plan_v.deck_names and np.array_equal(plan_b.tables,
