@@ -50,12 +50,13 @@ def argument(kind: Any, **settings: Any) -> Any:
 # ------------------------------------------------------------------------- the same everywhere
 
 #: ``--cards``, repeatable: later files layer over earlier ones, in order (docs/design.md,
-#: "Layered catalogs"). ``None`` when not given: the shipped sample; a list otherwise, which
-#: ``load_catalog`` takes as it is.
+#: "Layered catalogs"). ``None`` when not given: the decks' ``Cards:`` headers, else the
+#: Original Set (``decks.catalog_paths``); a list otherwise, which ``load_catalog`` takes.
 CardsOption = option(list[Path] | None, "--cards", metavar="PATH",
                      help="Card catalog TOML; give it again to layer an expansion over a base "
-                          "(later files add cards and errata). Default: the shipped Foundation "
-                          "sample set.")
+                          "(later files add cards and errata). Default: the catalogs the decks' "
+                          "'Cards:' headers name, else the 355-card Original Set "
+                          "(rnr_sim/data/original.toml).")
 RulesOption = option(Path | None, "--rules", metavar="PATH",
                      help="Rules profile TOML setting any switches. Default: constitution.")
 SeedOption = option(int | None, "--seed", metavar="S",
