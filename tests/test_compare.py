@@ -553,3 +553,30 @@ def test_newcombe_interval_for_a_path_never_taken_is_not_zero_width():
     lo, hi = newcombe_paired(0.40, 0.42, var_b, var_v, cov, 8000.0, 8000.0)
     se = float(np.std(zv - zb, ddof=1)) / np.sqrt(4000)
     assert (lo, hi) == pytest.approx((0.02 - 1.96 * se, 0.02 + 1.96 * se), abs=0.004)
+
+
+@needs_engine
+def test_the_patched_cards_own_figures_and_the_balance_line_come_first(strong):
+    """Issue 41, item 3: the patched card's every figure (significant or not) and its
+    adjusted IWD in both runs (the report's flag, like for like) come before the table of
+    significant changes, with a line saying whether the decks sit closer together; a
+    change under 0.1 pp shows its digits, an exact zero says so."""
+    from rnr_sim.compare import format_compare
+    from rnr_sim.compare.text import change_text, summary_json
+
+    result, paired = strong
+    text = format_compare(result, paired)
+    head = text[:text.index("Significant changes")]
+    assert "The patched card, Minuteman Volley (" in head
+    block = head[head.index("The patched card"):]
+    for label in ("GIH WR", "IWD", "played WR", "play rate"):
+        assert f"\n{label} " in block
+    assert "adjusted IWD (the report's flag: inside each deck, at equal game length): before " \
+        in block
+    assert "\nBalance: the decks' win rates spread " in head
+    assert ("closer together after the change" in head) != ("further apart" in head)
+    summary = summary_json(result, paired)
+    assert set(summary["patched_adjusted_iwd"]["Minuteman Volley"]) == {"baseline", "variant"}
+    assert change_text({"change": 0.0, "lo": 0.0, "hi": 0.0}) == "0 pp (no change)"
+    assert change_text({"change": 3.1e-5, "lo": 2e-5, "hi": 4.2e-5}) == \
+        "+0.0031 pp [+0.0020, +0.0042]"
