@@ -64,6 +64,7 @@ def what_changed(result: CompareResult) -> list[str]:
     if result.rules_b_path is not None:
         sw = rule_change_lines(result) or ["(the same switches as the baseline)"]
         lines.append(f"rules {one_line(result.rules_b_path)}: " + "; ".join(sw))
+    lines += [f"deck {one_line(line)}" for line in getattr(result, "deck_b_lines", [])]
     return lines
 
 
@@ -163,8 +164,10 @@ def moved_line(paired: Paired) -> str | None:
         return None
     cards = moved["subject"].n_unique()
     sig = moved.filter(pl.col("significant"))["subject"].n_unique()
-    return (f"Unpatched cards: {sig} of {cards} moved significantly, all through the change "
-            f"to {paired.what_moved()} (a patched card changes the games of every deck "
+    what = paired.what_moved()
+    through = "the change" if what == "the change" else f"the change to {what}"
+    return (f"Unpatched cards: {sig} of {cards} moved significantly, all through {through} "
+            f"(a patched card changes the games of every deck "
             "that meets it, and so every card's GIH WR and IWD there): read them as the "
             "change's reach, not as a change to those cards; they are listed apart")
 
@@ -263,6 +266,17 @@ def format_compare(result: CompareResult, paired: Paired, report: str | None = N
     if note:
         out.append(note + ".")
     out.append("")
+    if getattr(result, "deck_b_name", None):
+        r = paired.of("deck", "win_rate").filter(pl.col("subject") == result.deck_b_name)
+        if r.height:
+            r = r.row(0, named=True)
+            verdict = ("significant: the second version wins more" if r["significant"]
+                       and r["change"] > 0 else "significant: the second version wins less"
+                       if r["significant"] else "not significant at this number of deals")
+            out += [f"Deck B: {one_line(result.deck_b_name)} wins "
+                    f"{pct(r['baseline'])} as DECK, {pct(r['variant'])} as --deck-b "
+                    f"{one_line(result.deck_b_path)}, on the same deals: {change_text(r)}, "
+                    f"{verdict}", ""]
     patched = patched_card_lines(paired)
     if patched:
         out += patched + [""]
@@ -329,6 +343,8 @@ def summary_json(result: CompareResult, paired: Paired, report: str | None = Non
         "patch_name": result.patch_name or None,
         "patch_changes": result.patch_lines,
         "rules_b": result.rules_b_path,
+        "deck_b": result.deck_b_path,
+        "deck_b_changes": result.deck_b_lines,
         "rules_changes": {k: list(v) for k, v in result.rules_changes.items()},
         "excluded": [{"deck": e.deck, "path": e.path, "reason": e.reason}
                      for e in result.excluded],
