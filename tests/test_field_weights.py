@@ -48,3 +48,16 @@ def test_run_field_weights_prints_the_best_response(engine, decks, tmp_path, cap
     assert main(["run", *map(str, decks), "--out", str(bad), "--field-weights", "Nobody=1"]) == 2
     assert "--field-weights: no deck 'Nobody' in the run" in capsys.readouterr().err
     assert not bad.exists()  # refused before any game
+
+
+def test_report_field_weights_answers_for_a_run_dir(engine, decks, tmp_path, capsys):
+    names = deck_names(decks)
+    out = tmp_path / "run"
+    assert main(["run", *map(str, decks), "--games", "4", "--out", str(out), "-q"]) == 0
+    assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--field-weights",
+                 "Nobody=1"]) == 2
+    assert not (tmp_path / "rep").exists()
+    capsys.readouterr()
+    assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--field-weights",
+                 f"{names[2]}=1"]) == 0
+    assert f"Against your field (100% {names[2]})" in capsys.readouterr().out
