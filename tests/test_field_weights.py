@@ -61,3 +61,27 @@ def test_report_field_weights_answers_for_a_run_dir(engine, decks, tmp_path, cap
     assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--field-weights",
                  f"{names[2]}=1"]) == 0
     assert f"Against your field (100% {names[2]})" in capsys.readouterr().out
+
+
+def test_a_vs_run_says_what_its_rows_are_and_judges_only_that_deck(engine, decks, tmp_path,
+                                                                   capsys):
+    """Issue 41, item 2: a ``run --vs`` table labels its rows; its report judges only the
+    --vs deck, solves no Nash mix from a matrix of one row, and says why first."""
+    from rnr_sim.analytics import compute_metrics, load_run
+    from rnr_sim.report.text import nash_method_note, verdict_banners
+
+    names = deck_names(decks)
+    out = tmp_path / "vs"
+    assert main(["run", *map(str, decks), "--vs", str(decks[0]), "--games", "6", "--out",
+                 str(out)]) == 0
+    text = capsys.readouterr().out
+    assert (f"One deck against the field (--vs): the {names[0]} row is its result against the "
+            f"{len(decks) - 1} other decks; every other row is that deck's result against "
+            f"{names[0]} alone.") in text
+    m = compute_metrics(load_run(out))
+    assert m.nash["share"].null_count() == m.nash.height
+    assert {c.subject for c in m.candidates if c.kind == "deck"} <= {names[0]}
+    assert not [c for c in m.candidates if c.kind == "branch"]
+    assert verdict_banners(m)[0].startswith(f"One deck against the field (rnr-sim run --vs): "
+                                            f"{names[0]} met every other deck")
+    assert nash_method_note(m).startswith("No Nash mix for a run of one deck against the field")

@@ -116,6 +116,11 @@ def run_command(
     if as_json:
         typer.echo(json.dumps(runner.summary_json(result, summary), indent=2))
     elif not quiet and summary is not None:
+        vs_deck = result.manifest.get("vs")
+        if isinstance(vs_deck, str):
+            typer.echo(f"One deck against the field (--vs): the {vs_deck} row is its result "
+                       f"against the {summary.height - 1} other decks; every other row is that "
+                       f"deck's result against {vs_deck} alone.")
         typer.echo(runner.format_summary(summary))
         typer.echo("")
     m = result.manifest
