@@ -1,7 +1,11 @@
 """Deck lists: the text format (docs/design.md, "Deck lists") and the Laws of Deck Construction.
 
 A deck list is plain text, one ``COUNT Card Name`` per line (``4x Card Name`` also
-reads), ``#`` comments, blank lines, and optional ``Name:`` and ``Policy:`` headers. UAs
+reads), ``#`` comments, blank lines, and optional ``Name:``, ``Policy:`` and ``Cards:``
+headers. ``Cards:`` names the catalog the deck is built from (``Cards: original``, a
+shipped set, or a catalog file relative to the deck; several, comma-separated, layer in
+order), so a deck from a run with an expansion carries what it needs: every command that
+is not given ``--cards`` loads the catalogs its decks name (``catalog_paths``). UAs
 are ordinary lines. ``validate_deck`` checks every law of Article V under the rulings
 R1-R6 and the switches of the rules profile, and reports every violation at once.
 """
@@ -28,7 +32,7 @@ ABILITIES = ("damage", "ip", "drain")
 MAX_EFFECTS = enums.MAX_EFFECTS  # Art. VII §7, Amend. V §1
 RIGHTS_LEEWAY = 2  # R6: no warning within 10 ± 2
 MAX_COUNT = 999  # a line's count; anything larger is a typo, not a deck
-HEADERS = ("name", "policy")
+HEADERS = ("name", "policy", "cards")
 MAX_PROBLEMS = 10  # problems listed for one file; the rest are counted
 
 # Counts are ASCII digits (``\d`` would also read "١", an Arabic-Indic digit, as 1).
@@ -73,6 +77,98 @@ def header_line(path: Path | None, key: str) -> int | None:
         if m is not None and m.group(1).strip().lower() == key:
             return n
     return None
+
+
+#: The shipped catalogs (package data); a ``Cards:`` header names one by its file's stem
+#: (``Cards: original``).
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+
+def shipped_catalogs() -> dict[str, Path]:
+    """The shipped catalog files by the name a ``Cards:`` header gives them (the stem)."""
+    return {p.stem: p for p in sorted(DATA_DIR.glob("*.toml"))}
+
+
+def deck_catalogs(path: str | Path) -> list[Path]:
+    """The catalog files a deck list's ``Cards:`` header names, in order; ``[]`` when it has
+    none or cannot be read (``load_deck`` then says why). Each comma-separated value is a
+    shipped catalog's name (``original``) or a catalog file relative to the deck's folder.
+
+    Raises ``InputError`` (``file:line``) for a value that is neither.
+    """
+    p = Path(path)
+    try:  # read as load_deck reads it: a regular file within the size bound
+        lines = read_input(p, "deck list", "a deck list").decode(
+            "utf-8-sig", errors="replace").splitlines()
+    except InputError:
+        return []
+    shipped = shipped_catalogs()
+    for n, line in enumerate(lines, start=1):
+        m = _HEADER_LINE.fullmatch(_COMMENT.sub("", line).strip())
+        if m is None or m.group(1).strip().lower() != "cards":
+            continue
+        out = []
+        for value in (v.strip() for v in m.group(2).split(",")):
+            if not value:
+                continue
+            if value.lower() in shipped:
+                out.append(shipped[value.lower()])
+            elif (p.parent / value).is_file():
+                out.append(p.parent / value)
+            else:
+                raise InputError(
+                    f"{p}:{n}: Cards: {shown(value)} is neither a shipped catalog "
+                    f"({', '.join(shipped)}) nor a file next to the deck; name a shipped "
+                    "catalog, or a catalog file by its path from the deck's folder")
+        return out
+    return []
+
+
+def catalog_paths(cards, deck_paths) -> list[Path] | None:
+    """The catalog a command loads: ``--cards`` when given (``cards``, as given), else the
+    catalogs the decks' ``Cards:`` headers name, layered in the decks' order (each file
+    once), else ``None``, the default catalog (the whole Original Set)."""
+    if cards:
+        return [Path(c) for c in ([cards] if isinstance(cards, str | Path) else cards)]
+    out: dict[Path, Path] = {}
+    for d in deck_paths:
+        for c in deck_catalogs(d):
+            out.setdefault(c.resolve(), c)
+    return list(out.values()) or None
+
+
+def cards_header(catalog: Catalog, deck_dir: str | Path | None = None) -> str | None:
+    """The ``Cards:`` header line that loads ``catalog`` again (``Cards: original``), for a
+    deck written to ``deck_dir``; None for a catalog not read from files. A file another
+    one names as its ``base`` is left out (loading the later one brings it in)."""
+    import os
+    import tomllib
+
+    paths = [s.path for s in catalog.sources]
+    if not paths or any(p is None for p in paths):
+        return None
+    bases = set()
+    for p in paths:
+        try:
+            base = tomllib.loads(Path(p).read_text(encoding="utf-8")).get("base")
+        except (OSError, ValueError):
+            base = None
+        if isinstance(base, str):
+            bases.add((Path(p).parent / base).resolve())
+    by_file = {f.resolve(): stem for stem, f in shipped_catalogs().items()}
+    names = []
+    for p in paths:
+        r = Path(p).resolve()
+        if r in bases:
+            continue
+        if r in by_file:
+            names.append(by_file[r])
+        else:
+            try:
+                names.append(os.path.relpath(r, Path(deck_dir or ".").resolve()))
+            except ValueError:  # another drive
+                names.append(str(r))
+    return f"Cards: {', '.join(names)}"
 
 
 @dataclass(frozen=True)
@@ -160,7 +256,7 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
         key, value = m.group(1).strip().lower(), m.group(2).strip()
         if key not in HEADERS:
             problems.append(f"{at}: bad header {shown(m.group(1) + ':')}; valid headers: "
-                            "Name:, Policy:")
+                            "Name:, Policy:, Cards:")
         elif key in headers:
             problems.append(f"{at}: second '{m.group(1)}:' header")
         elif not value:
@@ -181,7 +277,8 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
             line, name = unknown[0]
             raise InputError(f"{where}: {len(unknown)} card{'s' if len(unknown) > 1 else ''} "
                              f"not in the catalog ({catalog.name}) are in {holder} "
-                             f"({shown(name)}, line {line}): add --cards {holder}")
+                             f"({shown(name)}, line {line}): add --cards {holder} (or "
+                             f"the header line 'Cards: {Path(holder).stem}' to the deck)")
         if len(problems) == 1:
             raise InputError(problems[0])
         more = len(problems) - MAX_PROBLEMS

@@ -605,7 +605,9 @@ def load_inputs(decks: Sequence[str | Path],
     if len(decks) > enums.MAX_PLAYERS:
         raise InputError(f"replay plays {MIN_PLAYERS} to {enums.MAX_PLAYERS} seats; got "
                          f"{len(decks)} deck lists")
-    catalog = load_catalog(cards)  # one file, or several layered in order
+    from rnr_sim.decks import catalog_paths
+
+    catalog = load_catalog(catalog_paths(cards, decks))  # several files layer in order
     profile = load_profile(None if rules is None else Path(rules))
     loaded = [load_deck(p, catalog) for p in decks]
     for deck in loaded:

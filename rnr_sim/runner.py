@@ -288,7 +288,9 @@ def plan_run(options: RunOptions) -> RunPlan:
         else:
             paths.append(vs_path)
             vs_index = len(paths) - 1
-    catalog = load_catalog(options.cards)
+    from rnr_sim.decks import catalog_paths
+
+    catalog = load_catalog(catalog_paths(options.cards, paths))
     profile = load_profile(None if options.rules is None else Path(options.rules).resolve())
     decks = _load_decks(paths, catalog)
     if not options.allow_illegal:

@@ -172,7 +172,7 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     if holdout_deals is not None:
         check_count(holdout_deals, "--holdout", 1, MAX_BUDGET)
     if not field_decks:
-        raise InputError("tune needs a field: give --vs DECK at least once")
+        raise InputError("tune needs a field: give --field DECK at least once")
     paths = [Path(deck), *[Path(p) for p in field_decks]]
     if len({p.resolve() for p in paths}) != len(paths):
         raise InputError("the tuned deck and the field must be distinct deck lists")

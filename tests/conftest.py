@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rnr_sim.cards import Catalog, load_catalog
+from rnr_sim.cards import FOUNDATION_CATALOG, Catalog, load_catalog
 from rnr_sim.decks import Deck, parse_deck
 from rnr_sim.engine import driver
 
@@ -186,4 +186,4 @@ def decks(tmp_path_factory) -> list[Path]:
     """Four legal deck lists of the sample catalog (generated: stable for these tests)."""
     from fake_engine import write_generated_decks
 
-    return write_generated_decks(load_catalog(None), tmp_path_factory.mktemp("decks"))
+    return write_generated_decks(load_catalog(FOUNDATION_CATALOG), tmp_path_factory.mktemp("decks"))

@@ -99,7 +99,7 @@ def test_catalog_to_polars(tiny):
 def test_catalog_default_is_package_data():
     from rnr_sim.cards import DEFAULT_CATALOG
 
-    assert DEFAULT_CATALOG.name == "foundation.toml"
+    assert DEFAULT_CATALOG.name == "original.toml"  # the whole Original Set (issue 41)
     assert DEFAULT_CATALOG.parent.name == "data"
 
 

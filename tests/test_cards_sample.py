@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rnr_sim.cards import CARD_VERBS, DEFAULT_CATALOG, load_catalog
+from rnr_sim.cards import CARD_VERBS, FOUNDATION_CATALOG, load_catalog
 from rnr_sim.decks import load_deck, validate_deck
 from rnr_sim.rules import default_profile
 
@@ -16,13 +16,11 @@ DECKS = sorted((Path(__file__).parent.parent / "decks").glob("*.txt"))
 
 @pytest.fixture(scope="module")
 def sample():
-    if not DEFAULT_CATALOG.exists():
-        pytest.skip("rnr_sim/data/foundation.toml is not written yet")
-    return load_catalog()
+    return load_catalog(FOUNDATION_CATALOG)
 
 
 #: Verbs a sample expansion introduces: its cards, not the Foundation's, show them.
-EXPANSION_VERBS = {"heal per pillar": DEFAULT_CATALOG.parent / "expansion_frontier.toml"}
+EXPANSION_VERBS = {"heal per pillar": FOUNDATION_CATALOG.parent / "expansion_frontier.toml"}
 
 
 def test_sample_catalog_uses_every_verb_and_trigger(sample):

@@ -11,7 +11,7 @@ import pytest
 from conftest import TINY_CATALOG, deck_of
 from typer.testing import CliRunner
 
-from rnr_sim.cards import DEFAULT_CATALOG, CatalogError, load_catalog
+from rnr_sim.cards import FOUNDATION_CATALOG, CatalogError, load_catalog
 from rnr_sim.cli import app
 from rnr_sim.decks import is_legal, validate_deck
 from rnr_sim.errors import InputError
@@ -108,14 +108,16 @@ def one_line_error(paths) -> str:
 
 
 def test_one_path_and_a_list_of_it_compile_to_the_same_bytes():
-    alone, listed = load_catalog(DEFAULT_CATALOG), load_catalog([DEFAULT_CATALOG])
-    default = load_catalog()
-    assert alone.compile().tobytes() == listed.compile().tobytes() == default.compile().tobytes()
-    assert alone.sha256 == listed.sha256 == hashlib.sha256(DEFAULT_CATALOG.read_bytes()).hexdigest()
-    assert alone.path == DEFAULT_CATALOG and alone.name == "Foundation Sample"
-    assert alone.sources == ((DEFAULT_CATALOG, alone.sha256),)
+    alone, listed = load_catalog(FOUNDATION_CATALOG), load_catalog([FOUNDATION_CATALOG])
+    assert alone.compile().tobytes() == listed.compile().tobytes()
+    assert alone.sha256 == listed.sha256 == hashlib.sha256(FOUNDATION_CATALOG.read_bytes()).hexdigest()
+    assert alone.path == FOUNDATION_CATALOG and alone.name == "Foundation Sample"
+    assert alone.sources == ((FOUNDATION_CATALOG, alone.sha256),)
     assert alone.sets == ("Foundation Sample",)
-    assert load_catalog([]).sha256 == alone.sha256  # an empty list is the default
+    default = load_catalog()  # the default: the Original Set over its base, the Foundation
+    assert load_catalog([]).sha256 == default.sha256  # an empty list is the default
+    assert default.sets == ("Foundation Sample", "Original Set") and len(default.cards) == 355
+    assert default.compile()[:len(alone.cards)].tobytes() == alone.compile().tobytes()
 
 
 def test_each_card_knows_its_set_and_table(base):

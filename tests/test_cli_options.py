@@ -84,8 +84,8 @@ def field_of(monkeypatch, module: str, function: str, keyword: str | int):
     monkeypatch.setattr(importlib.import_module(module), function, refuse)
 
 
-@pytest.mark.parametrize("spelt", [["--vs", "b.txt", "c.txt"], ["--vs", "b.txt", "--vs", "c.txt"],
-                                   ["--vs=b.txt", "c.txt"]])
+@pytest.mark.parametrize("spelt", [["--field", "b.txt", "c.txt"], ["--vs", "b.txt", "c.txt"],
+                                   ["--vs", "b.txt", "--vs", "c.txt"], ["--vs=b.txt", "c.txt"]])
 def test_tune_takes_its_field_after_one_flag(monkeypatch, capsys, spelt):
     field_of(monkeypatch, "rnr_sim.tune", "tune", 1)
     assert main(["tune", "a.txt", *spelt, "--budget", "2000", "--json"]) == 2
@@ -124,3 +124,31 @@ def test_cards_and_rules_print_json(capsys):
     rules = json.loads(capsys.readouterr().out)
     assert rules["profile"] == "constitution" and rules["changed"] == []
     assert all(s["value"] == s["default"] for s in rules["switches"])
+
+
+def test_names_and_defaults_a_new_user_meets_are_the_same_across_commands(capsys):
+    """Issue 41, item 5: tune names its field --field, as discover and balance do (--vs
+    still works, hidden); discover takes -q like run and compare; replay's help gives the
+    defaults of --game and --rollouts."""
+    for command, present, absent in (("tune", ["--field"], ["--vs"]),
+                                     ("discover", ["--quiet", "-q"], []),
+                                     ("replay", ["[default: 0]", "[default: 32]"], [])):
+        assert main([command, "--help"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        for word in present:
+            assert word in text, (command, word)
+        for word in absent:
+            assert word not in text, (command, word)
+
+
+def test_resume_takes_the_dir_as_run_does():
+    """Issue 41, item 5: ``discover --resume DIR`` reads as ``run --resume DIR`` does (and as
+    ``discover --resume --out DIR``, still)."""
+    discover, run = commands()["discover"], commands()["run"]
+    assert options.resume_dir(discover, ["--resume", "d", "--budget", "9"]) == \
+        ["--resume", "--out", "d", "--budget", "9"]
+    assert options.resume_dir(discover, ["--resume", "--out", "d"]) == ["--resume", "--out", "d"]
+    assert options.resume_dir(discover, ["--", "--resume", "d"]) == ["--", "--resume", "d"]
+    assert options.resume_dir(commands()["balance"], ["--resume", "d"]) == \
+        ["--resume", "--out", "d"]
+    assert options.resume_dir(run, ["--resume", "d"]) == ["--resume", "d"]  # takes DIR itself

@@ -553,3 +553,56 @@ def test_newcombe_interval_for_a_path_never_taken_is_not_zero_width():
     lo, hi = newcombe_paired(0.40, 0.42, var_b, var_v, cov, 8000.0, 8000.0)
     se = float(np.std(zv - zb, ddof=1)) / np.sqrt(4000)
     assert (lo, hi) == pytest.approx((0.02 - 1.96 * se, 0.02 + 1.96 * se), abs=0.004)
+
+
+@needs_engine
+def test_the_patched_cards_own_figures_and_the_balance_line_come_first(strong):
+    """Issue 41, item 3: the patched card's every figure (significant or not) and its
+    adjusted IWD in both runs (the report's flag, like for like) come before the table of
+    significant changes, with a line saying whether the decks sit closer together; a
+    change under 0.1 pp shows its digits, an exact zero says so."""
+    from rnr_sim.compare import format_compare
+    from rnr_sim.compare.text import change_text, summary_json
+
+    result, paired = strong
+    text = format_compare(result, paired)
+    head = text[:text.index("Significant changes")]
+    assert "The patched card, Minuteman Volley (" in head
+    block = head[head.index("The patched card"):]
+    for label in ("GIH WR", "IWD", "played WR", "play rate"):
+        assert f"\n{label} " in block
+    assert "adjusted IWD (the report's flag: inside each deck, at equal game length): before " \
+        in block
+    assert "\nBalance: the decks' win rates spread " in head
+    assert ("closer together after the change" in head) != ("further apart" in head)
+    summary = summary_json(result, paired)
+    assert set(summary["patched_adjusted_iwd"]["Minuteman Volley"]) == {"baseline", "variant"}
+    assert change_text({"change": 0.0, "lo": 0.0, "hi": 0.0}) == "0 pp (no change)"
+    assert change_text({"change": 3.1e-5, "lo": 2e-5, "hi": 4.2e-5}) == \
+        "+0.0031 pp [+0.0020, +0.0042]"
+
+
+@needs_engine
+def test_deck_b_plays_a_second_version_of_the_first_deck_on_the_same_deals(
+        module_engine, tmp_path, capsys):
+    """Issue 41, item 6: ``compare mine.txt decks... --deck-b mine-v2.txt``: the variant plays
+    the second version in the first deck's place, on the same deals; the user reads what
+    differs and the paired change of that deck's win rate."""
+    from rnr_sim.cli import main
+
+    v2 = tmp_path / "v2.txt"
+    text = DECKS[1].read_text().replace("Name: Abolitionist Front", "Name: Abolitionist v2")
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line[:2] in ("2 ", "3 ", "4 "))
+    n, name = lines[first].split(" ", 1)
+    lines[first] = f"{int(n) - 1} {name}"
+    lines = [line for line in lines if not line.startswith("Policy:")] + [f"1 {name}"]
+    v2.write_text("\n".join(lines) + "\n")  # the same cards: one copy moved to the end
+    code = main(["compare", str(DECKS[1]), *map(str, DECKS), "--deck-b", str(v2), "--games",
+                 "30", "--out", str(tmp_path / "cmp"), "--no-report", "--players", "2"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert (f"Change: deck {v2} in place of {DECKS[1]} ('Abolitionist Front', the same deals): "
+            "the same cards") in out
+    assert "\nDeck B: Abolitionist Front wins " in out and f"as --deck-b {v2}, on the same " \
+        "deals: " in out

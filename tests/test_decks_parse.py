@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -69,7 +70,7 @@ def test_deck_one_unknown_name_is_one_line(write, tiny):
     ("1000 Town Hall\n", ":1: bad count 1000"),
     ("4Town Hall\n", ":1: expected 'COUNT Card Name'"),
     ("Town Hall\n", ":1: expected 'COUNT Card Name'"),
-    ("Deck: mine\n4 Town Hall\n", ":1: bad header 'Deck:'; valid headers: Name:, Policy:"),
+    ("Deck: mine\n4 Town Hall\n", ":1: bad header 'Deck:'; valid headers: Name:, Policy:, Cards:"),
     ("Name: a\nName: b\n4 Town Hall\n", ":2: second 'Name:' header"),
     ("Policy:\n4 Town Hall\n", ":1: empty 'Policy:' header"),
     ("# nothing\n\nName: Empty\n", ":3: no cards in this deck list"),
@@ -90,3 +91,56 @@ def test_deck_unreadable_files(tmp_path, write, tiny):
         load_deck(tmp_path, tiny)
     with pytest.raises(InputError, match="not a text file"):
         load_deck(write("deck.bin", b"\x00\x01\x02PK"), tiny)
+
+
+# ---------------------------------------------------------------------------- Cards: header
+
+
+def test_a_cards_header_names_the_catalog_every_command_loads(tmp_path, capsys):
+    """Issue 41: a deck names what it needs (``Cards: tiny.toml`` beside it, or a shipped
+    set by name), and a command given no --cards loads it; the shipped expansion decks say
+    ``Cards: expansion_frontier`` and validate as they are."""
+    from conftest import FIXTURES
+
+    from rnr_sim.cli import main
+
+    (tmp_path / "tiny.toml").write_bytes((FIXTURES / "tiny.toml").read_bytes())
+    deck = tmp_path / "mine.txt"
+    deck.write_text("Cards: tiny.toml\n" + LEGAL_DECK.read_text())
+    expansion = sorted((FIXTURES.parent.parent / "decks" / "expansion").glob("*.txt"))
+    assert main(["validate", str(deck)]) == 0
+    assert capsys.readouterr().out == f"OK Tiny Legal ({deck})\n"
+    assert main(["validate", *map(str, expansion)]) == 0
+    assert "4 legal, 0 illegal" in capsys.readouterr().out
+
+
+def test_a_bad_cards_header_is_one_line_naming_file_and_line(write, tiny):
+    from rnr_sim.decks import catalog_paths
+
+    path = write("d.txt", "Name: x\nCards: nowhere.toml\n4 Town Hall\n")
+    with pytest.raises(InputError) as e:
+        catalog_paths(None, [path])
+    assert str(e.value).startswith(f"{path}:2: Cards: 'nowhere.toml' is neither a shipped "
+                                   "catalog (expansion_frontier, foundation, original)")
+    assert catalog_paths(["given.toml"], [path]) == [Path("given.toml")]  # --cards wins
+
+
+def test_cards_header_loads_the_catalog_again(tmp_path):
+    """The header discover writes (``cards_header``) names a shipped set by name, leaves out a
+    base the later file brings in, and gives another file by its path from the deck."""
+    from conftest import FIXTURES
+
+    from rnr_sim.cards import load_catalog
+    from rnr_sim.decks import DATA_DIR, cards_header
+
+    assert cards_header(load_catalog()) == "Cards: original"
+    assert cards_header(load_catalog(DATA_DIR / "expansion_frontier.toml")) == \
+        "Cards: expansion_frontier"
+    layered = load_catalog([DATA_DIR / "original.toml", FIXTURES / "power" / "layer.toml"])
+    header = cards_header(layered, tmp_path)
+    assert header.startswith("Cards: original, ") and header.endswith("layer.toml")
+    deck = tmp_path / "d.txt"
+    deck.write_text(header + "\n")
+    from rnr_sim.decks import catalog_paths
+
+    assert load_catalog(catalog_paths(None, [deck])).sha256 == layered.sha256

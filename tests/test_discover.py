@@ -156,6 +156,10 @@ def test_report_draws_a_discovery_dir(toy_discovery, tmp_path):
     assert "Dominant Volley" in page
     # standing alone (no run report above it): the Card power page it links is its own power/
     assert 'id="power-link" data-probe="power/plots/power.png" hidden>' in page
+    # issue 41: the staples leave out the UAs, which every deck must hold
+    assert "UAs left out (every deck must hold three)" in page
+    staples = page[page.index("<h2>Cards: staples"):page.index("<h3>In no elite")]
+    assert "<td>ua</td>" not in staples
 
 
 def test_check_coverage_re_measures_elites_as_discover_does(toy_discovery):

@@ -258,16 +258,21 @@ def test_check_coverage_discovery_refuses_what_it_would_not_read(args, message, 
     assert code == 2 and one_line(err) and message in err
 
 
-def test_a_deck_of_another_shipped_catalog_is_told_which_cards_file_to_add(capsys):
+def test_a_deck_of_another_shipped_catalog_is_told_which_cards_file_to_add(capsys, tmp_path):
     """An expansion deck given without its catalog drew a dozen lines of wrong "did you
-    mean" guesses (issue 44, item 11); it is now told the shipped file that holds its cards."""
-    deck = REPO / "decks" / "expansion" / "corps_of_discovery.txt"
+    mean" guesses (issue 44, item 11); it is now told the shipped file that holds its cards,
+    and the deck header that would carry it (issue 41)."""
+    shipped = REPO / "decks" / "expansion" / "corps_of_discovery.txt"
+    deck = tmp_path / "corps.txt"  # the shipped deck without its 'Cards:' header
+    deck.write_text("".join(line for line in shipped.read_text().splitlines(keepends=True)
+                            if not line.startswith("Cards:")))
     for args in (["validate", deck], ["discover", "--field", deck, SAMPLE[0], "--out",
                                       REPO / "runs" / "never-written"]):
         code, err = cli(capsys, *args)
         assert code == 2 and one_line(err)
         assert "not in the catalog" in err and "add --cards" in err
-        assert err.endswith("expansion_frontier.toml")
+        assert err.endswith("expansion_frontier.toml (or the header line "
+                            "'Cards: expansion_frontier' to the deck)")
     assert not (REPO / "runs" / "never-written").exists()
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rnr_sim import enums
-from rnr_sim.cards import DEFAULT_CATALOG, load_catalog
+from rnr_sim.cards import DEFAULT_CATALOG, FOUNDATION_CATALOG, load_catalog
 from rnr_sim.decks import is_legal, load_deck, validate_deck
 from rnr_sim.rules import default_profile
 
@@ -111,7 +111,7 @@ def test_the_new_cards_alone_use_every_verb_and_keyword_too(original):
 
 
 def test_the_foundation_cards_are_kept_card_for_card(original):
-    foundation = load_catalog(DEFAULT_CATALOG)
+    foundation = load_catalog(FOUNDATION_CATALOG)
     assert original.cards[:N_FOUNDATION] == foundation.cards  # Card equality: every field
     assert [c.set for c in original.cards[:N_FOUNDATION]] == [FOUNDATION_SET] * N_FOUNDATION
     assert (original.compile()[:N_FOUNDATION] == foundation.compile()).all()
@@ -119,7 +119,10 @@ def test_the_foundation_cards_are_kept_card_for_card(original):
 
 
 def test_every_demo_deck_stays_legal_with_the_same_card_ids(original):
-    foundation, profile = load_catalog(DEFAULT_CATALOG), default_profile()
+    """The Original Set is every command's default catalog (issue 41): the sample decks,
+    built from its base, the Foundation Sample, are legal in it with the same card ids."""
+    assert load_catalog().sha256 == original.sha256 and DEFAULT_CATALOG.name == "original.toml"
+    foundation, profile = load_catalog(FOUNDATION_CATALOG), default_profile()
     for path in sorted((DATA.parent.parent / "decks").glob("*.txt")):
         deck = load_deck(path, original)
         assert is_legal(validate_deck(deck, original, profile)), path.name

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnr_sim.cards import load_catalog, parse_catalog
+from rnr_sim.cards import FOUNDATION_CATALOG, load_catalog, parse_catalog
 from rnr_sim.errors import InputError
 from rnr_sim.patches import apply_patch, catalog_toml, load_patch, parse_patch, toml_value
 
 
 @pytest.fixture(scope="module")
 def sample():
-    return load_catalog(None)
+    return load_catalog(FOUNDATION_CATALOG)
 
 
 def patched(text: str, catalog, where: str = "p.toml"):

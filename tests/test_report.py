@@ -239,6 +239,9 @@ def test_win_rate_colours_are_centred_on_the_fair_share(players):
     assert float(image.norm(fair)) == pytest.approx(0.5)
     label = fig.axes[1].get_ylabel()
     assert f"fair share {100 * fair:.0f}%" in label
+    # issue 41: no mirror was played, so the diagonal does not say "mirror"
+    cells = [t.get_text() for t in fig.axes[0].texts]
+    assert "mirror" not in " ".join(cells) and cells.count("not\nplayed") == 2
 
 
 def test_card_labels_do_not_overlap():

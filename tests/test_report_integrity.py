@@ -43,9 +43,9 @@ def made_run(tmp_path_factory, decks_module):
 def decks_module(tmp_path_factory):
     from fake_engine import write_generated_decks
 
-    from rnr_sim.cards import load_catalog
+    from rnr_sim.cards import FOUNDATION_CATALOG, load_catalog
 
-    return write_generated_decks(load_catalog(None), tmp_path_factory.mktemp("decks"))
+    return write_generated_decks(load_catalog(FOUNDATION_CATALOG), tmp_path_factory.mktemp("decks"))
 
 
 @pytest.fixture

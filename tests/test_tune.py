@@ -91,10 +91,10 @@ def test_tune_cli_writes_a_policy_file_a_deck_can_use(tmp_path, capsys):
     (["--budget", "10"], "--budget must be a whole number of games, at least 1000"),
     (["--budget", str(10**22)], "--budget must be"),
     (["--holdout", "0"], "--holdout must be"),
-    ([], "--vs"),
+    ([], "tune needs the decks to tune against: --field DECK..."),
 ])
 def test_tune_bad_input_is_one_line(args, message, capsys):
-    vs = [] if args == [] else ["--vs", str(DECKS / "eagle_blockade.txt")]
+    vs = [] if args == [] else ["--field", str(DECKS / "eagle_blockade.txt")]
     code = main(["tune", str(DECKS / "post_road_raiders.txt"), *vs, *args])
     assert code == 2
     err = capsys.readouterr().err.strip()

@@ -184,9 +184,10 @@ def test_an_activate_effect_on_a_pillar_is_refused_r34():
 
 
 def test_the_sample_catalog_still_loads():
-    from rnr_sim.cards import load_catalog
+    from rnr_sim.cards import FOUNDATION_CATALOG, load_catalog
 
-    assert len(load_catalog(None)) == 153
+    assert len(load_catalog(FOUNDATION_CATALOG)) == 153
+    assert len(load_catalog(None)) == 355  # the default: the whole Original Set
 
 
 # ---------------------------------------------------------------------------- rules profile

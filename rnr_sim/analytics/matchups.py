@@ -242,6 +242,7 @@ def metagame_nash(
     keys: list[str],
     deals: pl.DataFrame | dict | None = None,
     players: int = 2,
+    solve: bool = True,
 ) -> pl.DataFrame:
     """The Nash equilibrium of the metagame and each deck's standing against it.
 
@@ -260,11 +261,13 @@ def metagame_nash(
 
     Only for two players: with 3-4 players a deck's result depends on the whole table,
     so the pairwise matrix is not a two-player zero-sum game and no Nash mix is computed
-    (every share null, ``in_support`` false).
+    (every share null, ``in_support`` false). Nor with ``solve`` false: a ``run --vs``
+    matrix holds one deck's row and column, every other matchup unplayed, and its
+    "equilibrium" would only say which deck beat that one.
     """
     payoff, played = payoff_matrix(matrix, keys)
     met = played.sum(axis=1)
-    active = [i for i in range(len(keys)) if met[i] > 0] if players <= 2 else []
+    active = [i for i in range(len(keys)) if met[i] > 0] if players <= 2 and solve else []
     share = np.full(len(keys), np.nan)
     expected = np.full(len(keys), np.nan)
     gap = np.nan

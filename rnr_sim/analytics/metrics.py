@@ -273,6 +273,8 @@ def compute_metrics(run: Run, progress: Callable[[int], None] | None = None,
         tick(games.height)
     fold.finish_first()
     players = _players(run, fold)
+    vs_deck = run.manifest.get("vs")  # rnr-sim run --vs: one deck against the field
+    vs_deck = vs_deck if isinstance(vs_deck, str) else None
 
     agg, mirrors = _field_agg(fold)
     wr = ratio_from_moments(fold.moments("field_wr", "deck"), ["deck"], "win_rate")
@@ -314,7 +316,8 @@ def compute_metrics(run: Run, progress: Callable[[int], None] | None = None,
         t["seats"] = _seats(fold)
         t["branch_summary"] = _branch_summary(fold, branches)
         t["length"], t["length_hist"] = _length(fold)
-        t["nash"] = mu.metagame_nash(t["matchups"], deck_order, _patterns(fold), players)
+        t["nash"] = mu.metagame_nash(t["matchups"], deck_order, _patterns(fold), players,
+                                     solve=vs_deck is None)
         t["paths_expected"] = fold.paths_expected()
         t["lp"] = lp_bands(run.lp_curves).collect() if run.lp_curves is not None else None
         return t
@@ -350,12 +353,16 @@ def compute_metrics(run: Run, progress: Callable[[int], None] | None = None,
     cards_by_deck = card_metrics(counts, ("deck", "card"), adjusted=adj_deck,
                                  intervals=int_deck).join(catalog, on="card", how="left")
     fair = 1.0 / players
+    # A --vs run: only that deck met the field; every other deck met it alone, so neither
+    # their rates nor the branches' are "against the field", and they are not judged.
+    judged = deck_df if vs_deck is None else deck_df.filter(pl.col("deck") == vs_deck)
     candidates = (
-        fnd.deck_candidates(deck_df, tables["nash"], fair)
+        fnd.deck_candidates(judged, tables["nash"], fair)
         + fnd.path_candidates(tables["paths_expected"])
         + fnd.card_candidates(cards)
         + fnd.seat_candidates(tables["seats"])
-        + fnd.branch_candidates(tables["branch_summary"], deck_df, fair)
+        + (fnd.branch_candidates(tables["branch_summary"], deck_df, fair)
+           if vs_deck is None else [])
     )
     return replace(partial(tables), cards=cards, cards_by_deck=cards_by_deck,
                    candidates=fnd.judge(candidates), findings=fnd.top_findings(candidates))

@@ -2,7 +2,8 @@
 
 Public API::
 
-    DEFAULT_CATALOG                      the shipped sample catalog (package data)
+    DEFAULT_CATALOG                      the Original Set, every command's default catalog
+    FOUNDATION_CATALOG                   the Foundation Sample, its base (package data)
     load_catalog(path=None) -> Catalog   one file or several, layered in order (base,
                                          new cards, errata); raises InputError listing
                                          every problem of the first bad file
@@ -11,6 +12,7 @@ Public API::
 
 from rnr_sim.cards.catalog import (
     DEFAULT_CATALOG,
+    FOUNDATION_CATALOG,
     Catalog,
     CatalogError,
     Source,
@@ -23,6 +25,7 @@ from rnr_sim.cards.schema import Card
 __all__ = [
     "CARD_VERBS",
     "DEFAULT_CATALOG",
+    "FOUNDATION_CATALOG",
     "Card",
     "Catalog",
     "CatalogError",

@@ -38,8 +38,12 @@ from rnr_sim.cards.schema import (
 )
 from rnr_sim.errors import InputError, decode_text, read_input
 
-#: The shipped sample catalog (package data).
-DEFAULT_CATALOG: Path = Path(__file__).resolve().parent.parent / "data" / "foundation.toml"
+#: The catalog every command loads when given neither ``--cards`` nor a deck's ``Cards:``
+#: header: the whole Original Set (355 cards; its ``base``, the Foundation Sample, keeps
+#: the sample decks legal and their card ids, so they play the same games).
+DEFAULT_CATALOG: Path = Path(__file__).resolve().parent.parent / "data" / "original.toml"
+#: The 153-card Foundation Sample, the Original Set's base (package data).
+FOUNDATION_CATALOG: Path = Path(__file__).resolve().parent.parent / "data" / "foundation.toml"
 #: At most this many problems are spelled out; the first line still counts them all.
 MAX_PROBLEMS_SHOWN = 200
 

@@ -51,7 +51,8 @@ DiscoveryOption = option(Path | None, "--discovery", metavar="DIR",
                          help="A discovery dir: its elites and field, weighted by its "
                               "equilibrium mix, are the metagame (its catalog, unless --cards).")
 BudgetOption = option(int, "--budget", metavar="GAMES", show_default=True,
-                      help="Every game the command plays: search, verification, re-discovery.")
+                      help="Every game the command plays: search, verification, re-discovery "
+                           "(twice discover's default: a discovery is one of its steps).")
 OutOption = out_option("DIR", "The balance dir. Default: runs/balance-<date-time>.")
 SuggestionsOption = option(int, "--suggestions", metavar="N", show_default=True,
                            help="Suggestions kept and verified, at most.")
@@ -60,7 +61,8 @@ RediscoverOption = option(bool, "--rediscover/--no-rediscover", show_default=Tru
 PowerOption = option(Path | None, "--power", metavar="DIR",
                      help="A power dir (rnr-sim power): with cards = \"flagged\", the cards "
                           "it flags too strong or too weak (instead of the report's flags).")
-ResumeOption = option(bool, "--resume", help="Carry on a stopped balance run in --out (give "
+ResumeOption = option(bool, "--resume", help="Carry on a stopped balance run: --resume DIR, "
+                                             "as run takes it, or --resume --out DIR (give "
                                              "the same options).")
 
 

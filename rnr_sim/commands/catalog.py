@@ -172,7 +172,9 @@ def validate_command(
 ) -> None:
     """Check deck lists against the Laws of Deck Construction (Article V). Exit 0 all legal, 1
     some illegal, 2 a file could not be read."""
-    catalog = load_catalog(cards)
+    from rnr_sim.decks import catalog_paths
+
+    catalog = load_catalog(catalog_paths(cards, decks))
     profile = load_profile(rules)
     if rules is not None:
         changed = ", ".join(f"{k} = {toml_value(v)}" for k, v in profile.changed().items())

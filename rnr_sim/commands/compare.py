@@ -41,6 +41,10 @@ PatchOption = option(Path | None, "--patch", metavar="CARDS.toml",
                           "[...] (docs/designers.md).")
 RulesBOption = option(Path | None, "--rules-b", metavar="PATH",
                       help="The variant's rules profile (a full profile, as for --rules).")
+DeckBOption = option(Path | None, "--deck-b", metavar="DECK",
+                     help="A second version of the first DECK: the variant plays it in that "
+                          "deck's place, with its pilot, on the same deals (paired), against "
+                          "the same field.")
 PrecisionOption = option(float | None, "--precision", metavar="X",
                          help="Add deals until every deck's win-rate change has a 95% half-width "
                               "of at most X (0.01 = 1 point), by the Chow-Robbins rule; --games "
@@ -52,6 +56,7 @@ def compare_command(
     decks: DecksArgument,
     patch: PatchOption = None,
     rules_b: RulesBOption = None,
+    deck_b: DeckBOption = None,
     games: GamesOption = None,
     precision: PrecisionOption = None,
     out: OutOption = None,
@@ -59,8 +64,8 @@ def compare_command(
     as_json,
 ) -> None:
     """Play the decks twice on the same tables, deals, seat orders and seed: once as they are
-    (the baseline), once with a card patch (--patch) and/or another rules profile
-    (--rules-b). Every deck's win rate, matchup, victory-path share, seat figure and
+    (the baseline), once with a card patch (--patch), another rules profile (--rules-b)
+    and/or a second version of the first deck in its place (--deck-b). Every deck's win rate, matchup, victory-path share, seat figure and
     card metric is compared game by game, with 95% intervals from the paired per-deal
     differences and Benjamini-Hochberg flags. Writes both run dirs and a report
     (reports/<name>/index.html)."""
@@ -75,7 +80,7 @@ def compare_command(
     from rnr_sim.compare.runs import write_summary
 
     options = CompareOptions(
-        decks=decks, patch=patch, rules_b=rules_b, games=games,
+        decks=decks, patch=patch, rules_b=rules_b, deck_b=deck_b, games=games,
         players=2 if players is None else players,
         seed=runner.DEFAULT_SEED if seed is None else seed,
         rules=rules, cards=cards, policy=policy, threads=threads, out=out,

@@ -22,9 +22,11 @@ from rnr_sim.discover import BATCH, DEFAULT_BUDGET
 FieldOption = deck_list_option("--field", "The decks every candidate plays. Default: the "
                                           "shipped sample decks.")
 BudgetOption = option(int, "--budget", metavar="GAMES", show_default=True,
-                      help="Every game the command plays: search, tuning, held-out, metagame.")
+                      help="Every game the command plays: search, tuning, held-out, metagame. "
+                           "(balance's default is twice this: a discovery is one of its steps.)")
 OutOption = out_option("DIR", "The discovery dir. Default: runs/discover-<date-time>.")
-ResumeOption = option(bool, "--resume", help="Carry on a stopped discovery in --out (give the "
+ResumeOption = option(bool, "--resume", help="Carry on a stopped discovery: --resume DIR, as "
+                                             "run takes it, or --resume --out DIR (give the "
                                              "same options).")
 MetaOption = option(bool, "--meta", help="Search in rounds, each against the equilibrium mix "
                                          "of the round before, until the mix settles (at most "
@@ -54,7 +56,7 @@ def discover_command(
     meta: MetaOption = False,
     batch: BatchOption = BATCH,
     cells: CellsOption = "path-speed",
-    *, seed, cards, rules, threads, backend, address, as_json,
+    *, seed, cards, rules, threads, backend, address, quiet, as_json,
 ) -> None:
     """MAP-Elites (pyribs) over every Article V-legal deck of the loaded cards (default:
     the 355-card Original Set): one cell per kind of deck (--cells), its elite the
@@ -77,7 +79,8 @@ def discover_command(
                               rules=rules, threads=threads, backend=backend, address=address,
                               out=out, resume=resume, meta=meta, batch=batch, cells=cells,
                               command=shlex.join(["rnr-sim", *sys.argv[1:]]))
-    result = discover(options, progress=not as_json)
+    result = discover(options, progress=not (as_json or quiet),
+                      log=(lambda m: None) if quiet else None)
     if result.stopped:
         for m in result.messages:
             typer.echo(m, err=True)
@@ -86,6 +89,9 @@ def discover_command(
         typer.echo(json.dumps({"out": str(result.out), "manifest": result.manifest,
                                "archive": result.archive.to_dicts(),
                                "field": result.field.to_dicts()}, indent=2, default=str))
+        return
+    if quiet:
+        typer.echo(f"Discovery dir: {result.out}")
         return
     for line in summary_lines(result):
         typer.echo(line)

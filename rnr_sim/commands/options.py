@@ -50,12 +50,13 @@ def argument(kind: Any, **settings: Any) -> Any:
 # ------------------------------------------------------------------------- the same everywhere
 
 #: ``--cards``, repeatable: later files layer over earlier ones, in order (docs/design.md,
-#: "Layered catalogs"). ``None`` when not given: the shipped sample; a list otherwise, which
-#: ``load_catalog`` takes as it is.
+#: "Layered catalogs"). ``None`` when not given: the decks' ``Cards:`` headers, else the
+#: Original Set (``decks.catalog_paths``); a list otherwise, which ``load_catalog`` takes.
 CardsOption = option(list[Path] | None, "--cards", metavar="PATH",
                      help="Card catalog TOML; give it again to layer an expansion over a base "
-                          "(later files add cards and errata). Default: the shipped Foundation "
-                          "sample set.")
+                          "(later files add cards and errata). Default: the catalogs the decks' "
+                          "'Cards:' headers name, else the 355-card Original Set "
+                          "(rnr_sim/data/original.toml).")
 RulesOption = option(Path | None, "--rules", metavar="PATH",
                      help="Rules profile TOML setting any switches. Default: constitution.")
 SeedOption = option(int | None, "--seed", metavar="S",
@@ -133,12 +134,13 @@ def games_option(help: str, default: int | None = None) -> Any:
                   help=help)
 
 
-def deck_list_option(flag: str, help: str, *, required: bool = False) -> Any:
+def deck_list_option(flag: str, help: str, *, required: bool = False,
+                     hidden: bool = False) -> Any:
     """An option taking deck files, several after one flag (``--vs a.txt b.txt``, ``--vs
     decks/*.txt``) or the flag again; a list of paths (``None`` when not given, unless
-    ``required``)."""
+    ``required``). ``hidden``: an old name kept working for scripts, left out of the help."""
     kind = list[Path] if required else list[Path] | None
-    return option(kind, flag, metavar=DECKS,
+    return option(kind, flag, metavar=DECKS, hidden=hidden,
                   help=f"{help} Takes several decks after one flag, up to the next option "
                   "(or --), and the flag again.")
 
@@ -175,12 +177,33 @@ def several_values(command: Any, args: list[str]) -> list[str]:
     return out
 
 
+def resume_dir(command: Any, args: list[str]) -> list[str]:
+    """``args`` with ``--resume DIR`` spelt ``--resume --out DIR`` for a command whose
+    ``--resume`` is a flag carrying on in its ``--out`` (discover, balance) and that takes
+    no positional argument: so ``--resume DIR`` reads as it does for ``run``; what follows
+    ``--`` is left as it is."""
+    params = {opt: p for p in command.params if p.param_type_name == "option"
+              for opt in p.opts}
+    flag = params.get("--resume")
+    if (flag is None or not getattr(flag, "is_flag", False) or "--out" not in params
+            or any(p.param_type_name == "argument" for p in command.params)):
+        return args
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            return out + args[i:]
+        out.append(arg)
+        if arg == "--resume" and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            out.append("--out")
+    return out
+
+
 class Group(TyperGroup):
     """A command group whose commands' several-decks options take several values after one
-    flag (``several_values``)."""
+    flag (``several_values``) and whose ``--resume`` flags take the dir too (``resume_dir``)."""
 
     def resolve_command(self, ctx: typer.Context, args: list[str]):
         name, command, rest = super().resolve_command(ctx, args)
         if command is not None and not hasattr(command, "commands"):  # a group resolves its own
-            rest = several_values(command, rest)
+            rest = resume_dir(command, several_values(command, rest))
         return name, command, rest

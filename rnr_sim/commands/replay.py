@@ -21,12 +21,12 @@ def register(app: typer.Typer) -> None:
 
 
 DecksArgument = argument(list[Path], metavar="DECK", help="2 to 4 deck list files, one per seat.")
-GameOption = option(int, "--game", "-g", metavar="K",
+GameOption = option(int, "--game", "-g", metavar="K", show_default=True,
                     help="Which game: deal K, first seat K mod the number of decks.")
 SearchSeatOption = option(int | None, "--search-seat", metavar="Q",
                           help="Seat Q plays the search pilot (its own pilot plays the "
                                "rollouts); the log shows each option it weighed and its value.")
-RolloutsOption = option(int, "--rollouts", "-k", metavar="K",
+RolloutsOption = option(int, "--rollouts", "-k", metavar="K", show_default=True,
                         help="Search: playouts per option and determinization.")
 DeterminizationsOption = option(int, "--determinizations", metavar="N",
                                 help="Search: redeals of the hidden cards per decision.")

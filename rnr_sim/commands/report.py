@@ -26,12 +26,17 @@ RunDirArgument = argument(Path, metavar="RUN_DIR", help="A run dir written by `r
                           "`rnr-sim power` (its Card power page; with --deck, the deck "
                           "doctor's).")
 SvgOption = option(bool, "--svg", help="Draw the figures as SVG instead of PNG.")
+FieldWeightsOption = option(str | None, "--field-weights", metavar="NAME=W,...",
+                            help="A run dir's decks against the field you expect to meet, e.g. "
+                                 "\"Bison Stampede=30, Scroll Assembly=20\": each deck's "
+                                 "expected win rate, best response first (two players).")
 
 
 def report_command(
     run_dir: RunDirArgument,
     out: OutOption = None,
     svg: SvgOption = False,
+    field_weights: FieldWeightsOption = None,
 ) -> None:
     """Read a run dir (from `rnr-sim run`) and write a self-contained balance report:
     index.html (verdict, decks, matchups and the Nash metagame, victory paths, seats,
@@ -60,6 +65,18 @@ def report_command(
         index = build_power_report(run_dir, target)
         typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
         return
+    if field_weights is not None:  # a bad field is refused before the report is written
+        import json
+
+        from rnr_sim.analytics.field import parse_field_weights
+
+        try:
+            manifest = json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
+            names = [d["name"] for d in manifest["decks"]]
+        except (OSError, ValueError, KeyError, TypeError):
+            names = None  # build_report says what is wrong with the dir
+        if names is not None:
+            parse_field_weights(field_weights, names)
     # Opened at the first part read: a run dir refused by its checks shows no bar.
     bar = Progress("Reading the run (2 passes)", leave=False)
 
@@ -71,6 +88,11 @@ def report_command(
 
     with bar:
         index = build_report(run_dir, target, svg=svg, progress=progress, figures_apart=True)
+    if field_weights is not None:
+        from rnr_sim.analytics.field import field_lines
+
+        for line in field_lines(run_dir, field_weights):
+            typer.echo(line)
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
 
 

@@ -46,6 +46,11 @@ VsOption = option(Path | None, "--vs", metavar="DECK",
 NoSpaceCheckOption = option(bool, "--no-space-check",
                            help="Start even if the run's estimated parquet is more than the "
                                 "free disk space.")
+FieldWeightsOption = option(str | None, "--field-weights", metavar="NAME=W,...",
+                           help="The field you expect to meet, e.g. \"Bison Stampede=30, Scroll "
+                                "Assembly=20\" (decks of the run; weights scaled to sum to 1): "
+                                "after the run, every deck's expected win rate against it, best "
+                                "response first (two players).")
 ResumeOption = option(Path | None, "--resume", metavar="DIR",
                       help="Finish a stopped run in DIR (its decks and options come from its "
                            "manifest).")
@@ -60,6 +65,7 @@ def run_command(
     vs: VsOption = None,
     resume: ResumeOption = None,
     no_space_check: NoSpaceCheckOption = False,
+    field_weights: FieldWeightsOption = None,
     *, players, seed, rules, cards, policy, threads, backend, address, mirrors, allow_illegal,
     quiet, as_json,
 ) -> None:
@@ -68,6 +74,10 @@ def run_command(
     (manifest.json + parquet) for `rnr-sim report`. Ctrl-C stops after the current
     chunk; --resume DIR finishes it."""
     progress = not quiet
+    if field_weights is not None and decks:  # a bad field costs no games
+        from rnr_sim.analytics.field import deck_names, parse_field_weights
+
+        parse_field_weights(field_weights, deck_names(list(decks)))
     if resume is not None:
         given = [name for name, value in zip(_SHAPE_OPTIONS, (
             games, players, seed, rules, cards, policy, out, chunk_size, mirrors or None, vs,
@@ -106,6 +116,11 @@ def run_command(
     if as_json:
         typer.echo(json.dumps(runner.summary_json(result, summary), indent=2))
     elif not quiet and summary is not None:
+        vs_deck = result.manifest.get("vs")
+        if isinstance(vs_deck, str):
+            typer.echo(f"One deck against the field (--vs): the {vs_deck} row is its result "
+                       f"against the {summary.height - 1} other decks; every other row is that "
+                       f"deck's result against {vs_deck} alone.")
         typer.echo(runner.format_summary(summary))
         typer.echo("")
     m = result.manifest
@@ -115,6 +130,12 @@ def run_command(
                    err=True)
         raise typer.Exit(EXIT_INTERRUPTED)
     if not as_json:
+        if field_weights is not None and m["games_done"]:
+            from rnr_sim.analytics.field import field_lines
+
+            for line in field_lines(result.run_dir, field_weights):
+                typer.echo(line)
+            typer.echo("")
         typer.echo(f"Run dir: {result.run_dir} ({m['games_done']:,} games, "
                    f"{m['timings']['games_per_s']:,.0f} games/s)")
         typer.echo(f"Next: rnr-sim report {run_dir}")

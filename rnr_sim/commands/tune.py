@@ -18,7 +18,11 @@ from rnr_sim.commands.options import (
     shared_options,
 )
 
-FieldOption = deck_list_option("--vs", "The decks of the field.", required=True)
+FieldOption = deck_list_option("--field", "The decks of the field (as discover and balance "
+                                          "name it).")
+#: tune's old name for --field, kept working for scripts (hidden from the help).
+VsOption = deck_list_option("--vs", "The decks of the field: the old name of --field.",
+                            hidden=True)
 OutOption = out_option("POLICY.toml", "Write the resulting policy file here (refuses to "
                                       "overwrite).")
 
@@ -27,7 +31,7 @@ def register(app: typer.Typer) -> None:
     """Add ``tune`` to the app."""
     app.command("tune",
                 short_help="Fit a deck's pilot to its field (CMA-ES), checked on fresh deals.",
-                epilog="Example: rnr-sim tune decks/scroll_assembly.txt --vs "
+                epilog="Example: rnr-sim tune decks/scroll_assembly.txt --field "
                        "decks/bison_stampede.txt decks/eagle_blockade.txt --budget "
                        "200000 --out policies/scroll.toml")(tune_command)
 
@@ -44,14 +48,15 @@ PolicyOption = option(str | None, "--policy", metavar="P",
 @shared_options
 def tune_command(
     deck: DeckArgument,
-    vs: FieldOption,
+    field: FieldOption = None,
     budget: BudgetOption = 400_000,
     holdout: HoldoutOption = None,
     policy: PolicyOption = None,
     out: OutOption = None,
+    vs: VsOption = None,
     *, seed, cards, rules, threads, backend, address, as_json,
 ) -> None:
-    """Tune DECK's heuristic pilot against the --vs decks: CMA-ES (the cma package) over the
+    """Tune DECK's heuristic pilot against the --field decks: CMA-ES (the cma package) over the
     policy weights, every candidate scored on the same deals (common random numbers),
     then the best one and the start policy replay deals of a seed the search never saw.
     The tuned policy is kept only if its held-out paired gain's 95% interval lies above
@@ -65,6 +70,10 @@ def tune_command(
     from rnr_sim.errors import InputError
     from rnr_sim.tune import policy_toml, tune
 
+    vs = [*(field or ()), *(vs or ())]
+    if not vs:
+        raise InputError("tune needs the decks to tune against: --field DECK... (e.g. "
+                         "--field decks/*.txt)")
     if out is not None and out.exists():
         raise InputError(f"--out {out}: already exists; choose a new file name")
     if out is not None and not out.parent.is_dir():

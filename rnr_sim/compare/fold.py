@@ -120,10 +120,17 @@ def check_same_games(games_b: pl.DataFrame, games_v: pl.DataFrame, deck_b: np.nd
         raise InputError(f"{where}: the two runs seat different decks in the same games")
 
 
-def check_same_decks(decks_b: pl.DataFrame, decks_v: pl.DataFrame, where: str) -> None:
+def check_same_decks(decks_b: pl.DataFrame, decks_v: pl.DataFrame, where: str,
+                     may_differ: frozenset[str] = frozenset()) -> set[str]:
+    """Refuse runs whose deck lists differ, but for the decks in ``may_differ`` (the deck
+    ``compare --deck-b`` replaced); returns those of them that do differ."""
     keys = ["deck", "slot", "card"]
-    if not decks_b.sort(keys).equals(decks_v.sort(keys)):
+    kept = ~pl.col("deck").is_in(list(may_differ))
+    if not decks_b.filter(kept).sort(keys).equals(decks_v.filter(kept).sort(keys)):
         raise InputError(f"{where}: the two runs' deck lists differ")
+    return {d for d in may_differ
+            if not decks_b.filter(pl.col("deck") == d).sort(keys).equals(
+                decks_v.filter(pl.col("deck") == d).sort(keys))}
 
 
 # ---------------------------------------------------------------------------- moments
@@ -322,11 +329,14 @@ class Fold:
     #: Units folded at a time (a part is cut into slices of whole units).
     SLICE = 1024
 
-    def __init__(self, decks: list[str], decks_table: pl.DataFrame, players: int):
+    def __init__(self, decks: list[str], decks_table: pl.DataFrame, players: int,
+                 without_cards: frozenset[str] = frozenset()):
         self.decks = decks
         self.index = {d: i for i, d in enumerate(decks)}
         self.players = players
-        masks = card_masks(decks_table)
+        #: decks whose slots differ between the runs (compare --deck-b): no card figures
+        self.without_cards = without_cards
+        masks = card_masks(decks_table.filter(~pl.col("deck").is_in(list(without_cards))))
         self.cards = sorted(set(masks["card"].to_list()))
         card_index = {c: k for k, c in enumerate(self.cards)}
         nd, nc = len(decks), len(self.cards)
@@ -591,8 +601,11 @@ def fold(bdir: Path, vdir: Path) -> tuple[Fold, dict[str, Any], dict[str, Any]]:
     mb, parts_b = read_manifest(bdir)
     mv, parts_v = read_manifest(vdir)
     decks_b, decks_v = read_decks(bdir), read_decks(vdir)
-    check_same_decks(decks_b, decks_v, where)
-    acc = Fold([d["name"] for d in mb["decks"]], decks_b, int(mb["players"]))
+    replaced = (mv.get("compare") or {}).get("deck_b_replaces")
+    differ = check_same_decks(decks_b, decks_v, where,
+                              frozenset([replaced]) if isinstance(replaced, str) else frozenset())
+    acc = Fold([d["name"] for d in mb["decks"]], decks_b, int(mb["players"]),
+               frozenset(differ))
     for pair in part_pairs(vdir, parts_b, parts_v, where):
         acc.add(*pair, where=where)
         del pair  # before the next pair is read

@@ -69,6 +69,7 @@ class CompareOptions:
     decks: Sequence[str | Path]
     patch: str | Path | None = None
     rules_b: str | Path | None = None
+    deck_b: str | Path | None = None  # a second version of decks[0], played in its place
     games: int | None = None
     players: int = 2
     seed: int = runner.DEFAULT_SEED
@@ -125,6 +126,9 @@ class CompareResult:
     patch_name: str = ""
     patch_note: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    deck_b_path: str | None = None  # as given
+    deck_b_name: str | None = None  # the deck it replaced (and played as)
+    deck_b_lines: list[str] = field(default_factory=list)  # "B.txt in place of A.txt: ..."
 
 
 # ---------------------------------------------------------------------------- checks
@@ -142,6 +146,54 @@ def _check_precision(precision: float | None) -> None:
 
 def _first_line(error: Exception) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+#: The variant's copy of --deck-b in the compare folder: named as the deck it replaces.
+DECK_B = "deck-b.txt"
+
+
+@dataclass
+class DeckB:
+    """``--deck-b``: the text the variant plays (B's cards under A's ``Name:``) and the lines
+    saying what differs."""
+
+    name: str  # the deck it replaces (and whose name it plays under)
+    text: str
+    lines: list[str]
+
+
+def _deck_b(path_a: Path, kept: list[Path], path_b: Path, base_catalog, variant_catalog,
+            profile) -> DeckB:
+    """Check ``--deck-b`` (legal with the variant's cards and rules) against the first deck
+    (``path_a``, which must be played), and write what differs: ``+2 X, -2 Y``. B plays
+    under A's name and with A's pilot, so that only the cards differ."""
+    from rnr_sim.decks import _COMMENT, _HEADER_LINE, load_deck, validate_deck
+    from rnr_sim.errors import decode_text, read_input
+
+    if path_a not in kept:
+        raise InputError(f"--deck-b {path_b}: the deck it replaces, the first DECK ({path_a}), "
+                         "is left out of both runs")
+    a = load_deck(path_a, base_catalog)
+    b = load_deck(path_b, variant_catalog)
+    errors = [x for x in validate_deck(b, variant_catalog, profile) if not x.warning]
+    if errors:
+        raise InputError(f"--deck-b {path_b} is illegal: {errors[0]}; see `rnr-sim validate "
+                         f"{path_b}`")
+    text = decode_text(read_input(path_b, "deck list", "a deck list"), str(path_b),
+                       "a deck list is lines like '4 Minuteman Volley'")
+    body = [line for line in text.splitlines()  # its Name: and Cards: headers replaced
+            if (m := _HEADER_LINE.fullmatch(_COMMENT.sub("", line).strip())) is None
+            or m.group(1).strip().lower() not in ("name", "cards", "policy")]
+    if a.policy is not None:  # A's pilot plays B (the runs pair its games); a policy file
+        near = path_a.parent / a.policy  # is read from A's folder: the copy names it whole
+        body.insert(0, f"Policy: {near.resolve() if near.is_file() else a.policy}")
+    diff = [f"{b.counts.get(n, 0) - a.counts.get(n, 0):+d} {n}"
+            for n in dict.fromkeys([*a.counts, *b.counts])
+            if b.counts.get(n, 0) != a.counts.get(n, 0)]
+    what = ", ".join(diff) if diff else "the same cards"
+    lines = [f"{path_b} in place of {path_a} ('{a.name}', the same deals): {what}; the card "
+             f"rows leave '{a.name}' out (its slots differ between the runs)"]
+    return DeckB(a.name, "\n".join([f"Name: {a.name}", *body]) + "\n", lines)
 
 
 def _select_decks(paths: list[Path], base_catalog, variant_catalog, base_profile,
@@ -422,9 +474,9 @@ def run_compare(options: CompareOptions, progress: bool = True,
 
     t_start = time.perf_counter()
     started = runner._now()
-    if options.patch is None and options.rules_b is None:
+    if options.patch is None and options.rules_b is None and options.deck_b is None:
         raise InputError("nothing to compare: give --patch CARDS.toml, --rules-b RULES.toml, "
-                         "or both")
+                         "--deck-b DECK (a second version of the first deck), or several")
     _check_precision(options.precision)
     cap_default = DEFAULT_PRECISION_CAP if options.precision is not None else DEFAULT_GAMES
     games = cap_default if options.games is None else options.games
@@ -440,7 +492,10 @@ def run_compare(options: CompareOptions, progress: bool = True,
     if out is not None:
         runner.check_out(out)
 
-    base_catalog = load_catalog(options.cards)
+    from rnr_sim.decks import catalog_paths
+
+    base_cards = catalog_paths(options.cards, options.decks)  # --cards, else the Cards: headers
+    base_catalog = load_catalog(base_cards)
     patched = None
     patch = None
     if options.patch is not None:
@@ -452,6 +507,11 @@ def run_compare(options: CompareOptions, progress: bool = True,
                        if options.rules_b is not None else base_profile)
 
     paths = [Path(p) for p in options.decks]
+    if options.deck_b is not None:  # `compare mine.txt decks/*.txt` names mine.txt twice
+        firsts: dict[Path, Path] = {}
+        for p in paths:
+            firsts.setdefault(p.resolve(), p)
+        paths = list(firsts.values())
     if not paths:
         raise InputError("no decks: give deck list files, e.g. rnr-sim compare decks/*.txt "
                          "--patch change.toml")
@@ -463,6 +523,10 @@ def run_compare(options: CompareOptions, progress: bool = True,
                          f"fewer than the {options.players} a table needs"
                          + (f" (left out: {why})" if why else ""))
 
+    deck_b = None
+    if options.deck_b is not None:
+        deck_b = _deck_b(paths[0], kept, Path(options.deck_b), base_catalog, variant_catalog,
+                         variant_profile)
     n_tables = len(runner.make_tables(len(kept), options.players))
     bounds.check_shape(n_tables, games, options.players)
     bounds.check_chunks(n_tables * games * options.players, options.chunk_size)
@@ -471,7 +535,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
     # file (the variant run reads it).
     out, _created, lock = runner.claim_out(out, "compare-", "compare folder")
     try:
-        variant_cards = options.cards
+        variant_cards = base_cards
         if patched is not None:
             variant_cards = out / VARIANT_CATALOG
             try:
@@ -479,15 +543,24 @@ def run_compare(options: CompareOptions, progress: bool = True,
             except OSError as e:
                 raise InputError(f"{variant_cards}: cannot write ({e.strerror})") from None
 
-        def plan(cards, rules):
+        decks_v = kept
+        if deck_b is not None:  # B, renamed as A so that the runs pair, in A's place
+            copy = out / DECK_B
+            try:
+                copy.write_text(deck_b.text, encoding="utf-8")
+            except OSError as e:
+                raise InputError(f"{copy}: cannot write ({e.strerror})") from None
+            decks_v = [copy if p == paths[0] else p for p in kept]
+
+        def plan(cards, rules, decks):
             return runner.plan_run(runner.RunOptions(
-                decks=kept, games=games, players=options.players, seed=options.seed, rules=rules,
-                cards=cards, policy=options.policy, threads=options.threads,
+                decks=decks, games=games, players=options.players, seed=options.seed,
+                rules=rules, cards=cards, policy=options.policy, threads=options.threads,
                 chunk_size=options.chunk_size))
 
-        plan_b = plan(options.cards, options.rules)
+        plan_b = plan(base_cards, options.rules, kept)
         plan_v = plan(variant_cards, options.rules_b if options.rules_b is not None
-                      else options.rules)
+                      else options.rules, decks_v)
         assert plan_b.deck_names == plan_v.deck_names and np.array_equal(plan_b.tables,
                                                                          plan_v.tables)
         driver = runner.engine_driver()
@@ -603,7 +676,8 @@ def run_compare(options: CompareOptions, progress: bool = True,
                             if sim_s + wr_s > 0 else 0.0},
                 "execution": [{**where.describe(), "started": started}],
                 "compare": {"role": side.role, "other": str(other.dir.resolve()),
-                            "patch": patch_path, "rules_b": rules_b_path},
+                            "patch": patch_path, "rules_b": rules_b_path,
+                            **({"deck_b_replaces": deck_b.name} if deck_b is not None else {})},
             })
             runner.write_manifest(side.dir, manifest)
 
@@ -634,6 +708,9 @@ def run_compare(options: CompareOptions, progress: bool = True,
             patch_path=None if options.patch is None else str(options.patch),
             rules_b_path=None if options.rules_b is None else str(options.rules_b),
             patch_name=patch.name if patch is not None else "",
+            deck_b_path=None if options.deck_b is None else str(options.deck_b),
+            deck_b_lines=[] if deck_b is None else deck_b.lines,
+            deck_b_name=None if deck_b is None else deck_b.name,
             patch_note=patch.note if patch is not None else "",
             options={"games": games, "players": players, "seed": options.seed,
                      "precision": precision, "rules": None if options.rules is None

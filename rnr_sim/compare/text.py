@@ -21,10 +21,15 @@ def metric_label(metric: str) -> str:
 
 
 def change_text(row: dict[str, Any]) -> str:
-    """``+6.2 pp [+5.4, +7.0]``, or ``—`` when either side has no value."""
+    """``+6.2 pp [+5.4, +7.0]``, or ``—`` when either side has no value. A change under
+    0.1 pp gets the decimals that show its first two digits (``+0.0031 pp``), so a tiny
+    change is never printed as a zero; an exact zero is ``0 pp`` (no change)."""
     if row["change"] is None:
         return EMPTY
-    d = 2 if abs(row["change"]) < 0.001 else 1  # a change under 0.1 pp is not "+0.0"
+    c = abs(row["change"])
+    if c == 0 and row["lo"] == row["hi"]:
+        return "0 pp (no change)"
+    d = 1 if c >= 0.001 else 2 if c == 0 else min(6, 1 - math.floor(math.log10(100 * c)))
     return f"{pp(row['change'], d)} {interval(row['lo'], row['hi'], d, signed=True)}"
 
 
@@ -59,6 +64,7 @@ def what_changed(result: CompareResult) -> list[str]:
     if result.rules_b_path is not None:
         sw = rule_change_lines(result) or ["(the same switches as the baseline)"]
         lines.append(f"rules {one_line(result.rules_b_path)}: " + "; ".join(sw))
+    lines += [f"deck {one_line(line)}" for line in getattr(result, "deck_b_lines", [])]
     return lines
 
 
@@ -95,7 +101,7 @@ def _table(header: list[str], rows: list[list[str]], right: set[int]) -> list[st
 def level_text(metric: str, v: Any) -> str:
     """A metric's value in one run: a rate as a percentage; a gap (``gap_<path>``: share
     minus expected) in signed points."""
-    return pp(v) if metric.startswith("gap_") else pct(v)
+    return pp(v) if metric.startswith("gap_") or metric == "iwd" else pct(v)
 
 
 def change_rows(df: pl.DataFrame) -> list[list[str]]:
@@ -158,8 +164,10 @@ def moved_line(paired: Paired) -> str | None:
         return None
     cards = moved["subject"].n_unique()
     sig = moved.filter(pl.col("significant"))["subject"].n_unique()
-    return (f"Unpatched cards: {sig} of {cards} moved significantly, all through the change "
-            f"to {paired.what_moved()} (a patched card changes the games of every deck "
+    what = paired.what_moved()
+    through = "the change" if what == "the change" else f"the change to {what}"
+    return (f"Unpatched cards: {sig} of {cards} moved significantly, all through {through} "
+            f"(a patched card changes the games of every deck "
             "that meets it, and so every card's GIH WR and IWD there): read them as the "
             "change's reach, not as a change to those cards; they are listed apart")
 
@@ -173,9 +181,74 @@ def score_note(paired: Paired) -> str | None:
             "p-value), not the normal approximation")
 
 
+_ANSWERS: dict[tuple, dict[str, Any]] = {}
+
+
+def answer(paired: Paired) -> dict[str, Any]:
+    """The patched cards' adjusted IWD in each run (``patched.patched_iwd``) and the decks'
+    spread (``patched.spread``), computed once per comparison."""
+    from rnr_sim.compare.patched import patched_iwd, spread
+
+    key = (str(paired.baseline_dir), str(paired.variant_dir), tuple(paired.patched))
+    if key not in _ANSWERS:
+        _ANSWERS[key] = {"iwd": patched_iwd(paired.baseline_dir, paired.variant_dir,
+                                            list(paired.patched)),
+                         "spread": spread(paired)}
+    return _ANSWERS[key]
+
+
+def _adjusted_text(r: dict[str, Any]) -> str:
+    lo, hi = r["iwd_adjusted_lo"], r["iwd_adjusted_hi"]
+    where = ("above 0: over-performs" if lo is not None and lo > 0 else
+             "below 0: under-performs" if hi is not None and hi < 0 else "holds 0")
+    return f"{pp(r['iwd_adjusted'])} {interval(lo, hi, 1, signed=True)} ({where})"
+
+
+def patched_card_lines(paired: Paired) -> list[str]:
+    """Each patched card's own figures, whatever their significance, before anything else:
+    its paired GIH WR, played WR, play rate and raw IWD, then the report's headline
+    figure, the adjusted IWD, in each run (the scale the report flags a card on)."""
+    rows = paired.of("card").filter(pl.col("role") == "patched")
+    if rows.height == 0:
+        return []
+    adjusted = answer(paired)["iwd"]
+    out = []
+    for card in sorted(set(rows["subject"].to_list())):
+        mine = rows.filter(pl.col("subject") == card)
+        fields = ", ".join(paired.patched.get(card, []))
+        out.append(f"The patched card, {one_line(card)} ({fields}), every figure, paired "
+                   "over the same deals:")
+        table = [[metric_label(r["metric"]), level_text(r["metric"], r["baseline"]),
+                  level_text(r["metric"], r["variant"]), change_text(r),
+                  "yes" if r["significant"] else ""]
+                 for r in mine.sort("metric").iter_rows(named=True)]
+        out += _table(["metric", "before", "after", "change [95% CI]", "significant"],
+                      table, {1, 2})
+        a = adjusted.get(card)
+        if a is not None:
+            out.append(f"  adjusted IWD (the report's flag: inside each deck, at equal game "
+                       f"length): before {_adjusted_text(a['baseline'])}; after "
+                       f"{_adjusted_text(a['variant'])}")
+    return out
+
+
+def balance_line(paired: Paired) -> str | None:
+    """Whether the change left the decks closer together: the spread of their win rates."""
+    s = answer(paired)["spread"]
+    if s is None:
+        return None
+    closer = s["sd_variant"] < s["sd_baseline"]
+    return (f"Balance: the decks' win rates spread {pp(s['sd_baseline']).lstrip('+')} -> "
+            f"{pp(s['sd_variant']).lstrip('+')} (standard deviation), best minus worst "
+            f"{pp(s['range_baseline']).lstrip('+')} -> {pp(s['range_variant']).lstrip('+')}: "
+            + ("the decks sit closer together after the change" if closer else
+               "the decks sit further apart after the change"))
+
+
 def format_compare(result: CompareResult, paired: Paired, report: str | None = None) -> str:
-    """The terminal summary: what changed, the design, the significant changes (most
-    important first), every deck's win rate, and where the files are."""
+    """The terminal summary: what changed, the design, the patched cards' own figures and
+    whether the change helped balance, the significant changes (most important first),
+    every deck's win rate, and where the files are."""
     out = ["Compare: " + design_line(result, paired)]
     out += ["Change: " + line for line in what_changed(result)]
     for e in result.excluded:
@@ -193,14 +266,31 @@ def format_compare(result: CompareResult, paired: Paired, report: str | None = N
     if note:
         out.append(note + ".")
     out.append("")
+    if getattr(result, "deck_b_name", None):
+        r = paired.of("deck", "win_rate").filter(pl.col("subject") == result.deck_b_name)
+        if r.height:
+            r = r.row(0, named=True)
+            verdict = ("significant: the second version wins more" if r["significant"]
+                       and r["change"] > 0 else "significant: the second version wins less"
+                       if r["significant"] else "not significant at this number of deals")
+            out += [f"Deck B: {one_line(result.deck_b_name)} wins "
+                    f"{pct(r['baseline'])} as DECK, {pct(r['variant'])} as --deck-b "
+                    f"{one_line(result.deck_b_path)}, on the same deals: {change_text(r)}, "
+                    f"{verdict}", ""]
+    patched = patched_card_lines(paired)
+    if patched:
+        out += patched + [""]
+    bal = balance_line(paired)
+    if bal:
+        out += [bal, ""]
 
     sig_all = paired.significant
     sig = sig_all.filter(pl.col("role") != "moved")
     header = ["kind", "subject", "metric", "before", "after", "change [95% CI]", "var. red."]
     right = {3, 4, 6}
     out.append(f"Significant changes (Benjamini-Hochberg 5% over {paired.tests:,} tests): "
-               f"{sig.height}" + (f", and {sig_all.height - sig.height} of unpatched cards "
-                                  "(below)" if sig_all.height > sig.height else ""))
+               f"{sig.height}" + (f", and {sig_all.height - sig.height} figures of unpatched "
+                                  "cards (below)" if sig_all.height > sig.height else ""))
     if sig.height:
         out += _table(header, change_rows(sig.head(TERMINAL_ROWS)), right)
         if sig.height > TERMINAL_ROWS:
@@ -253,6 +343,8 @@ def summary_json(result: CompareResult, paired: Paired, report: str | None = Non
         "patch_name": result.patch_name or None,
         "patch_changes": result.patch_lines,
         "rules_b": result.rules_b_path,
+        "deck_b": result.deck_b_path,
+        "deck_b_changes": result.deck_b_lines,
         "rules_changes": {k: list(v) for k, v in result.rules_changes.items()},
         "excluded": [{"deck": e.deck, "path": e.path, "reason": e.reason}
                      for e in result.excluded],
@@ -267,6 +359,11 @@ def summary_json(result: CompareResult, paired: Paired, report: str | None = Non
         "tests": paired.tests,
         "significant": int(paired.significant.height),
         "patched_cards": paired.patched,
+        "patched_adjusted_iwd": {c: {side: {k: _clean(v) for k, v in r.items()
+                                             if k.startswith("iwd_adjusted")}
+                                      for side, r in sides.items()}
+                                 for c, sides in answer(paired)["iwd"].items()},
+        "spread": answer(paired)["spread"],
         "significant_moved_cards": int(paired.significant.filter(
             pl.col("role") == "moved")["subject"].n_unique()),
         "timings": result.timings,

@@ -93,7 +93,9 @@ def discover(options: DiscoverOptions, progress: bool = True,
     runner.check_dir(out, options.resume, "discover", CHECKPOINT, "discovery", "discovery",
                      given=options.out is not None)
     field_paths = [Path(p) for p in options.field] or runner.sample_decks()
-    cards = options.cards if options.cards else [ORIGINAL_SET]
+    from rnr_sim.decks import catalog_paths
+
+    cards = catalog_paths(options.cards, field_paths) or [ORIGINAL_SET]
     cards = [cards] if isinstance(cards, str | Path) else list(cards)
     plan = runner.plan_run(runner.RunOptions(
         decks=field_paths, games=1, seed=options.seed, cards=cards, rules=options.rules,

@@ -182,7 +182,10 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
                       row["main_path"] or "", f"{row['win_turn']:.1f}", row["pillars"],
                       row["rights"], row["most_copies"],
                       f"<details><summary>{esc(row['deck_file'])}</summary>{deck}</details>"])
-    staples = use.sort(["elites", "top"], descending=True).head(20)
+    # UAs are left out: every deck holds exactly three (Art. IV §3), so a UA in many
+    # elites says what the law requires, not what players choose.
+    staples = use.filter(pl.col("type") != "ua").sort(["elites", "top"], descending=True
+                                                      ).head(20)
     staple_rows = [[c["card"], c["type"], c["branch"], f"{100 * c['elites']:.0f}%",
                     f"{100 * c['top']:.0f}%", f"{c['copies']:.1f}" if c["copies"] else "",
                     "yes" if c["in_field"] else "no"] for c in staples.iter_rows(named=True)]
@@ -223,6 +226,8 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
                 "edge over best field deck", "main path", "win turn", "Pillars", "Rights",
                 "most copies", "list"], cells, raw={11}),
         "<h2>Cards: staples and never chosen</h2>",
+        "<p class='note'>Staples: the cards most elites play, UAs left out (every deck must "
+        "hold three).</p>",
         _table(["card", "Order", "Branch", "of elites", f"of the {TOP} best", "copies",
                 "in a field deck"], staple_rows),
         f"<h3>In no elite ({never.height} of {n_cards}; * in no field deck either)</h3>",

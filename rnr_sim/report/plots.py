@@ -89,7 +89,8 @@ def heatmap_plot(matrix: pl.DataFrame, keys: list[str], title: str,
             continue
         i, j = idx[r["row"]], idx[r["col"]]
         if r["mirror"]:
-            text[i][j] = f"mirror\nn={r['games']:,}" if r["games"] else "mirror"
+            # a diagonal cell is a mirror only when the run played one (--mirrors)
+            text[i][j] = f"mirror\nn={r['games']:,}" if r["games"] else "not\nplayed"
         elif r["win_rate"] is None:
             text[i][j] = "n=0"
         else:

@@ -144,6 +144,14 @@ def verdict_banners(m: Metrics) -> list[str]:
             + ("nothing in this run has that" if not judged else "no deck has that")
             + ", so the figures below are shown as measured, not as findings. Play more "
             "deals (rnr-sim run ... --games N) for a verdict.")
+    vs = m.run.manifest.get("vs") if m.run is not None else None
+    if isinstance(vs, str):  # first: it says what every figure below is
+        out.insert(
+            0, f"One deck against the field (rnr-sim run --vs): {vs} met every other deck; "
+            f"each other deck met {vs} alone, so its win rate is its matchup against {vs}, "
+            f"not a result against the field, and only {vs} is judged. Most matchups were "
+            "not played, so there is no Nash metagame and no branch verdict: run the decks "
+            "without --vs for those.")
     if m.players > 2:
         out.append(
             f"{m.players} players: a fair share is {pct(m.fair, 0)} of the games, not 50%, "
@@ -258,6 +266,11 @@ def path_method_note() -> str:
 
 
 def nash_method_note(m: Metrics) -> str:
+    vs = m.run.manifest.get("vs") if m.run is not None else None
+    if isinstance(vs, str) and m.players <= 2:
+        return (f"No Nash mix for a run of one deck against the field (--vs {vs}): the other "
+                "decks never met one another, so the win-rate matrix is one row and one "
+                "column, and its equilibrium would only say which deck beat that one.")
     if m.players > 2:
         return (
             f"No Nash mix at {m.players} players: a deck's result there depends on the "

@@ -1,0 +1,169 @@
+"""A player's question: which deck to bring against a field of a given make-up.
+
+``--field-weights "Bison Stampede=30, Scroll Assembly=20, ..."`` names the field: each deck's
+share of the opponents one expects to meet (any positive numbers; they are scaled to sum to
+1). ``against_field`` reads a two-player run's matchups and gives every deck's expected win
+rate against that field, ``E_i = sum_j w_j r_ij``, ``r_ij`` deck i's win rate in the games
+it met deck j (a deck meeting its own copy wins half of them), best first: the first row is
+the best response. The interval takes the deal as the unit: ``r_ij`` is a ratio of per-deal
+sums (each deal played in both seat orders), its variance linearised over the deals of its
+table, and the tables are independent, so ``var E_i = sum_j w_j^2 var r_ij``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from pathlib import Path
+
+import polars as pl
+
+from rnr_sim.analytics.stats import Z95
+from rnr_sim.errors import InputError
+
+
+def parse_field_weights(spec: str, decks: list[str]) -> dict[str, float]:
+    """``"Name=30, Other=20"`` as {deck name: share}, shares summing to 1. A name is a deck
+    of the run, by its name or its file's stem, case ignored.
+
+    Raises ``InputError`` (one line) for a bad item, an unknown deck (with the closest
+    names), a weight that is not a positive number, or no weight at all.
+    """
+    by_key = {d.casefold(): d for d in decks}
+    by_key.update({d.casefold().replace(" ", "_").replace("-", "_"): d for d in decks})
+    out: dict[str, float] = {}
+    for item in (x.strip() for x in spec.split(",")):
+        if not item:
+            continue
+        name, eq, value = item.rpartition("=")
+        name = name.strip()
+        if not eq or not name:
+            raise InputError(f"--field-weights: {item!r} is not NAME=WEIGHT; write e.g. "
+                             "--field-weights \"Bison Stampede=30, Scroll Assembly=20\"")
+        deck = by_key.get(name.casefold()) or by_key.get(Path(name).stem.casefold())
+        if deck is None:
+            near = difflib.get_close_matches(name, decks, n=2, cutoff=0.5)
+            hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else \
+                f"; the run's decks: {', '.join(decks)}"
+            raise InputError(f"--field-weights: no deck {name!r} in the run{hint}")
+        try:
+            w = float(value)
+        except ValueError:
+            w = float("nan")
+        if not (w > 0 and math.isfinite(w)):
+            raise InputError(f"--field-weights: {item!r}: a weight is a positive number")
+        out[deck] = out.get(deck, 0.0) + w
+    total = sum(out.values())
+    if not out:
+        raise InputError("--field-weights: no deck named; write e.g. --field-weights "
+                         "\"Bison Stampede=30, Scroll Assembly=20\"")
+    return {d: w / total for d, w in out.items()}
+
+
+def pair_rates(games: pl.LazyFrame, seats: pl.LazyFrame) -> pl.DataFrame:
+    """Per ordered pair of decks (``deck``, ``opp``) of a two-player run: ``n`` games,
+    ``wins``, ``rate`` and its variance ``var`` with the deal as the unit (see the module
+    docstring)."""
+    s = seats.select("game_id", "seat", "deck", "won")
+    g = games.select("game_id", "table_id", "deal")
+    pairs = (s.join(s, on="game_id", suffix="_opp").filter(pl.col("seat") != pl.col("seat_opp"))
+             .join(g, on="game_id"))
+    per_deal = (pairs.group_by("deck", pl.col("deck_opp").alias("opp"), "table_id", "deal")
+                .agg(pl.len().alias("n"), pl.col("won").cast(pl.Int64).sum().alias("w"))
+                .collect())
+    totals = per_deal.group_by("deck", "opp").agg(pl.col("n").sum().alias("N"),
+                                                  pl.col("w").sum().alias("W"))
+    d = per_deal.join(totals, on=["deck", "opp"]).with_columns(
+        (pl.col("w") - pl.col("W") / pl.col("N") * pl.col("n")).alias("z"))
+    # per table h with D_h deals: D_h/(D_h-1) * sum of (z - mean_h z)^2, over N^2
+    by_table = d.group_by("deck", "opp", "table_id").agg(
+        pl.len().alias("D"), ((pl.col("z") - pl.col("z").mean()) ** 2).sum().alias("ss"))
+    var = by_table.with_columns(
+        pl.when(pl.col("D") > 1).then(pl.col("D") / (pl.col("D") - 1) * pl.col("ss"))
+        .otherwise(0.0).alias("v")).group_by("deck", "opp").agg(pl.col("v").sum())
+    return (totals.join(var, on=["deck", "opp"])
+            .select("deck", "opp", pl.col("N").alias("n"), pl.col("W").alias("wins"),
+                    (pl.col("W") / pl.col("N")).alias("rate"),
+                    (pl.col("v") / pl.col("N") ** 2).alias("var"))
+            .sort("deck", "opp"))
+
+
+def against_field(rates: pl.DataFrame, decks: list[str], weights: dict[str, float]
+                  ) -> pl.DataFrame:
+    """Every deck's expected win rate against the weighted field (``expected``, ``lo``,
+    ``hi``), best first; ``missing`` lists the field decks it never met (then no figure:
+    the run did not measure it)."""
+    r = {(a, b): (rate, var) for a, b, rate, var in
+         rates.select("deck", "opp", "rate", "var").iter_rows()}
+    rows = []
+    for deck in decks:
+        e, v, missing = 0.0, 0.0, []
+        for opp, w in weights.items():
+            if opp == deck and (deck, opp) not in r:
+                e += w * 0.5  # its own copy: half the games
+                continue
+            if (deck, opp) not in r:
+                missing.append(opp)
+                continue
+            rate, var = r[(deck, opp)]
+            e += w * rate
+            v += w * w * var
+        ok = not missing
+        half = Z95 * math.sqrt(max(v, 0.0))
+        rows.append({"deck": deck, "expected": e if ok else None,
+                     "lo": max(0.0, e - half) if ok else None,
+                     "hi": min(1.0, e + half) if ok else None,
+                     "missing": ", ".join(missing)})
+    return pl.DataFrame(rows, schema={"deck": pl.String, "expected": pl.Float64,
+                                      "lo": pl.Float64, "hi": pl.Float64,
+                                      "missing": pl.String}
+                        ).sort("expected", descending=True, nulls_last=True)
+
+
+def field_lines(run_dir: str | Path, spec: str) -> list[str]:
+    """The terminal answer: the field as read, then every deck against it, best first."""
+    import json
+
+    from rnr_sim.runner import scan_table
+
+    manifest = json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
+    if int(manifest.get("players", 2)) != 2:
+        raise InputError("--field-weights reads two-player matchups; this run has "
+                         f"{manifest.get('players')} players a table")
+    decks = [d["name"] for d in manifest["decks"]]
+    weights = parse_field_weights(spec, decks)
+    table = against_field(pair_rates(scan_table(run_dir, "games"), scan_table(run_dir, "seats")),
+                          decks, weights)
+    field = ", ".join(f"{100 * w:.0f}% {d}" for d, w in
+                      sorted(weights.items(), key=lambda x: -x[1]))
+    out = [f"Against your field ({field}): each deck's expected win rate, 95% interval "
+           "(the deal as the unit), best first:"]
+    width = max(len(d) for d in decks)
+    for r in table.iter_rows(named=True):
+        if r["expected"] is None:
+            out.append(f"  {r['deck']:<{width}}  not measured: it never met {r['missing']}")
+        else:
+            out.append(f"  {r['deck']:<{width}}  {100 * r['expected']:5.1f}% "
+                       f"[{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]")
+    best = table.row(0, named=True)
+    if best["expected"] is not None:
+        out.append(f"Best response: {best['deck']} ({100 * best['expected']:.1f}%).")
+    return out
+
+
+def deck_names(paths: list[Path]) -> list[str]:
+    """The names the decks at ``paths`` will play under (their ``Name:`` header, else the
+    file's stem), read before a run so that a bad --field-weights costs no games."""
+    import re
+
+    header = re.compile(r"\s*name\s*:\s*(.*?)\s*(#.*)?$", re.IGNORECASE)
+    out = []
+    for p in paths:
+        try:
+            text = Path(p).read_text(encoding="utf-8-sig", errors="replace")[:100_000]
+        except (OSError, ValueError):
+            text = ""
+        found = next((m.group(1) for line in text.splitlines()
+                      if (m := header.match(line)) and m.group(1)), None)
+        out.append(found or Path(p).stem)
+    return out

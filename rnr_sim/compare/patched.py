@@ -1,0 +1,65 @@
+"""The answer a card patch is made for: the patched cards' own figures, like for like with
+the report, and whether the change left the decks closer together.
+
+``compare``'s paired card rows are the raw, pooled 17lands figures (GIH WR, IWD, ...): the
+only ones with a per-game pairing. The report flags a card by its adjusted IWD (inside each
+deck, at equal game length: ``analytics.cards.adjusted_iwd``). ``patched_iwd`` measures
+that headline figure for each patched card in both runs, so "does the card still
+over-perform?" is read on the report's own scale. ``spread`` says whether the change
+helped balance: the spread of the decks' win rates before and after.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from rnr_sim.errors import InputError
+
+
+def patched_iwd(baseline_dir: Path, variant_dir: Path, cards: list[str]
+                ) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per patched card held by a deck: ``{"baseline": row, "variant": row}``, each row the
+    card's adjusted IWD in that run (``iwd_adjusted``, ``_lo``, ``_hi``, ``_p``: the
+    report's columns and interval, the deal as the unit). Cards no deck holds are left
+    out. The two intervals are each run's own, not paired."""
+    from rnr_sim.analytics.cards import adjusted_iwd, card_masks, seat_units
+    from rnr_sim.runner import scan_table
+
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    if not cards:
+        return out
+    for side, d in (("baseline", baseline_dir), ("variant", variant_dir)):
+        try:
+            decks = pl.read_parquet(d / "decks.parquet")
+            masks = card_masks(decks.filter(pl.col("card").is_in(cards)))
+            if masks.height == 0:
+                return {}
+            held = masks["deck"].unique().to_list()
+            seats = scan_table(d, "seats").filter(pl.col("deck").is_in(held))
+            units = seat_units(scan_table(d, "games"), seats)
+        except (OSError, pl.exceptions.PolarsError) as e:
+            raise InputError(f"{d}: cannot read the run's tables ({str(e).splitlines()[0]})"
+                             ) from None
+        per_card, _ = adjusted_iwd(units, masks)
+        for r in per_card.iter_rows(named=True):
+            if r.get("iwd_adjusted") is not None:
+                out.setdefault(r["card"], {})[side] = r
+    return {c: v for c, v in out.items() if len(v) == 2}
+
+
+def spread(paired) -> dict[str, float] | None:
+    """The spread of the decks' win rates in each run: their standard deviation and their
+    range (best minus worst), before and after; None with fewer than two decks. A
+    smaller spread after the change means the decks sit closer to one another."""
+    import numpy as np
+
+    d = paired.of("deck", "win_rate").drop_nulls(["baseline", "variant"])
+    if d.height < 2:
+        return None
+    b, v = d["baseline"].to_numpy(), d["variant"].to_numpy()
+    return {"sd_baseline": float(np.std(b)), "sd_variant": float(np.std(v)),
+            "range_baseline": float(b.max() - b.min()),
+            "range_variant": float(v.max() - v.min())}
