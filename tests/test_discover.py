@@ -96,6 +96,8 @@ def test_the_discovery_dir_keeps_its_contract(toy_discovery):
         assert dict(zip(listed["card"], listed["copies"], strict=True)) == deck.counts
     # a deck file is accepted by the commands as it is
     assert main(["validate", str(toy_discovery / "elites" / "01.txt"), "--cards", str(TOY)]) == 0
+    # Its Cards: header names the catalog, so no --cards is needed.
+    assert main(["validate", str(toy_discovery / "elites" / "01.txt")]) == 0
 
 
 def _small(out: Path, **kw) -> None:

@@ -70,10 +70,17 @@ def fingerprint(plan, budget: int, batch: int, meta: bool, cells: str,
 
 
 
-def deck_text(laws, counts: np.ndarray, name: str, policy: str, comment: list[str]) -> str:
-    """A deck list: headers, then its cards by Order (``COUNT Card Name``)."""
+def deck_text(laws, counts: np.ndarray, name: str, policy: str, comment: list[str],
+              deck_dir: Path | None = None) -> str:
+    """A deck list: headers (with the ``Cards:`` line that loads the catalog again, so every
+    command reads the elite without ``--cards``: ``decks.cards_header``), then its cards by
+    Order (``COUNT Card Name``)."""
+    from rnr_sim.decks import cards_header
+
     cards = laws.catalog.cards
-    lines = [f"# {c}" for c in comment] + [f"Name: {name}", f"Policy: {policy}", ""]
+    header = cards_header(laws.catalog, deck_dir)
+    lines = [f"# {c}" for c in comment] + [f"Name: {name}", f"Policy: {policy}"]
+    lines += ([header] if header else []) + [""]
     for card_type in enums.CARD_TYPES:
         rows = [i for i in np.flatnonzero(counts) if cards[i].type == card_type]
         if not rows:
@@ -142,7 +149,7 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
             f"{100 * held.hi[k]:.1f}] against the field over {held.deals} deals a deck "
             f"(search: {100 * found.share[k]:.1f}%).",
         ]
-        text(file, deck_text(laws, counts, name, pilot, comment) + "\n")
+        text(file, deck_text(laws, counts, name, pilot, comment, (out / file).parent) + "\n")
         rows.append({
             "elite_id": rank + 1, "cell": label, "cell_row": row, "cell_col": col,
             "row": cells.rows[row], "col_lo": float(edges[col]), "col_hi": float(edges[col + 1]),
