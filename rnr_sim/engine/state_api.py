@@ -156,6 +156,41 @@ def clone(g, memo, into, into_memo):
     into.game[L.G_DEBUG] = 0
 
 
+@njit(**INLINED)
+def deal_pool(pl, sl, ls, memo, rng, p, q, n, n_hand, kept):
+    """Seat ``q``'s pool of hidden cards (``ls[q, L_DRAW, :n]``, in slot order) shuffled
+    from the game stream and dealt back: ``n_hand`` cards to the hand after the ``kept``
+    ones still in it (an opponent's; ``p``'s own hand is never pooled), the rest to the
+    Draw Pile (Art. VI §1, §7); an opponent's noted card values forgotten. What
+    ``determinize`` and ``determinize_seen`` share once each has made its pool."""
+    for i in range(n - 1, 0, -1):  # Fisher-Yates over the pool
+        j = rand_below(rng, GAME_STREAM, i + 1)
+        x = ls[q, L.L_DRAW, i]
+        ls[q, L.L_DRAW, i] = ls[q, L.L_DRAW, j]
+        ls[q, L.L_DRAW, j] = x
+    if q != p:
+        pl[q, L.P_N_HAND] = kept
+    for i in range(n):
+        s = ls[q, L.L_DRAW, i]
+        if i < n_hand:
+            sl[q, s, L.S_ZONE] = L.Z_HAND
+            list_push(pl, ls, q, L.L_HAND, L.P_N_HAND, s)
+        else:
+            sl[q, s, L.S_ZONE] = L.Z_DRAW
+            ls[q, L.L_DRAW, i - n_hand] = s
+    pl[q, L.P_N_DRAW] = n - n_hand
+    if q != p:
+        for s in range(E.MAX_SLOTS):
+            memo[q, PM_VALUE0 + s] = np.nan
+
+
+@njit(**INLINED)
+def restart_streams(rng, rseed):
+    """Every stream of a determinized state restarted from ``rseed``."""
+    for k in range(rng.shape[0]):
+        rng[k] = stream_seed(rseed, k, 0, 0, 0)
+
+
 @njit(void(GAME, MEMO, i8, u8, u8), **KERNEL)
 def determinize(g, memo, p, dseed, rseed):
     """Deal anew, from stream ``dseed``, what seat ``p`` cannot see: the Draw Piles are
@@ -176,27 +211,8 @@ def determinize(g, memo, p, dseed, rseed):
             if z == L.Z_DRAW or (z == L.Z_HAND and q != p):
                 ls[q, L.L_DRAW, n] = s  # the pool, in slot order
                 n += 1
-        for i in range(n - 1, 0, -1):  # Fisher-Yates over the pool
-            j = rand_below(rng, GAME_STREAM, i + 1)
-            x = ls[q, L.L_DRAW, i]
-            ls[q, L.L_DRAW, i] = ls[q, L.L_DRAW, j]
-            ls[q, L.L_DRAW, j] = x
-        if q != p:
-            pl[q, L.P_N_HAND] = 0
-        for i in range(n):
-            s = ls[q, L.L_DRAW, i]
-            if i < n_hand:
-                sl[q, s, L.S_ZONE] = L.Z_HAND
-                list_push(pl, ls, q, L.L_HAND, L.P_N_HAND, s)
-            else:
-                sl[q, s, L.S_ZONE] = L.Z_DRAW
-                ls[q, L.L_DRAW, i - n_hand] = s
-        pl[q, L.P_N_DRAW] = n - n_hand
-        if q != p:
-            for s in range(E.MAX_SLOTS):
-                memo[q, PM_VALUE0 + s] = np.nan
-    for k in range(rng.shape[0]):
-        rng[k] = stream_seed(rseed, k, 0, 0, 0)
+        deal_pool(pl, sl, ls, memo, rng, p, q, n, n_hand, 0)
+    restart_streams(rng, rseed)
 
 
 @njit(f8(TABLE, GAME, MEMO, ACTS, i8, b1), **KERNEL)
@@ -393,24 +409,5 @@ def determinize_seen(t, g, memo, p, prior_cards, prior_size, know, post, dseed, 
                                  and not identity_known(sl, masks, q, s)):
                 ls[q, L.L_DRAW, n] = s
                 n += 1
-        for i in range(n - 1, 0, -1):  # Fisher-Yates over the pool
-            j = rand_below(rng, GAME_STREAM, i + 1)
-            x = ls[q, L.L_DRAW, i]
-            ls[q, L.L_DRAW, i] = ls[q, L.L_DRAW, j]
-            ls[q, L.L_DRAW, j] = x
-        if q != p:
-            pl[q, L.P_N_HAND] = kept
-        for i in range(n):
-            s = ls[q, L.L_DRAW, i]
-            if i < n_hand:
-                sl[q, s, L.S_ZONE] = L.Z_HAND
-                list_push(pl, ls, q, L.L_HAND, L.P_N_HAND, s)
-            else:
-                sl[q, s, L.S_ZONE] = L.Z_DRAW
-                ls[q, L.L_DRAW, i - n_hand] = s
-        pl[q, L.P_N_DRAW] = n - n_hand
-        if q != p:
-            for s in range(E.MAX_SLOTS):
-                memo[q, PM_VALUE0 + s] = np.nan
-    for k in range(rng.shape[0]):
-        rng[k] = stream_seed(rseed, k, 0, 0, 0)
+        deal_pool(pl, sl, ls, memo, rng, p, q, n, n_hand, kept)
+    restart_streams(rng, rseed)
