@@ -298,7 +298,7 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
     remote = None if options.backend == "local" else where
     with where, bar, Evaluator(driver, backend=remote, threads=options.threads, progress=bar,
                                store=store) as ev:
-        found = search.run(ev, meta, plan.catalog, knobs, tf.targets, tf.scope.max_changes,
+        found = search.run(ev, meta, plan, knobs, tf.targets, tf.scope.max_changes,
                            search_budget, options.seed, n_suggest, bar=bar, log=bar.note)
         if found is None or found.stopped:
             return _stopped(out, ev, log)

@@ -13,7 +13,18 @@ metagame of mixes meets itself, and its equilibrium may play one deck alone):
   ``w_a w_b`` (equal weights: ``compare``'s share of wins);
 - **first seat**: the first seat's wins over the games, pairs weighted the same way;
 - **support**: the decks the equilibrium of the win-share matrix (a draw half a win) plays
-  at least ``SUPPORT_MIN`` of the time.
+  at least ``SUPPORT_MIN`` of the time;
+- **entry gap** of a deck outside the support: how much its win share (a draw half)
+  against the equilibrium mix falls short of the game's value, one half: how much the
+  support's decks must lose against it before the equilibrium admits it. A continuous
+  measure where the support count is a step (docs/design.md, "Balance objective").
+
+An **adaptive** metagame (a discovery's: its mix is an equilibrium, and players move with
+it) weights the figures by the equilibrium of the games measured, not by the mix given:
+a patch that admits a second deck to the equilibrium changes the weights its path and
+seat figures are judged under. Those figures are flat until the equilibrium moves, so a
+missed path target adds the entry gap of the nearest deck outside the support whose own
+wins (``deck_paths``) lean the other way: the gradient toward a metagame that meets it.
 
 Intervals: every figure but the support is a ratio ``R = Σ c a / Σ c b`` over units (a
 pair's deal: its games in every seat order), linearised per unit (``z = c (a - R b) /
@@ -34,8 +45,10 @@ from rnr_sim.balance.targets import Targets
 from rnr_sim.schema import WIN_PATHS
 
 SUPPORT_MIN = 0.01  # a deck the equilibrium plays at least 1% of the time
-#: What one deck missing from the equilibrium's support adds to the distance (a point).
-SUPPORT_STEP = 0.01
+#: The least one deck missing from the equilibrium's support adds to the distance (a
+#: tenth of a point): a deck whose entry gap is 0 but that the mix plays less than
+#: ``SUPPORT_MIN`` still misses the target.
+SUPPORT_FLOOR = 0.001
 _PATH_CODE = {p: i for i, p in enumerate(enums.PATHS)}
 
 
@@ -141,23 +154,42 @@ class Figures:
     mix: np.ndarray
     support: int
     deals: int
+    entry: list[Figure | None]  # each deck's entry gap (None: in the support)
+    weights: np.ndarray  # the weights the figures were judged under
+    deck_paths: np.ndarray  # [deck, path]: each deck's wins by each path over its wins
+    adaptive: bool = False
 
     @classmethod
-    def of(cls, games: Games, weights: np.ndarray, n_decks: int) -> Figures:
-        w = np.asarray(weights, dtype=np.float64)
+    def of(cls, games: Games, weights: np.ndarray, n_decks: int,
+           adaptive: bool = False) -> Figures:
+        """The figures of ``games``, decks weighted by ``weights``, or (``adaptive``) by
+        the equilibrium of these games (module docstring)."""
         a, b = games.pairs[:, 0], games.pairs[:, 1]
         r = games.winner.shape[2]
         wins_a = (games.winner == 0).sum(axis=2).astype(np.float64)  # [P, D]
         wins_b = (games.winner == 1).sum(axis=2).astype(np.float64)
         n_games = np.full(wins_a.shape, float(r))
-        decks = []
-        for i in range(n_decks):
+        score = wins_a + 0.5 * (r - wins_a - wins_b)  # a's share of the deal's games
+        share, mix = _equilibrium(games, score, r, n_decks)
+        w = mix if adaptive else np.asarray(weights, dtype=np.float64)
+
+        def deck_figure(i: int, num_a, num_b, c_w) -> Figure:
             in_a, in_b = a == i, b == i
-            num = wins_a * in_a[:, None] + wins_b * in_b[:, None]
+            num = num_a * in_a[:, None] + num_b * in_b[:, None]
             # a mirror: the deck holds both seats, so its games count twice
             den = n_games * (in_a.astype(np.float64) + in_b)[:, None]
-            c = np.where(in_a, w[b], np.where(in_b, w[a], 0.0))
-            decks.append(Figure(*ratio(num, den, c)))
+            c = np.where(in_a, c_w[b], np.where(in_b, c_w[a], 0.0))
+            return Figure(*ratio(num, den, c))
+
+        decks = [deck_figure(i, wins_a, wins_b, w) for i in range(n_decks)]
+        support = int((mix >= SUPPORT_MIN).sum())
+        entry: list[Figure | None] = []
+        for i in range(n_decks):
+            if mix[i] >= SUPPORT_MIN:
+                entry.append(None)
+                continue
+            u = deck_figure(i, score, r - score, mix)  # its share against the mix
+            entry.append(Figure(0.5 - u.value, -u.z))
         c_pair = w[a] * w[b]
         decided = wins_a + wins_b
         paths = []
@@ -166,22 +198,35 @@ class Figures:
             paths.append(Figure(*ratio(num.astype(np.float64), decided, c_pair)))
         first_wins = (games.winner == np.arange(r)[None, None, :]).sum(axis=2)
         first = Figure(*ratio(first_wins.astype(np.float64), n_games, c_pair))
-        score = wins_a + 0.5 * (r - wins_a - wins_b)  # a's share of the deal's games
-        tot = np.zeros((n_decks, n_decks))
-        cnt = np.zeros((n_decks, n_decks))
-        np.add.at(tot, (a, b), score.sum(axis=1))
-        np.add.at(tot, (b, a), (r - score).sum(axis=1))
-        np.add.at(cnt, (a, b), float(r * games.deals))
-        np.add.at(cnt, (b, a), float(r * games.deals))
-        share = np.where(cnt > 0, tot / np.maximum(cnt, 1.0), 0.5)
-        played = (cnt - np.diag(np.diag(cnt))).sum(axis=1) > 0
-        np.fill_diagonal(share, 0.5)
-        mix = np.zeros(n_decks)
-        if played.sum() >= 1:
-            sub = share[np.ix_(played, played)]
-            mix[played] = nash_equilibrium((sub - sub.T) / 2.0)
-        support = int((mix >= SUPPORT_MIN).sum())
-        return cls(decks, paths, first, share, mix, support, games.deals)
+        deck_paths = np.zeros((n_decks, len(WIN_PATHS)))
+        for k, p in enumerate(WIN_PATHS):
+            by = games.path == _PATH_CODE[p]
+            np.add.at(deck_paths[:, k], a, ((games.winner == 0) & by).sum(axis=(1, 2)))
+            np.add.at(deck_paths[:, k], b, ((games.winner == 1) & by).sum(axis=(1, 2)))
+        deck_paths /= np.maximum(deck_paths.sum(axis=1, keepdims=True), 1.0)
+        return cls(decks, paths, first, share, mix, support, games.deals, entry, w,
+                   deck_paths, adaptive)
+
+
+def _equilibrium(games: Games, score: np.ndarray, r: int, n_decks: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The win-share matrix of ``games`` (i's share against j, a draw half; 0.5 where not
+    played) and the equilibrium mix of the decks that played."""
+    a, b = games.pairs[:, 0], games.pairs[:, 1]
+    tot = np.zeros((n_decks, n_decks))
+    cnt = np.zeros((n_decks, n_decks))
+    np.add.at(tot, (a, b), score.sum(axis=1))
+    np.add.at(tot, (b, a), (r - score).sum(axis=1))
+    np.add.at(cnt, (a, b), float(r * games.deals))
+    np.add.at(cnt, (b, a), float(r * games.deals))
+    share = np.where(cnt > 0, tot / np.maximum(cnt, 1.0), 0.5)
+    played = (cnt - np.diag(np.diag(cnt))).sum(axis=1) > 0
+    np.fill_diagonal(share, 0.5)
+    mix = np.zeros(n_decks)
+    if played.sum() >= 1:
+        sub = share[np.ix_(played, played)]
+        mix[played] = nash_equilibrium((sub - sub.T) / 2.0)
+    return share, mix
 
 
 @dataclass
@@ -229,12 +274,44 @@ def judge(fig: Figures, t: Targets, tol: float = 1e-12) -> Judged:
         if p in t.path_share:
             lo, hi = t.path_share[p]
             add("path_share", fig.path[k], lo, hi)
+            v = fig.path[k].value
+            if fig.adaptive and not math.isnan(v) and not lo <= v <= hi:
+                # the nearest deck outside the support whose wins lean toward the band
+                lean = fig.deck_paths[:, k] < v if v > hi else fig.deck_paths[:, k] > v
+                near = [f for i, f in enumerate(fig.entry) if f is not None and lean[i]]
+                if near:
+                    f = min(near, key=lambda f: f.value)
+                    total += max(f.value, SUPPORT_FLOOR)
+                    if f.value > SUPPORT_FLOOR:
+                        z = z + f.z
     if t.first_seat is not None:
         add("first_seat", fig.first, *t.first_seat)
     if t.min_support is not None and fig.support < t.min_support:
-        total += SUPPORT_STEP * (t.min_support - fig.support)
+        # The decks nearest to entering, as many as the support lacks: their entry gaps.
+        gaps = sorted((f for f in fig.entry if f is not None), key=lambda f: f.value)
+        for f in gaps[: t.min_support - fig.support]:
+            total += max(f.value, SUPPORT_FLOOR)
+            if f.value > SUPPORT_FLOOR:
+                z = z + f.z
         missed.append("min_support")
     return Judged(total, z, missed)
+
+
+def safe(fig: Figures, t: Targets, margin: float) -> bool:
+    """Every target met with room: each figure inside its band by ``margin`` standard
+    errors (a change found on the search's deals that only just crosses a target would
+    miss it on fresh deals about half the time); the support as ``judge`` counts it."""
+    def inside(f: Figure, lo: float | None, hi: float | None) -> bool:
+        if math.isnan(f.value):
+            return True
+        h = margin * f.se
+        return (lo is None or f.value - h >= lo) and (hi is None or f.value + h <= hi)
+
+    ok = t.deck_share_max is None or all(inside(f, None, t.deck_share_max) for f in fig.deck)
+    ok = ok and all(inside(fig.path[k], *t.path_share[p]) for k, p in enumerate(WIN_PATHS)
+                    if p in t.path_share)
+    ok = ok and (t.first_seat is None or inside(fig.first, *t.first_seat))
+    return ok and (t.min_support is None or fig.support >= t.min_support)
 
 
 def paired(before: Figure, after: Figure) -> tuple[float, float, float]:

@@ -231,7 +231,8 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
                    "racing": {"played": found.games, "flat": found.flat_games,
                               "saved": 1 - found.games / found.flat_games
                               if found.flat_games else 0.0},
-                   "history": found.history},
+                   "history": found.history, "attribution": found.attribution,
+                   "phases": found.phases},
         "suggestions": [{"rank": r["rank"], "changes": r["changes"],
                          "targets_met": r["targets_met"], "targets_missed": r["targets_missed"],
                          "verified": r["verified"], "support": list(v.support),
@@ -251,17 +252,18 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
 
 def candidates_frame(found, knobs) -> pl.DataFrame:
     """Every candidate the search measured, nearest the targets first."""
-    rows = sorted(found.scored.values(), key=lambda s: (3 - s.stage, s.distance, s.changes))
+    rows = sorted(found.scored.values(), key=lambda s: (-s.deals, s.distance, s.changes))
     return pl.DataFrame({
         "changes": [describe(knobs, s.changes) for s in rows],
         "distance": [s.distance for s in rows],
         "delta": [s.delta for s in rows], "delta_se": [s.delta_se for s in rows],
         "deals": [s.deals for s in rows], "stages": [s.stage for s in rows],
         "n_cards": [s.n_cards for s in rows], "size": [s.size for s in rows],
-        "missed": [s.missed for s in rows]},
+        "missed": [s.missed for s in rows], "safe": [s.safe for s in rows]},
         schema={"changes": pl.List(pl.String), "distance": pl.Float64, "delta": pl.Float64,
                 "delta_se": pl.Float64, "deals": pl.Int64, "stages": pl.Int32,
-                "n_cards": pl.Int32, "size": pl.Float64, "missed": pl.List(pl.String)})
+                "n_cards": pl.Int32, "size": pl.Float64, "missed": pl.List(pl.String),
+                "safe": pl.Boolean})
 
 
 def answer(found, checked, t) -> tuple[str, str]:

@@ -1,31 +1,32 @@
-"""The search for changes that bring the metagame within the targets.
+"""The search for changes that bring the metagame within the targets (docs/design.md,
+"Balance screening").
 
 A candidate is a set of at most ``max_changes`` integer changes to the numbers in scope
 and the rules switches in scope (``targets.Knob``; a switch's value is its compiled value
-in the engine's rules array). It is scored by playing the metagame's decks against each
-other with the changed catalog and rules (a new ``Pool.cards`` and ``Pool.rules``, the
-same decks, pilots and deals: common random numbers, so every candidate and the unchanged
-catalog meet the same shuffles), and judged against the targets (``metrics.judge``).
-Three objectives, all minimised: the distance to the targets, the number of cards changed
-(a switch counted as one), and the size of the changes.
+in the engine's rules array). It is measured by playing the metagame's decks against each
+other with the changed catalog and rules on the baseline's deals (``paired.Player``: the
+pairs it touches played, the others the baseline's games; common random numbers, so every
+candidate and the unchanged catalog meet the same shuffles), and judged against the
+targets (``metrics.judge``). Three objectives, all minimised: the distance to the targets,
+the number of cards changed (a switch counted as one), and the size of the changes.
 
-- **Screen.** Every number moved one ``step`` down and one up, every switch to each of
-  its other values, each raced (below): the first generation, and the knobs the mutation
-  reaches for most.
-- **NSGA-II** (pymoo): a population of the best candidates; offspring by crossover (each
-  parent's changes dealt between two children) and mutation (a value nudged by one or by
-  a step, a knob swapped, a change added or dropped), ranked by non-domination and
-  crowding over the three objectives. Until the next generation could overrun the budget,
-  or generations stop bringing new candidates (a small scope played out).
-- **Racing.** A batch of candidates plays ``stages`` deals a pair, stage by stage (one
-  evaluator call a candidate a stage); after each of the first two, a candidate stops if
-  it is clearly worse (its distance minus the baseline's, paired on the same deals, 1.96
-  standard errors above) than no change or than the best fully measured candidate with no
-  more cards changed, and of the rest only the nearest ``KEEP`` (``SCREEN_KEEP`` in the
-  screen) go on: successive halving on common deals.
-- **The suggestions**: for each number of cards changed, the fully measured candidate
-  nearest the targets, kept when it comes nearer than every one with fewer cards; its
-  changes ordered by what each adds (the distance without it, on the same deals).
+1. **Baseline**: the unchanged catalog, every pair, on up to ``BASELINE_DEALS`` deals.
+2. **Attribution** (``screen.offenders``, ``screen.attribute``): the decks the missed
+   targets are about, and the cards they lean on (each cut, on common deals).
+3. **Screen** (``screen.sequential``): every single change at the ends of its knob's range,
+   the first wave (switches and the offenders' cards) first; each measured on doubling
+   deal ranges while its interval still allows it to close its share of the gap.
+4. **Crossing** (``screen.crossing``): for a number whose end meets the targets, the
+   smallest move that still meets them with room, by bisection.
+5. **NSGA-II** (pymoo), when no single change meets the targets: a population seeded with
+   the changes that close the most; offspring by crossover (each parent's changes dealt
+   between two children) and mutation (a value nudged by one or by a step, a knob swapped
+   for one the screen kept, a change added or dropped), each child screened as the singles
+   were, but against the most the best candidate with fewer cards closes.
+6. **The suggestions**: the fully measured candidates on the Pareto front of (safe,
+   distance, cards changed, size); those that meet every target with room first, by
+   fewest cards then smallest changes; one per set of cards changed; their changes ordered
+   by what each adds (the distance without it, on the same deals).
 """
 
 from __future__ import annotations
@@ -36,37 +37,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rnr_sim.analytics.stats import Z95
-from rnr_sim.balance.metrics import Figures, Games, Judged, judge, variance
-from rnr_sim.balance.targets import (
-    Changes,
-    Knob,
-    Targets,
-    cards_changed,
-    changes_cards,
-    changes_rules,
-    patched_cards,
-    patched_rules,
-    size,
-)
+from rnr_sim.balance import screen as scr
+from rnr_sim.balance.metrics import Figures, Judged
+from rnr_sim.balance.paired import Player, Scored
+from rnr_sim.balance.targets import Changes, Knob, Targets
 from rnr_sim.evaluation import Evaluator, Matchups, Pool
 
-SEARCH_SEED_OFFSET = 0
 POP_SIZE = 16
-TOP_KNOBS = 24  # the screen's best knobs, which mutation reaches for half the time
-SCREEN_SHARE = 0.5  # of the search budget, at most, for the screen
-SCREEN_KEEP = 0.125  # the screen's racing: an eighth of its candidates go on
 STALE_GENERATIONS = 20  # generations in a row with no new candidate: the search stops
-KEEP = 0.25  # racing: the share of a batch's candidates that go on to the next stage
-
-
-def stage_deals(budget: int, games_per_deal: int) -> tuple[int, int, int]:
-    """Deals a pair of the three racing stages: about 600, 2,400 and 9,600 games a
-    candidate below 4 million games of search, twice that from there (at least 2, 4, 8
-    deals)."""
-    scale = 1 if budget < 4_000_000 else 2
-    return tuple(max(m, math.ceil(scale * g / games_per_deal))
-                 for m, g in ((2, 600), (4, 2400), (8, 9600)))  # type: ignore[return-value]
+BASELINE_DEALS = 1000  # deals a pair, at most, of the baseline (and of a full measure)
+BASELINE_SHARE = 0.15  # of the search budget, at most, for the baseline
+ATTRIBUTION_SHARE = 0.1  # ... for the offenders' cuts
+SCREEN_SHARE = 0.6  # ... of what is left then, for the screen
 
 
 @dataclass
@@ -74,7 +56,9 @@ class Metagame:
     """The decks the targets are about: ``names``, their files, their weights (the mix),
     and the engine's arrays (``pool``: the catalog as loaded). Every deck (``subjects``)
     plays every deck of ``field`` (the decks with weight, or all when the equilibrium's
-    support is a target), deck j's games on table j."""
+    support is a target), deck j's games on table j. ``mirrors``: a discovery's mix, which
+    meets itself, and is ``adaptive`` (``metrics``): its figures weighted by the equilibrium
+    of the games measured."""
 
     names: list[str]
     paths: list
@@ -86,13 +70,19 @@ class Metagame:
     source: str
     mirrors: bool = False  # a discovery's mix: a deck meets itself too
 
+    @property
+    def adaptive(self) -> bool:
+        return self.mirrors
+
     def mirror_games(self, ev: Evaluator, cards: np.ndarray, seed: int, deals: int,
-                     table0: int, rules: np.ndarray | None = None) -> Games | None:
+                     table0: int, rules: np.ndarray | None = None):
         """Each weighted deck against itself on deals ``0..deals-1``, deck i's on table
         ``table0 + i`` (the games ``compare``'s round robin does not play), with ``rules``
         (None: the metagame's)."""
-        pool = Pool(cards, self.pool.rules if rules is None else rules, self.pool.deck_cards, self.pool.deck_size,
-                    self.pool.policies, self.pool.search)
+        from rnr_sim.balance.metrics import Games
+
+        pool = Pool(cards, self.pool.rules if rules is None else rules, self.pool.deck_cards,
+                    self.pool.deck_size, self.pool.policies, self.pool.search)
         parts = []
         for i in self.field:
             m = Matchups([i], self.pilots[[i]], [i], self.pilots[[i]], [table0 + int(i)], 0,
@@ -107,32 +97,8 @@ class Metagame:
     def n(self) -> int:
         return len(self.names)
 
-    def matchups(self, first_deal: int, deals: int) -> Matchups:
-        return Matchups(self.subjects, self.pilots[self.subjects], self.field,
-                        self.pilots[self.field], self.field.astype(np.int64), first_deal,
-                        deals)
-
     def games_per_deal(self) -> int:
         return len(self.subjects) * len(self.field) * 2
-
-
-@dataclass
-class Scored:
-    """What the race measured of one candidate."""
-
-    changes: Changes
-    distance: float
-    delta: float  # distance minus the baseline's, on the same deals
-    delta_se: float
-    deals: int
-    stage: int  # stages played (3: all)
-    missed: list[str]
-    n_cards: int
-    size: float
-
-    @property
-    def full(self) -> bool:
-        return self.stage == 3
 
 
 @dataclass
@@ -150,109 +116,11 @@ class Search:
     screened: int
     knobs: int
     games: int
-    flat_games: int  # what every candidate at every stage would have played
+    flat_games: int  # what every candidate would have played on the whole matrix
     stopped: bool = False
     history: list[dict] = field(default_factory=list)
-
-
-class _Player:
-    """Plays candidates (their catalogs) against the metagame through the evaluator and
-    judges them; counts the games; remembers every candidate it scored."""
-
-    def __init__(self, ev: Evaluator, meta: Metagame, catalog, knobs: list[Knob],
-                 targets: Targets, stages: tuple[int, int, int], seed: int):
-        self.ev, self.meta, self.catalog, self.knobs = ev, meta, catalog, knobs
-        self.targets, self.stages, self.seed = targets, stages, seed
-        self.scored: dict[Changes, Scored] = {}
-        self.games = 0
-        self.flat = 0
-        self.base_games: Games | None = None
-        self.base_by_depth: dict[int, tuple[Figures, Judged]] = {}
-
-    def play(self, changes: Changes, first: int, deals: int, key: str) -> Games | None:
-        base = self.meta.pool
-        cards = patched_cards(self.catalog, base.cards, self.knobs, changes) \
-            if changes_cards(self.knobs, changes) else base.cards
-        rules = patched_rules(base.rules, self.knobs, changes) \
-            if changes_rules(self.knobs, changes) else base.rules
-        pool = Pool(cards, rules, self.meta.pool.deck_cards,
-                    self.meta.pool.deck_size, self.meta.pool.policies, self.meta.pool.search)
-        games = self.meta.matchups(first, deals)
-        out = self.ev.play(pool, games, self.seed + SEARCH_SEED_OFFSET, key=key)
-        if out is None:
-            return None
-        self.games += games.games
-        return Games.of_outcome(out, self.meta.subjects, self.meta.field, self.meta.mirrors)
-
-    def judge(self, games: Games) -> tuple[Figures, Judged]:
-        fig = Figures.of(games, self.meta.weights, self.meta.n)
-        return fig, judge(fig, self.targets)
-
-    def baseline(self, deals: int) -> tuple[Figures, Judged] | None:
-        g = self.play((), 0, deals, "baseline")
-        if g is None:
-            return None
-        self.base_games = g
-        return self.judge(g)
-
-    def base_at(self, deals: int) -> tuple[Figures, Judged]:
-        if deals not in self.base_by_depth:
-            self.base_by_depth[deals] = self.judge(self.base_games.head(deals))
-        return self.base_by_depth[deals]
-
-    def race(self, cands: list[Changes], bar: Callable[[int], float], tag: str,
-             keep: float) -> list[Scored] | None:
-        """A batch of candidates through the stages (module docstring), stage by stage;
-        None once Ctrl-C stopped it. A candidate scored before is not played again."""
-        fresh = list(dict.fromkeys(c for c in cands if c not in self.scored))
-        parts: dict[Changes, list[Games]] = {c: [] for c in fresh}
-        alive = fresh
-        first = 0
-        self.flat += len(fresh) * sum(self.stages) * self.meta.games_per_deal()
-        for s, deals in enumerate(self.stages):
-            now = []
-            for k, c in enumerate(alive):
-                g = self.play(c, first, deals, f"{tag}-{k:03d}-s{s + 1}")
-                if g is None:
-                    return None
-                parts[c].append(g)
-            first += deals
-            _, jb = self.base_at(first)
-            for c in alive:
-                fig, j = self.judge(Games.join(parts[c]))
-                delta = j.distance - jb.distance
-                se = math.sqrt(variance(j.z - jb.z))
-                sc = Scored(c, j.distance, delta, se, first, s + 1, j.missed,
-                            cards_changed(self.knobs, c), size(self.knobs, c))
-                self.scored[c] = sc
-                now.append(sc)
-            if s == 2:
-                break
-            # Clearly worse than no change, or than the best known with no more cards: stop.
-            go = [sc for sc in now if sc.delta - Z95 * sc.delta_se <= bar(sc.n_cards)]
-            go.sort(key=lambda sc: (sc.distance, sc.size, sc.changes))
-            alive = [sc.changes for sc in go[: max(1, math.ceil(keep * len(go)))]]
-            if not alive:
-                break
-        return [self.scored[c] for c in cands]
-
-    def cost(self, n: int, keep: float) -> int:
-        """The most games a batch of ``n`` new candidates plays (``keep`` per stage)."""
-        total, alive = 0, n
-        for deals in self.stages:
-            total += alive * deals * self.meta.games_per_deal()
-            alive = max(1, math.ceil(keep * alive)) if alive else 0
-        return total
-
-    def measure(self, changes: Changes, key: str) -> Judged | None:
-        """A candidate on every stage's deals at once (no racing)."""
-        if changes in self.scored and self.scored[changes].full:
-            s = self.scored[changes]
-            return Judged(s.distance, np.zeros(0), s.missed)
-        g = self.play(changes, 0, sum(self.stages), key)
-        if g is None:
-            return None
-        return self.judge(g)[1]
+    attribution: dict = field(default_factory=dict)
+    phases: dict = field(default_factory=dict)  # games by phase
 
 
 # ---------------------------------------------------------------------------- genomes
@@ -379,75 +247,122 @@ def _operators(genome: Genome, favoured: np.ndarray):
 # ---------------------------------------------------------------------------- the search
 
 
-def run(ev: Evaluator, meta: Metagame, catalog, knobs: list[Knob], targets: Targets,
+def run(ev: Evaluator, meta: Metagame, plan, knobs: list[Knob], targets: Targets,
         max_changes: int, budget: int, seed: int, suggestions: int, bar=None,
         log: Callable[[str], None] = lambda m: None) -> Search | None:
     """The search within ``budget`` games (module docstring); None once Ctrl-C stopped it.
     When the baseline meets every target, no candidate is played."""
     per_deal = meta.games_per_deal()
-    stages = stage_deals(budget, per_deal)
-    full = sum(stages)
-    baseline_deals = max(full, min(1000, budget // 10 // per_deal))
-    p = _Player(ev, meta, catalog, knobs, targets, stages, seed)
-    base = p.baseline(baseline_deals)
+    top = max(4 * scr.FIRST_DEALS, min(BASELINE_DEALS, int(BASELINE_SHARE * budget) // per_deal))
+    p = Player(ev, meta, plan.catalog, knobs, targets, seed)
+    base = p.baseline(top)
     if base is None:
         return None
     fig0, j0 = base
-    result = Search(fig0, j0, baseline_deals, p.scored, [], {}, 0, 0, 0, len(knobs),
-                    p.games, 0)
+    result = Search(fig0, j0, top, p.scored, [], {}, 0, 0, 0, len(knobs), p.games, 0)
+    result.phases["baseline"] = p.games
     if not j0.missed:
         return result
-    best_delta: dict[int, float] = {}  # fully measured: the lowest delta by cards changed
+    gap = j0.distance
+    need = gap / max_changes  # what a single change must close, at least, to be of use
 
-    def bar_of(n_cards: int) -> float:
-        known = [d for m, d in best_delta.items() if m <= n_cards]
-        return min([0.0, *known])
-
-    def note(s: Scored) -> None:
-        if s.full:
-            best_delta[s.n_cards] = min(best_delta.get(s.n_cards, math.inf), s.delta)
-
-    serial = [0]
-
-    def race_all(cands: list[Changes], tag: str, keep: float) -> list[Scored] | None:
-        got = p.race(cands, bar_of, f"{tag}-{serial[0]:05d}", keep)
-        serial[0] += 1
-        if got is not None:
-            for s in got:
-                note(s)
-        return got
-
-    # The screen: every knob a step down and a step up, in one race, as far as its share
-    # of the budget allows (the generations need the rest).
-    screen = [((k, value),) for k, kn in enumerate(knobs) for value in kn.choices()]
-    room = SCREEN_SHARE * (budget - p.games)
-    n_screen = len(screen)
-    while n_screen > POP_SIZE and p.cost(n_screen, SCREEN_KEEP) > room:
-        n_screen = int(n_screen * 0.95)
-    if n_screen < len(screen):
-        rng = np.random.default_rng(seed)
-        keep = np.sort(rng.choice(len(screen), size=n_screen, replace=False))
-        screen = [screen[i] for i in keep]
-    result.screened = len(screen)
-    log(f"screen: {len(screen)} single changes of {len(knobs)} numbers in scope")
-    scored = race_all(screen, "screen", SCREEN_KEEP)
-    if scored is None:
+    # Attribution: the offenders' cards by what each deck loses without them.
+    weights = scr.offenders(fig0, p.base, targets)
+    unit = scr.attribution_cost(meta, weights, 1)
+    deals_w = int(ATTRIBUTION_SHARE * budget) // max(1, unit)
+    deals_w = min(deals_w, top)
+    got = scr.attribute(p, plan, weights, deals_w, seed, "worth") if deals_w >= 2 else ({}, 0)
+    if got is None:
         return _stopped(result, p)
+    lean, worth_games = got
+    p.games += worth_games
+    result.phases["attribution"] = worth_games
+    first, second = scr.waves(knobs, lean, p)
+    result.attribution = {
+        "offenders": {meta.names[i]: round(w, 6) for i, w in sorted(weights.items())},
+        "deals": deals_w if lean else 0,
+        "lean": [{"card": plan.catalog.cards[c].name, "lean": round(v, 6)}
+                 for c, v in sorted(lean.items(), key=lambda kv: -kv[1])[:20]],
+        "first_wave": len(first), "second_wave": len(second)}
+    log(f"attribution: {len(weights)} offending deck(s); {len(first)} knobs in the first "
+        f"wave, {len(second)} after")
+
+    # The screen, wave by wave: the singles, the most promising measured in full, then
+    # the crossing values; the second wave only when the first met no target set.
+    screen_budget = p.games + int(SCREEN_SHARE * (budget - p.games))
+    scored: list[Scored] = []
+    for w, ks in enumerate((first, second)):
+        if not ks:
+            continue
+        if w == 1 and _met(p):
+            break  # the first wave met the targets: the rest is not needed
+        cands = scr.singles(knobs, ks)
+        result.screened += len(cands)
+        log(f"screen, wave {w + 1}: {len(cands)} single changes; each goes on while it may "
+            f"close {100 * need:.2f} pp of the {100 * gap:.2f} pp to the targets")
+        got_w = scr.sequential(p, cands, need, screen_budget, f"screen{w + 1}",
+                               note=_note(bar))
+        if got_w is None:
+            return _stopped(result, p)
+        scored += got_w
+        if scr.confirm(p, scored, need, budget, f"confirm{w + 1}") is None:
+            return _stopped(result, p)
+        if scr.crossing(p, knobs, scored, budget, f"cross{w + 1}") is None:
+            return _stopped(result, p)
+    result.phases["screen"] = p.games - sum(result.phases.values())
     if bar is not None:
         _postfix(bar, p, 0)
-    ranked = sorted(scored, key=lambda s: (3 - s.stage, s.distance, s.size, s.changes))
-    favoured = np.array(list(dict.fromkeys(s.changes[0][0] for s in ranked))[:TOP_KNOBS],
-                        dtype=np.int64)
 
-    # NSGA-II over the candidates, until the next generation could overrun the budget.
+    # Combinations, when no single change meets the targets with room.
+    if max_changes > 1 and not _met(p):
+        gen = _combine(p, knobs, max_changes, budget, seed, need, result, bar)
+        if gen is None:
+            return _stopped(result, p)
+        result.generations = gen
+    result.phases["combinations"] = p.games - sum(result.phases.values())
+
+    picks = _pick(p.scored, suggestions)
+    for s in picks:
+        if len(s.changes) < 2:
+            result.order[s.changes] = [s.distance - j0.distance]
+            continue
+        adds = []
+        for i in range(len(s.changes)):
+            without = s.changes[:i] + s.changes[i + 1:]
+            j = p.extend(without, top, f"order-{i}-{len(result.order):03d}")
+            if j is None:
+                return _stopped(result, p)
+            adds.append(j.distance - s.distance)
+        result.order[s.changes] = adds
+    result.phases["order"] = p.games - sum(result.phases.values())
+    result.suggestions = picks
+    result.candidates = len(p.scored)
+    result.games = p.games
+    result.flat_games = p.flat
+    return result
+
+
+def _combine(p: Player, knobs: list[Knob], max_changes: int, budget: int, seed: int,
+             need: float, result: Search, bar) -> int | None:
+    """NSGA-II over combinations (module docstring, 5); the generations run, or None once
+    Ctrl-C stopped a call."""
     from pymoo.algorithms.moo.nsga2 import NSGA2
     from pymoo.core.duplicate import HashDuplicateElimination
     from pymoo.core.problem import Problem
 
+    ranked = sorted((s for s in p.scored.values() if s.changes),
+                    key=lambda s: (not s.full, -s.closes if not s.full else s.distance,
+                                   s.size, s.changes))
+    kept = [s for s in ranked if s.closes >= need]
+    favoured = np.array(list(dict.fromkeys(k for s in (kept or ranked) for k, _ in s.changes)),
+                        dtype=np.int64)
     genome = Genome(knobs, max_changes)
     xl, xu = genome.bounds()
     problem = Problem(n_var=len(xl), n_obj=3, xl=xl, xu=xu, vtype=int)
-    x0 = np.stack([genome.encode(s.changes) for s in ranked[:POP_SIZE]])
+    seeds = (kept + [s for s in ranked if s not in kept])[:POP_SIZE]
+    if not seeds:
+        return 0
+    x0 = np.stack([genome.encode(s.changes) for s in seeds])
     crossover, mutation = _operators(genome, favoured)
 
     def key_of(x):
@@ -458,23 +373,25 @@ def run(ev: Evaluator, meta: Metagame, catalog, knobs: list[Knob], targets: Targ
                  seed=seed % (2**32))
     algo.setup(problem, termination=("n_gen", 10**9))
     gen = stale = 0
+    j0 = result.baseline_judged
     while True:
-        if p.games + p.cost(POP_SIZE, KEEP) > budget:
+        per = np.mean([p.per_deal(s.changes) for s in seeds]) if seeds else 0
+        if p.games + POP_SIZE * per * scr.FIRST_DEALS * 3 > budget:
             break
         pop = algo.ask()
         if pop is None or len(pop) == 0:
             break
         cands = [genome.decode(x) for x in pop.get("X")]
-        # A small scope (one switch, say) is soon played out: stop once generations
-        # bring nothing new, or the loop would never reach the budget.
         stale = stale + 1 if all(c in p.scored for c in cands if c) else 0
         if stale > STALE_GENERATIONS:
             break
-        got = race_all([c for c in cands if c], f"g{gen:04d}", KEEP)
-        if got is None:
-            return _stopped(result, p)
-        by = {s.changes: s for s in got}
-        f = np.array([[by[c].distance, by[c].n_cards, by[c].size] if c else
+        # a child goes on while it may close more than the best with fewer cards
+        fresh = [c for c in dict.fromkeys(cands) if c and c not in p.scored]
+        best_fewer = max([need] + [-s.delta for s in p.scored.values() if s.full])
+        if fresh and scr.sequential(p, fresh, best_fewer, budget, f"g{gen:04d}") is None:
+            return None
+        by = p.scored
+        f = np.array([[by[c].distance, by[c].n_cards, by[c].size] if c and c in by else
                       [j0.distance, 0, 0.0] for c in cands])
         pop.set("F", f)
         algo.tell(infills=pop)
@@ -486,51 +403,38 @@ def run(ev: Evaluator, meta: Metagame, catalog, knobs: list[Knob], targets: Targ
                                "best_distance": None if best is None else best.distance})
         if bar is not None:
             _postfix(bar, p, gen)
-    result.generations = gen
-
-    picks = _pick(p.scored, suggestions)
-    for s in picks:
-        if len(s.changes) < 2:
-            result.order[s.changes] = [s.distance - j0.distance]
-            continue
-        adds = []
-        for i in range(len(s.changes)):
-            without = s.changes[:i] + s.changes[i + 1:]
-            j = p.measure(without, f"order-{serial[0]:05d}")
-            serial[0] += 1
-            if j is None:
-                return _stopped(result, p)
-            adds.append(j.distance - s.distance)
-        result.order[s.changes] = adds
-    result.suggestions = picks
-    result.candidates = len(p.scored)
-    result.games = p.games
-    result.flat_games = p.flat
-    return result
+    return gen
 
 
-def _stopped(result: Search, p: _Player) -> Search:
+def _met(p: Player) -> bool:
+    """A candidate measured in full meets every target with room."""
+    return any(s.full and s.safe and s.distance <= 0 for s in p.scored.values())
+
+
+def _note(bar) -> Callable[[str], None]:
+    return (lambda m: None) if bar is None else bar.set_postfix
+
+
+def _stopped(result: Search, p: Player) -> Search:
     result.stopped = True
     result.games = p.games
     return result
 
 
-def _postfix(bar, p: _Player, gen: int) -> None:
+def _postfix(bar, p: Player, gen: int) -> None:
     best = min((s.distance for s in p.scored.values() if s.full), default=math.nan)
     bar.set_postfix(f"generation {gen}, {len(p.scored)} candidates, nearest "
                     f"{100 * best:.1f} pp from the targets")
 
 
 def _pick(scored: dict[Changes, Scored], n: int) -> list[Scored]:
-    """The suggestions, best first: the fully measured candidates on the Pareto front of
-    (distance, cards changed, size); those that meet every target on the search's deals
-    first, by fewest cards then smallest changes, then the rest by distance; one
-    suggestion per set of cards changed (the best values for those cards)."""
-    full = sorted((s for s in scored.values() if s.full),
+    """The suggestions, best first (module docstring, 6)."""
+    full = sorted((s for s in scored.values() if s.full and s.changes),
                   key=lambda s: (s.distance, s.n_cards, s.size, s.changes))
     front = [s for s in full if not any(_dominates(o, s) for o in full)]
-    front.sort(key=lambda s: (s.distance > 0, s.n_cards if s.distance <= 0 else 0,
-                              s.distance, s.size, s.changes))
+    front.sort(key=lambda s: (not s.safe, s.distance > 0,
+                              s.n_cards if s.distance <= 0 else 0, s.distance, s.size,
+                              s.changes))
     kept: list[Scored] = []
     sets: set[frozenset[int]] = set()
     for s in front:
@@ -542,6 +446,6 @@ def _pick(scored: dict[Changes, Scored], n: int) -> list[Scored]:
 
 
 def _dominates(a: Scored, b: Scored) -> bool:
-    x = (a.distance, a.n_cards, a.size)
-    y = (b.distance, b.n_cards, b.size)
+    x = (not a.safe, a.distance, a.n_cards, a.size)
+    y = (not b.safe, b.distance, b.n_cards, b.size)
     return all(u <= v for u, v in zip(x, y, strict=True)) and x != y
