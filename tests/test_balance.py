@@ -241,8 +241,9 @@ def test_a_stopped_search_resumes_to_the_same_suggestions(tmp_path, monkeypatch)
 
 
 def test_a_discovery_dir_is_a_metagame_weighted_by_its_mix(tmp_path):
-    """--discovery: its elites and field, weighted by the stored mix; a deck meets itself
-    (mirror matches), so a mix that plays one deck alone still has figures."""
+    """--discovery: its elites and field; a deck meets itself (mirror matches), and the
+    metagame is adaptive: its figures are judged at the equilibrium of the matrix measured
+    (every deck against every deck), not at the stored mix, which a patch could not move."""
     d = tmp_path / "disc"
     (d / "elites").mkdir(parents=True)
     text = (ROOT / "decks" / "bison_stampede.txt").read_text(encoding="utf-8")
@@ -268,11 +269,13 @@ def test_a_discovery_dir_is_a_metagame_weighted_by_its_mix(tmp_path):
     m = result.manifest
     assert m["metagame"]["decks"] == ["Discovered 01", *field]
     assert m["metagame"]["weights"] == [1.0, 0.0, 0.0]
-    # The mix plays Discovered 01 alone: its mirror matches are the metagame's games.
+    # The figures are the measured matrix's: its equilibrium, over every deck.
+    mix = m["baseline"]["mix"]
+    assert sum(mix.values()) == pytest.approx(1.0) and len(mix) == 3
     life = result.figures.filter((pl.col("target") == "path_share") & (pl.col("rank") == 0))
-    assert life.height == 1 and 0.05 < life["before"][0] <= 1.0
-    assert result.status == "infeasible within scope"
-    assert result.figures.filter(pl.col("rank") == 1)["after"].is_not_null().all()
+    assert life.height == 1 and 0.0 <= life["before"][0] <= 1.0
+    pairs = json.loads((result.out / "manifest.json").read_text())["search"]["phases"]
+    assert pairs["baseline"] % (3 * 3 * 2) == 0  # every deck against every deck, mirrors too
 
 
 def test_a_switch_in_scope_is_the_suggestion_and_its_rules_profile_verifies(tmp_path):
@@ -336,3 +339,40 @@ def test_ctrl_c_while_verifying_stops_balance_and_keeps_the_search(tmp_path, mon
     assert not (tmp_path / "b" / "manifest.json").exists()
     assert (tmp_path / "b" / ".balance" / "plan.json").exists()
     assert "--resume" in capsys.readouterr().err
+
+
+def test_entry_gap_is_what_the_dominant_deck_must_lose_and_judge_uses_it():
+    """Three decks, A beats B 80% and C 70% of the time, B and C split: the equilibrium
+    plays A alone; C's entry gap is 0.5 - 0.3 = 0.2 (the points A must lose against it),
+    B's 0.3; min_support = 2 adds the smaller, and a path target missed at that
+    equilibrium adds the gap of the nearest deck whose wins lean the other way."""
+    from rnr_sim.balance.metrics import Figures, Games, judge
+    from rnr_sim.balance.targets import Targets
+
+    deals = 100
+    pairs = np.array([[0, 1], [0, 2], [1, 2], [1, 0], [2, 0], [2, 1], [0, 0], [1, 1], [2, 2]],
+                     dtype=np.int64)  # a discovery's metagame meets itself (mirrors)
+    a_share = {(0, 1): 0.8, (0, 2): 0.7, (1, 2): 0.5, (1, 0): 0.2, (2, 0): 0.3, (2, 1): 0.5,
+               (0, 0): 0.5, (1, 1): 0.5, (2, 2): 0.5}
+    winner = np.zeros((len(pairs), deals, 2), dtype=np.int8)
+    for p, (a, b) in enumerate(pairs):
+        wins = int(round(a_share[(int(a), int(b))] * deals * 2))
+        flat = np.ones(deals * 2, dtype=np.int8)
+        flat[:wins] = 0
+        winner[p] = flat.reshape(deals, 2)
+    # A wins by petition, B and C by life (paths: enums.PATHS order)
+    from rnr_sim import enums
+    path = np.zeros_like(winner)
+    for p, (a, b) in enumerate(pairs):
+        path[p] = np.where(winner[p] == 0, enums.PATHS.index("petition" if a == 0 else "life"),
+                           enums.PATHS.index("petition" if b == 0 else "life"))
+    fig = Figures.of(Games(pairs, winner, path), np.full(3, 1 / 3), 3, adaptive=True)
+    assert fig.support == 1 and fig.mix[0] == pytest.approx(1.0)
+    assert fig.entry[0] is None
+    assert fig.entry[1].value == pytest.approx(0.3) and fig.entry[2].value == pytest.approx(0.2)
+    j = judge(fig, Targets(min_support=2))
+    assert j.distance == pytest.approx(0.2) and j.missed == ["min_support"]
+    # At the equilibrium every win is A's petition: a petition band of at most 60% is 40
+    # points off, and the nearest deck winning otherwise (C) is 20 points from entering.
+    j = judge(fig, Targets(path_share={"petition": (0.0, 0.6)}))
+    assert j.distance == pytest.approx(0.4 + 0.2)

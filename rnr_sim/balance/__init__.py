@@ -11,7 +11,11 @@ The budget (every game the command plays) is spent in three phases, in this orde
    search never used;
 3. **re-discovery** (``REDISCOVER_SHARE``): ``discover`` with each patched catalog and
    rules profile, best suggestion first, as long as its share affords ``discover``'s
-   minimum budget.
+   minimum budget;
+4. **adaptation** (``ADAPT_SHARE``, ``adapt.py``): from the first verified suggestion, the
+   deck its re-discovery found joins the metagame; if it breaks a target, more changes
+   are searched on top of the patch, verified, and the metagame searched again (a
+   double-oracle loop), until a round holds or the share is spent.
 
 The metagame is the ``--field`` decks, equally weighted, or the decks of a discovery dir's
 metagame matrix (its best elites and its field) weighted by its equilibrium mix.
@@ -36,8 +40,9 @@ from rnr_sim.runner import DEFAULT_SEED  # the seed every command defaults to
 DEFAULT_BUDGET = 2_000_000
 MIN_BUDGET = 20_000
 MAX_BUDGET = 10**10
-SEARCH_SHARE = 0.7
+SEARCH_SHARE = 0.55
 REDISCOVER_SHARE = 0.15
+ADAPT_SHARE = 0.15
 #: Of each re-discovery's games, the share kept to replay its strongest deck with the
 #: unchanged cards (``verify.patch_effect``).
 PATCH_EFFECT_SHARE = 0.05
@@ -281,11 +286,15 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
     driver = runner.engine_driver()
     plan.compile(driver)
     support_matters = tf.targets.min_support is not None
-    fld = np.arange(n) if support_matters else np.flatnonzero(weights > 0)
+    # A discovery's metagame moves with its equilibrium (metrics, "adaptive"): every deck
+    # plays every deck, as when the support is a target.
+    adaptive = options.discovery is not None
+    fld = np.arange(n) if support_matters or adaptive else np.flatnonzero(weights > 0)
     meta = search.Metagame(plan.deck_names, paths, weights, Pool.of_plan(plan),
                            plan.deck_policy.astype(np.int32), np.arange(n), fld, source,
                            mirrors=options.discovery is not None)
     share_re = REDISCOVER_SHARE if options.rediscover else 0.0
+    share_adapt = ADAPT_SHARE if options.rediscover else 0.0
     budget_left = budget - int(scope_how.get("games", 0))  # the flagged run's games
     search_budget = int(budget_left * SEARCH_SHARE)
     fingerprint = output.fingerprint(plan, tf, knobs, budget, options, weights)
@@ -310,7 +319,7 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
     # Verification: every suggestion through compare on fresh deals.
     (out / "suggestions").mkdir(exist_ok=True)
     files = output.write_patches(out, plan.catalog, plan.profile, knobs, found, tf)
-    verify_games = budget_left - found.games - int(budget_left * share_re)
+    verify_games = budget_left - found.games - int(budget_left * (share_re + share_adapt))
     per_deal = 2 * len(plan.tables) * 2
     deals = max(MIN_VERIFY_DEALS, verify_games // max(1, len(files) * per_deal))
     t0 = time.perf_counter()
@@ -361,10 +370,28 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
         left -= after[v.rank]["games"]
         v.after = after[v.rank]
     rediscover_s = time.perf_counter() - t0
+    # Adaptation: the first verified suggestion against the deck its re-discovery found.
+    t0 = time.perf_counter()
+    adaptation = None
+    first = next((v for v in checked if v.verified and v.rank in after), None)
+    if first is not None:
+        from rnr_sim.balance import adapt
+
+        spent = found.games + sum(v.games for v in checked) + sum(
+            a["games"] for a in after.values())
+        b = min(int(budget_left * share_adapt), budget_left - spent)
+        changes = found.suggestions[first.rank - 1].changes
+        rounds, holds = adapt.adapt(out, options, tf, plan, meta, knobs, changes,
+                                    after[first.rank], b, options.seed, log, progress)
+        adaptation = {"suggestion": first.rank, "holds": holds,
+                      "games": sum(r.games for r in rounds),
+                      "rounds": [r.to_json() for r in rounds]}
+    adapt_s = time.perf_counter() - t0
     return output.write(out, plan, tf, meta, knobs, found, checked, after, options, scope_how,
                         budget, seconds={"search": search_s, "verify": verify_s,
-                                         "rediscover": rediscover_s,
-                                         "total": time.perf_counter() - t_start})
+                                         "rediscover": rediscover_s, "adapt": adapt_s,
+                                         "total": time.perf_counter() - t_start},
+                        adaptation=adaptation)
 
 
 def _stopped(out: Path, ev, log) -> Balance:

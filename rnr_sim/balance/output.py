@@ -162,7 +162,7 @@ def _clean(x):
 
 
 def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scope_how,
-          budget: int, seconds: dict[str, float]):
+          budget: int, seconds: dict[str, float], adaptation: dict | None = None):
     """Write the balance dir (module docstring); returns a ``Balance``."""
     from rnr_sim.balance import CHECKPOINT, Balance
 
@@ -212,6 +212,7 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
               for k in ("file", "rules_file") if r[k] is not None}
     games_verify = sum(v.games for v in checked)
     games_re = sum(a["games"] for a in after.values())
+    games_adapt = 0 if adaptation is None else adaptation["games"]
     j0 = found.baseline_judged
     manifest = {
         "kind": "balance", "status": status, "message": message, "command": options.command,
@@ -222,9 +223,9 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
         "baseline": {"deals": found.baseline_deals, "distance": j0.distance,
                      "missed": j0.missed, "support": found.baseline.support,
                      "mix": dict(zip(meta.names, map(float, found.baseline.mix), strict=True))},
-        "games": {"total": found.games + games_verify + games_re
+        "games": {"total": found.games + games_verify + games_re + games_adapt
                   + int(scope_how.get("games", 0)), "search": found.games,
-                  "verify": games_verify, "rediscover": games_re,
+                  "verify": games_verify, "rediscover": games_re, "adapt": games_adapt,
                   "flagged_run": int(scope_how.get("games", 0))},
         "search": {"knobs": found.knobs, "screened": found.screened,
                    "generations": found.generations, "candidates": found.candidates,
@@ -238,6 +239,7 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
                          "verified": r["verified"], "support": list(v.support),
                          "after": after.get(v.rank)} for r, v in zip(sug_rows, checked,
                                                                       strict=True)],
+        "adaptation": adaptation,
         "seconds": {k: round(x, 1) for k, x in seconds.items()},
         "identity": identity.seal(ident), "files": files,
     }
@@ -291,6 +293,32 @@ def answer(found, checked, t) -> tuple[str, str]:
             f"Closest: suggestion {best.rank:02d}, {100 * best.distance:.1f} pp from the "
             f"targets (unchanged: {100 * best.distance_before:.1f} pp)"
             + (f"; still outside: {shown}" if shown else "") + ".")
+
+
+def adaptation_lines(m: dict[str, Any]) -> list[str]:
+    """The double-oracle loop's rounds in words (``adapt``), from a balance manifest."""
+    a = m.get("adaptation")
+    if not a:
+        return []
+    verdict = {True: "holds after adaptation", False: "does not hold after adaptation",
+               None: "not settled (the budget ended first)"}[a["holds"]]
+    lines = [f"After adaptation: suggestion {a['suggestion']:02d} {verdict} "
+             f"({len(a['rounds'])} round{'s' if len(a['rounds']) != 1 else ''}, "
+             f"{a['games']:,} games)."]
+    for r in a["rounds"]:
+        head = (f"  round {r['round']}: patch {'; '.join(r['patch'])}; strongest deck found "
+                f"{Path(r['deck']).name if r['deck'] else '-'} ({100 * r['deck_share']:.1f}% "
+                "held out)")
+        if r["holds"]:
+            lines.append(head + ": with it in the metagame, every target holds.")
+            continue
+        nxt = ("; next: " + "; ".join(r["next"]) + (" (verified)" if r["next_verified"]
+                                                   else " (not verified)")) \
+            if r["next"] else (f"; no change found meets the targets against it "
+                               f"({r.get('candidates', 0)} candidates, {r['games']:,} games)")
+        lines.append(head + f": it breaks {', '.join(r['missed'])} "
+                     f"({100 * r['distance']:.1f} pp from the targets){nxt}.")
+    return lines
 
 
 def _band(r) -> str:

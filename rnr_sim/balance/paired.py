@@ -74,8 +74,11 @@ class Player:
     candidate it measured (``scored``)."""
 
     def __init__(self, ev: Evaluator, meta, catalog, knobs: list[Knob], targets: Targets,
-                 seed: int):
+                 seed: int, fixed: Changes = ()):
         self.ev, self.meta, self.catalog, self.knobs = ev, meta, catalog, knobs
+        #: changes every game carries, the baseline's too (a round of ``adapt``: the patch
+        #: so far); a candidate's own change to one of their knobs replaces it
+        self.fixed = fixed
         self.targets, self.seed = targets, seed + SEARCH_SEED_OFFSET
         self.scored: dict[Changes, Scored] = {}
         self.games = 0
@@ -115,7 +118,12 @@ class Player:
     def cost(self, changes: Changes, deals: int) -> int:
         return self.per_deal(changes) * deals
 
+    def merged(self, changes: Changes) -> Changes:
+        """``changes`` over the fixed ones."""
+        return tuple(sorted({**dict(self.fixed), **dict(changes)}.items()))
+
     def _pool(self, changes: Changes) -> Pool:
+        changes = self.merged(changes)
         base = self.meta.pool
         cards = patched_cards(self.catalog, base.cards, self.knobs, changes) \
             if changes_cards(self.knobs, changes) else base.cards
@@ -136,7 +144,7 @@ class Player:
 
     def baseline(self, deals: int) -> tuple[Figures, Judged] | None:
         """The unchanged cards on deals ``0 .. deals - 1``, every pair."""
-        g = self._grid(self.meta.pool, self.meta.subjects, self.meta.field, 0, deals,
+        g = self._grid(self._pool(()), self.meta.subjects, self.meta.field, 0, deals,
                        "baseline")
         if g is None:
             return None

@@ -249,12 +249,13 @@ def _operators(genome: Genome, favoured: np.ndarray):
 
 def run(ev: Evaluator, meta: Metagame, plan, knobs: list[Knob], targets: Targets,
         max_changes: int, budget: int, seed: int, suggestions: int, bar=None,
-        log: Callable[[str], None] = lambda m: None) -> Search | None:
+        log: Callable[[str], None] = lambda m: None, fixed: Changes = ()) -> Search | None:
     """The search within ``budget`` games (module docstring); None once Ctrl-C stopped it.
-    When the baseline meets every target, no candidate is played."""
+    When the baseline meets every target, no candidate is played. ``fixed``: changes the
+    baseline and every candidate carry (``paired.Player``)."""
     per_deal = meta.games_per_deal()
     top = max(4 * scr.FIRST_DEALS, min(BASELINE_DEALS, int(BASELINE_SHARE * budget) // per_deal))
-    p = Player(ev, meta, plan.catalog, knobs, targets, seed)
+    p = Player(ev, meta, plan.catalog, knobs, targets, seed, fixed)
     base = p.baseline(top)
     if base is None:
         return None

@@ -184,8 +184,10 @@ def check(rank: int, patch: Path | None, rules_b: Path | None, meta, targets: Ta
                 raise KeyboardInterrupt
             games += ev.games_played
         gb, gv = Games.union([gb, mb]), Games.union([gv, mv])
-    fb = Figures.of(gb, meta.weights, meta.n)
-    fv = Figures.of(gv, meta.weights, meta.n)
+    # A discovery's metagame is judged at each matrix's own equilibrium (metrics): the
+    # patched cards' matrix of every deck, not the unchanged mix's mirror.
+    fb = Figures.of(gb, meta.weights, meta.n, meta.adaptive)
+    fv = Figures.of(gv, meta.weights, meta.n, meta.adaptive)
     rows = figure_rows(fb, fv, meta.names, targets)
     jb, jv = judge(fb, targets), judge(fv, targets)
     missed = list(jv.missed)

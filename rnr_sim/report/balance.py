@@ -16,6 +16,8 @@ from typing import Any
 
 import polars as pl
 
+from rnr_sim.balance.output import adaptation_lines
+
 SECTION = "Suggested changes"
 
 
@@ -192,6 +194,10 @@ def balance_html(balance_dir: str | Path) -> str:
                      + table(HEAD, _figure_rows(fig, s["rank"]))
                      + f"<p>{e(_after_line(s, m))}</p>"
                      f"<p>Reproduce: <code>{e(s['compare_command'])}</code></p>")
+    adapted = adaptation_lines(m)
+    if adapted:
+        parts.append(f"<h3>After adaptation</h3><p>{e(adapted[0])}</p><ul>"
+                     + "".join(f"<li>{e(x.strip())}</li>" for x in adapted[1:]) + "</ul>")
     parts.append(f"<p>{e(_games_line(m))}</p></section>")
     return "\n".join(parts)
 
@@ -218,6 +224,7 @@ def balance_text(balance_dir: str | Path) -> str:
                              f"met: {r[6]}")
         lines.append("  " + _after_line(s, m))
         lines.append(f"  check: {s['compare_command']}")
+    lines += adaptation_lines(m)
     lines.append(_games_line(m))
     lines.append(f"Wrote {balance_dir} (rnr-sim report {balance_dir} draws it).")
     return "\n".join(lines)
