@@ -225,6 +225,12 @@ def balance(options: BalanceOptions, progress: bool = True,
         raise InputError(f"--power {options.power}: read only by [scope] cards = \"flagged\" "
                          f"({tf.where} names its cards); drop --power or ask for the flagged "
                          "cards")
+    if tf.targets.iwd_max is not None:
+        # said before any game: the search does not aim at it (a card's IWD needs every
+        # game's draws, which the search's paired games do not keep)
+        log(f"{tf.where}: iwd_max = {tf.targets.iwd_max} is checked on the verification's "
+            "fresh deals only: the search does not aim at it (to fix a card the report "
+            "flags, name it in [scope] cards, or use cards = \"flagged\")")
     budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
     n_suggest = runner.check_count(options.suggestions, "--suggestions", 1, 20)
     runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1 - 10**7)

@@ -24,7 +24,8 @@ it) weights the figures by the equilibrium of the games measured, not by the mix
 a patch that admits a second deck to the equilibrium changes the weights its path and
 seat figures are judged under. Those figures are flat until the equilibrium moves, so a
 missed path target adds the entry gap of the nearest deck outside the support whose own
-wins (``deck_paths``) lean the other way: the gradient toward a metagame that meets it.
+wins (``deck_paths``) meet the band's missed side: the gradient toward a metagame that
+meets it.
 
 Intervals: every figure but the support is a ratio ``R = Σ c a / Σ c b`` over units (a
 pair's deal: its games in every seat order), linearised per unit (``z = c (a - R b) /
@@ -276,8 +277,9 @@ def judge(fig: Figures, t: Targets, tol: float = 1e-12) -> Judged:
             add("path_share", fig.path[k], lo, hi)
             v = fig.path[k].value
             if fig.adaptive and not math.isnan(v) and not lo <= v <= hi:
-                # the nearest deck outside the support whose wins lean toward the band
-                lean = fig.deck_paths[:, k] < v if v > hi else fig.deck_paths[:, k] > v
+                # the nearest deck outside the support whose own wins meet the band's
+                # missed side (a deck that wins by the path at most hi, or at least lo)
+                lean = fig.deck_paths[:, k] <= hi if v > hi else fig.deck_paths[:, k] >= lo
                 near = [f for i, f in enumerate(fig.entry) if f is not None and lean[i]]
                 if near:
                     f = min(near, key=lambda f: f.value)

@@ -288,7 +288,9 @@ def patch_effect(deck: Path, patched: list[Path], unchanged: list[Path], meta, r
                 raise KeyboardInterrupt
         outcomes.append(out)
         games += games_of.games
-    w = np.asarray(meta.weights, dtype=np.float64)
+    # An adaptive metagame's stored mix is not the one a patch leaves: the decks equally,
+    # as the re-discovery's held-out share weighs them.
+    w = np.full(n, 1.0 / n) if meta.adaptive else np.asarray(meta.weights, dtype=np.float64)
     (sp, lp, hp, dp), (su, lu, hu, du) = (shares_of(o, w) for o in outcomes)
     edge, lo, hi = edges_of(dp, du[0], w)
     return {"share_patched": float(sp[0]), "patched_lo": float(lp[0]),
