@@ -101,7 +101,19 @@ def test_planted_card_is_the_first_change_and_its_fix_verifies(tmp_path):
     assert m["games"]["rediscover"] == sum(s["after"]["games"] for s in m["suggestions"]
                                            if s["after"])
     from rnr_sim.report.balance import balance_text
-    assert "with the unchanged cards; the patch's part: " in balance_text(result.out)
+    text = balance_text(result.out)
+    assert "with the unchanged cards; the patch's part: " in text
+    # Adaptation: the re-discovered deck joined the metagame against the first suggestion.
+    a = m["adaptation"]
+    assert a is not None and a["suggestion"] == 1 and a["rounds"]
+    r1 = a["rounds"][0]
+    assert set(r1["patch"]) == set(best["changes"])
+    assert (result.out / r1["dir"] / "deck.txt").exists()
+    assert r1["holds"] == (not r1["missed"])  # it holds exactly when no target is missed
+    if a["holds"] is not None:
+        assert a["holds"] == a["rounds"][-1]["holds"]
+    assert m["games"]["adapt"] == a["games"] == sum(r["games"] for r in a["rounds"]) > 0
+    assert "After adaptation: suggestion 01 " in text and "round 1: patch " in text
     assert m["games"]["total"] <= 340_000
     assert m["status"] == "suggestions"
 

@@ -42,7 +42,7 @@ FIRST_DEALS = 8
 #: The most numbers bisected toward the value that crosses the targets.
 BISECT_KNOBS = 4
 #: The screen's most promising singles measured on every baseline deal, at most.
-CONFIRM = 8
+CONFIRM = 4
 #: ... and when none may close its share of the gap, the closest this many.
 CLOSEST = 4
 WORTH_SEED_OFFSET = 7_000_003

@@ -48,7 +48,7 @@ STALE_GENERATIONS = 20  # generations in a row with no new candidate: the search
 BASELINE_DEALS = 1000  # deals a pair, at most, of the baseline (and of a full measure)
 BASELINE_SHARE = 0.15  # of the search budget, at most, for the baseline
 ATTRIBUTION_SHARE = 0.1  # ... for the offenders' cuts
-SCREEN_SHARE = 0.6  # ... of what is left then, for the screen
+SCREEN_SHARE = 0.45  # ... of what is left then, for the screen
 
 
 @dataclass
