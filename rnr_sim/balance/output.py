@@ -281,6 +281,13 @@ def answer(found, checked, t) -> tuple[str, str]:
                 f"{len(good)} of {len(checked)} suggestions meet every target on fresh deals "
                 f"(best: suggestion {good[0].rank:02d}).")
     if not checked:
+        full = [x for x in found.scored.values() if x.full and x.changes]
+        if full:
+            return ("infeasible within scope",
+                    f"Infeasible within the scope: of the {len(full)} changes measured in "
+                    f"full, none comes nearer the targets than the unchanged cards "
+                    f"({100 * j0.distance:.1f} pp from them on {found.baseline_deals:,} deals "
+                    "a pair).")
         return ("no suggestion",
                 "No candidate was measured in full within the budget: raise --budget.")
     best = min(checked, key=lambda v: v.distance)

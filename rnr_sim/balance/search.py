@@ -430,7 +430,9 @@ def _postfix(bar, p: Player, gen: int) -> None:
 
 def _pick(scored: dict[Changes, Scored], n: int) -> list[Scored]:
     """The suggestions, best first (module docstring, 6)."""
-    full = sorted((s for s in scored.values() if s.full and s.changes),
+    # A change that leaves the distance where it was (a card no game draws, say: the very
+    # same games) is no suggestion, however near the targets the unchanged cards are.
+    full = sorted((s for s in scored.values() if s.full and s.changes and s.delta < 0),
                   key=lambda s: (s.distance, s.n_cards, s.size, s.changes))
     front = [s for s in full if not any(_dominates(o, s) for o in full)]
     front.sort(key=lambda s: (not s.safe, s.distance > 0,
