@@ -74,7 +74,11 @@ def adapt(out: Path, options, tf, plan, meta, knobs, changes: Changes, after: di
         shutil.rmtree(rdir, ignore_errors=True)
         rdir.mkdir(parents=True)
         deck = rdir / "deck.txt"
-        shutil.copyfile(after["deck"], deck)
+        # the list without its Cards: header: it names the patched catalog the discovery
+        # ran on, and the round plays the run's catalog with the patch applied in memory
+        lines = Path(after["deck"]).read_text(encoding="utf-8").splitlines()
+        deck.write_text("\n".join(x for x in lines if not x.lower().startswith("cards:"))
+                        + "\n", encoding="utf-8")
         paths_r = [*paths, deck]
         try:
             plan_r = runner.plan_run(runner.RunOptions(

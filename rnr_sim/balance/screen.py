@@ -11,7 +11,11 @@ close the gap to the targets (docs/design.md, "Balance screening").
   the deck's loss is what it leans on the card. A card's **lean** is the offenders' losses,
   weighted. Knobs are screened in that order: rules switches and the numbers of cards the
   offenders lean on first (the first wave), the rest after (the second wave, screened only
-  when the first finds no single change that meets the targets).
+  when the first meets no target set: the cards of the decks that do best against the
+  offenders, their counters, first). When the screen's games cannot give every single its
+  next range, those not measured yet come first, then the nearest the targets by their
+  estimate so far; among suggestions that meet the targets with as many cards, the first
+  wave's come first (``search._pick``).
 - **Screening** (``sequential``): each single change (a number moved to the ends of its
   range, a switch to each other value: what the knob can do at most) is measured on
   growing deal ranges, paired with the unchanged cards (``paired.Player``). It goes on while
@@ -127,15 +131,25 @@ def attribution_cost(meta, weights: dict[int, float], deals: int) -> int:
     return arms * deals * 2 * len(meta.field)
 
 
-def waves(knobs: list[Knob], lean: dict[int, float], player: Player) -> tuple[list[int], list[int]]:
+def waves(knobs: list[Knob], lean: dict[int, float], player: Player, fig: Figures,
+          weights: dict[int, float]) -> tuple[list[int], list[int]]:
     """The knobs of the first wave (switches, then the numbers of the cards the offenders
-    lean on, by lean) and of the second (the rest, by the games they touch: the most
-    played first)."""
+    lean on, by lean) and of the second (the rest: first the cards of the decks that do
+    best against the offenders, their counters, then by the games they touch)."""
     first = [k for k, kn in enumerate(knobs) if kn.rule]
     leaned = [k for k, kn in enumerate(knobs) if not kn.rule and lean.get(kn.card_id, 0) > 0]
     leaned.sort(key=lambda k: (-lean[knobs[k].card_id], k))
     rest = [k for k in range(len(knobs)) if k not in set(first) | set(leaned)]
-    rest.sort(key=lambda k: (-len(player.holders[k]), k))
+    # a deck's share against the offenders, weighted as they are
+    total = sum(weights.values()) or 1.0
+    counter = np.array([sum(w * fig.share[j, i] for i, w in weights.items()) / total
+                        for j in range(len(fig.share))])
+
+    def best_holder(k: int) -> float:
+        h = [int(j) for j in player.holders[k] if int(j) not in weights]
+        return max((counter[j] for j in h), default=0.0)
+
+    rest.sort(key=lambda k: (-best_holder(k), -len(player.holders[k]), k))
     return first + leaned, rest
 
 
@@ -163,10 +177,12 @@ def sequential(player: Player, cands: list[Changes], need: float, budget: int, t
                  for c in alive]
         room = budget - player.games
         if sum(costs) > room:
-            # the most promising first: by how much each may close, then in order
+            # those not measured yet first (in attribution order), then the nearest the
+            # targets by their estimate so far (their intervals all still allow it)
             keep, spent = [], 0
             order = sorted(range(len(alive)), key=lambda i: (
-                -(player.scored[alive[i]].closes if alive[i] in player.scored else 1.0), i))
+                (0, 0.0, i) if alive[i] not in player.scored
+                else (1, player.scored[alive[i]].delta, i)))
             for i in order:
                 if spent + costs[i] <= room:
                     keep.append(alive[i])

@@ -25,7 +25,8 @@ the number of cards changed (a switch counted as one), and the size of the chang
    were, but against the most the best candidate with fewer cards closes.
 6. **The suggestions**: the fully measured candidates on the Pareto front of (safe,
    distance, cards changed, size); those that meet every target with room first, by
-   fewest cards then smallest changes; one per set of cards changed; their changes ordered
+   fewest cards, then those that change only what the offenders lean on, then smallest
+   changes; one per set of cards changed; their changes ordered
    by what each adds (the distance without it, on the same deals).
 """
 
@@ -48,7 +49,7 @@ STALE_GENERATIONS = 20  # generations in a row with no new candidate: the search
 BASELINE_DEALS = 1000  # deals a pair, at most, of the baseline (and of a full measure)
 BASELINE_SHARE = 0.15  # of the search budget, at most, for the baseline
 ATTRIBUTION_SHARE = 0.1  # ... for the offenders' cuts
-SCREEN_SHARE = 0.45  # ... of what is left then, for the screen
+SCREEN_SHARE = 0.5  # ... of what is left then, for the screen's first wave
 
 
 @dataclass
@@ -278,7 +279,7 @@ def run(ev: Evaluator, meta: Metagame, plan, knobs: list[Knob], targets: Targets
     lean, worth_games = got
     p.games += worth_games
     result.phases["attribution"] = worth_games
-    first, second = scr.waves(knobs, lean, p)
+    first, second = scr.waves(knobs, lean, p, fig0, weights)
     result.attribution = {
         "offenders": {meta.names[i]: round(w, 6) for i, w in sorted(weights.items())},
         "deals": deals_w if lean else 0,
@@ -289,24 +290,27 @@ def run(ev: Evaluator, meta: Metagame, plan, knobs: list[Knob], targets: Targets
         f"wave, {len(second)} after")
 
     # The screen, wave by wave: the singles, the most promising measured in full, then
-    # the crossing values; the second wave only when the first met no target set.
+    # the crossing values. The second wave only when the first met no target set, with
+    # what is left of the screen's games or half of what is left, the more.
     screen_budget = p.games + int(SCREEN_SHARE * (budget - p.games))
     scored: list[Scored] = []
     for w, ks in enumerate((first, second)):
         if not ks:
             continue
-        if w == 1 and _met(p):
-            break  # the first wave met the targets: the rest is not needed
+        cap = screen_budget
+        if w == 1:
+            if _met(p):
+                break  # the first wave met the targets: the rest is not needed
+            cap = max(screen_budget, p.games + int(0.5 * (budget - p.games)))
         cands = scr.singles(knobs, ks)
         result.screened += len(cands)
         log(f"screen, wave {w + 1}: {len(cands)} single changes; each goes on while it may "
             f"close {100 * need:.2f} pp of the {100 * gap:.2f} pp to the targets")
-        got_w = scr.sequential(p, cands, need, screen_budget, f"screen{w + 1}",
-                               note=_note(bar))
+        got_w = scr.sequential(p, cands, need, cap, f"screen{w + 1}", note=_note(bar))
         if got_w is None:
             return _stopped(result, p)
         scored += got_w
-        if scr.confirm(p, scored, need, budget, f"confirm{w + 1}") is None:
+        if scr.confirm(p, got_w, need, budget, f"confirm{w + 1}") is None:
             return _stopped(result, p)
         if scr.crossing(p, knobs, scored, budget, f"cross{w + 1}") is None:
             return _stopped(result, p)
@@ -322,7 +326,7 @@ def run(ev: Evaluator, meta: Metagame, plan, knobs: list[Knob], targets: Targets
         result.generations = gen
     result.phases["combinations"] = p.games - sum(result.phases.values())
 
-    picks = _pick(p.scored, suggestions)
+    picks = _pick(p.scored, suggestions, set(first))
     for s in picks:
         if len(s.changes) < 2:
             result.order[s.changes] = [s.distance - j0.distance]
@@ -428,16 +432,20 @@ def _postfix(bar, p: Player, gen: int) -> None:
                     f"{100 * best:.1f} pp from the targets")
 
 
-def _pick(scored: dict[Changes, Scored], n: int) -> list[Scored]:
-    """The suggestions, best first (module docstring, 6)."""
+def _pick(scored: dict[Changes, Scored], n: int, leaned: set[int] = frozenset()
+          ) -> list[Scored]:
+    """The suggestions, best first (module docstring, 6); among those that meet the targets
+    with as many cards, one that changes only the first wave's numbers (what the offenders
+    lean on: a fix of what is broken) before one that changes others."""
     # A change that leaves the distance where it was (a card no game draws, say: the very
     # same games) is no suggestion, however near the targets the unchanged cards are.
     full = sorted((s for s in scored.values() if s.full and s.changes and s.delta < 0),
                   key=lambda s: (s.distance, s.n_cards, s.size, s.changes))
     front = [s for s in full if not any(_dominates(o, s) for o in full)]
     front.sort(key=lambda s: (not s.safe, s.distance > 0,
-                              s.n_cards if s.distance <= 0 else 0, s.distance, s.size,
-                              s.changes))
+                              s.n_cards if s.distance <= 0 else 0,
+                              s.distance <= 0 and any(k not in leaned for k, _ in s.changes),
+                              s.distance, s.size, s.changes))
     kept: list[Scored] = []
     sets: set[frozenset[int]] = set()
     for s in front:
