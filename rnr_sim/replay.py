@@ -644,6 +644,9 @@ def decode(trace, gm, pl, catalog, decks: Sequence[str] | GameSetup,
         )
     out.append("Final state:")
     out.extend(final)
+    if d.hand_mismatches:  # never expected: every move into or out of a hand is traced
+        out.append(f"Note: on {_plural(d.hand_mismatches, 'turn')} the hands shown disagree "
+                   "with the engine's hand count; they may be off.")
     return out
 
 

@@ -205,10 +205,8 @@ def check_line(c: Check) -> str:
 
 
 def check_lines(checks: Sequence[Check]) -> list[str]:
-    """The checks' lines, those that flip first (then not settled, then holding), each in
-    its given order within."""
-    rank = {NO: 0, UNSETTLED: 1, YES: 2}
-    return [check_line(c) for c in sorted(checks, key=lambda c: rank.get(c.holds, 3))]
+    """The checks' lines, those that flip first, then the others in their given order."""
+    return [check_line(c) for c in sorted(checks, key=lambda c: c.holds != NO)]
 
 
 def summary_sentence(checks: Sequence[Check]) -> str:
@@ -235,7 +233,7 @@ def iwd_by_deal(units: pl.DataFrame, masks: dict[str, int]
                 ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray] | None:
     """A card's adjusted IWD (``cards.adjusted_iwd``: Mantel-Haenszel risk difference of
     seen against not seen, strata of one deck, player count, turn order and game-length
-    band, ``cards.turn_bands`` over the deck's rows) on ``units`` (``cards.seat_units``
+    band, ``cards.turn_bands`` within each of those groups) on ``units`` (``cards.seat_units``
     rows of the decks in ``masks``: deck -> the card's slot mask), with its per-deal
     linearisation: (estimate, unit ids, z per unit, table id per unit), the units sorted;
     ``units.table_se(z, table)`` is its standard error. None where no stratum holds both
@@ -249,14 +247,16 @@ def iwd_by_deal(units: pl.DataFrame, masks: dict[str, int]
     card_mask = np.array([masks[d] for d in deck], dtype=np.uint64)
     x = ((rows["seen"].to_numpy().astype(np.uint64) & card_mask) != 0).astype(np.float64)
     y = rows["won"].to_numpy().astype(np.float64)
-    band = np.zeros(rows.height, dtype=np.int64)
-    for d in masks:
-        at = deck == d
-        if at.any():
-            band[at] = turn_bands(rows["turns"].to_numpy()[at], MIN_BAND_ROWS)
-    key = pl.DataFrame({"deck": deck, "p": rows["n_players"], "o": rows["order"], "b": band})
-    st = key.select(pl.struct(pl.all()).rank("dense").cast(pl.Int64) - 1).to_series()
-    st = st.to_numpy()
+    # strata as the report's: turn bands within each (deck, players, turn order) group
+    group = pl.DataFrame({"deck": deck, "p": rows["n_players"], "o": rows["order"]}).select(
+        pl.struct(pl.all()).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+    turns = rows["turns"].to_numpy()
+    st = np.zeros(rows.height, dtype=np.int64)
+    nxt = 0
+    for g in range(int(group.max()) + 1):
+        at = group == g
+        st[at] = nxt + turn_bands(turns[at], MIN_BAND_ROWS)
+        nxt = int(st[at].max()) + 1
     ns = np.bincount(st).astype(np.float64)
     ms = np.bincount(st, weights=y)
     unit = rows["unit"].to_numpy()
