@@ -387,21 +387,18 @@ def test_decode_keeps_each_hand_from_the_opening_and_every_move(catalog):
     once at its first decision of a turn, by Order, in card names."""
     c = {n: card(catalog, n) for n in ("Town Meeting Hall", "Minuteman Volley", "Magna Carta",
                                        "Voting Rights Act", "Stamp Act")}
-    rows = [
-        [-1, ev.EV_P2_RIGHT, 1, c["Town Meeting Hall"], 0, 0, 0, 0],
-        [0, ev.EV_TURN, 0, 100, 2, 50, 3, 0],
-        [0, ev.EV_DRAW, 0, c["Magna Carta"], 49, 0, 0, 0],
-        [0, ev.EV_IP, 0, 3, -1, 3, 0, 0],
-        [0, ev.EV_PLAY, 0, c["Minuteman Volley"], 3, 0, -1, 0],
-        [0, ev.EV_RESOLVE_STEP, 0, 6, 0, 0, 0, 0],
-        [0, ev.EV_RETURN, 0, c["Voting Rights Act"], 0, 0, 0, 0],
-        [0, ev.EV_TURN_END, 0, 100, 3, 49, 4, 0],
-        [1, ev.EV_TURN, 1, 100, 1, 50, 4, 0],
-        [1, ev.EV_DRAW, 1, c["Stamp Act"], 49, 0, 0, 0],
-        [1, ev.EV_IP, 1, 1, -1, 1, 0, 0],
-        [1, ev.EV_RESOLVE_STEP, 1, 7, 0, 0, 0, 0],
-        [1, ev.EV_TURN_END, 1, 100, 2, 49, 4, 0],
-    ]
+    def row(turn, event, seat, *fields):  # a trace row, its unused fields 0
+        return [turn, event, seat, *fields, *[0] * (5 - len(fields))]
+
+    rows = [row(-1, ev.EV_P2_RIGHT, 1, c["Town Meeting Hall"]),
+            row(0, ev.EV_TURN, 0, 100, 2, 50, 3), row(0, ev.EV_DRAW, 0, c["Magna Carta"], 49),
+            row(0, ev.EV_IP, 0, 3, -1, 3, 0), row(0, ev.EV_PLAY, 0, c["Minuteman Volley"], 3,
+                                                  0, -1),
+            row(0, ev.EV_RESOLVE_STEP, 0, 6), row(0, ev.EV_RETURN, 0, c["Voting Rights Act"]),
+            row(0, ev.EV_TURN_END, 0, 100, 3, 49, 4),
+            row(1, ev.EV_TURN, 1, 100, 1, 50, 4), row(1, ev.EV_DRAW, 1, c["Stamp Act"], 49),
+            row(1, ev.EV_IP, 1, 1, -1, 1, 0), row(1, ev.EV_RESOLVE_STEP, 1, 7),
+            row(1, ev.EV_TURN_END, 1, 100, 2, 49, 4)]
     gm = np.zeros(layout.N_GAME_FIELDS, dtype=np.int64)
     gm[layout.G_N_PLAYERS], gm[layout.G_WINNER], gm[layout.G_PATH] = 2, -1, enums.PATH_DRAW
     pl = np.zeros((enums.MAX_PLAYERS, layout.N_PLAYER_FIELDS), dtype=np.int32)
@@ -422,15 +419,20 @@ def test_decode_keeps_each_hand_from_the_opening_and_every_move(catalog):
     assert "disagree" not in text  # the turn-end hand sizes are the ones kept
 
 
-def _hands_before_plays(lines: list[str]) -> list[tuple[str, str]]:
-    """(card played, the hand shown last before it in its turn) of every play."""
+PLAYS = r"  (?:Seat \d+ )?[Pp]lays (.+?) \["
+WEIGHS = r"  Search weighs: play (.+?)(?: with its kicker)?: "
+
+
+def _hands_before_plays(lines: list[str], card: str = PLAYS) -> list[tuple[str, str]]:
+    """(card, the hand shown last before it in its turn) of every line ``card`` matches
+    (group 1: the card's name): a play, or an option a search weighs."""
     out, shown = [], ""
     for line in lines:
         if line.startswith("Turn "):
             shown = ""
         elif line.startswith("  Hand ("):
             shown = line
-        m = re.match(r"  (?:Seat \d+ )?[Pp]lays (.+?) \[", line)
+        m = re.match(card, line)
         if m:
             out.append((m.group(1), shown))
     return out
@@ -467,16 +469,7 @@ def test_a_search_seat_shows_the_hand_of_each_decision(search_trace_compiled):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert "disagree" not in result.stdout
-    shown, weighed = "", 0
-    for line in lines:
-        if line.startswith("Turn "):
-            shown = ""
-        elif line.startswith("  Hand ("):
-            shown = line
-        m = re.match(r"  Search weighs: play (.+?)(?: with its kicker)?: ", line)
-        if m:
-            assert m.group(1) in shown, (m.group(1), shown)
-            weighed += 1
+    weighed = _hands_before_plays(lines, WEIGHS)
     assert weighed
-    for played, hand in _hands_before_plays(lines):
+    for played, hand in weighed + _hands_before_plays(lines):
         assert played in hand, (played, hand)
