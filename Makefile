@@ -31,19 +31,22 @@ lint: $(DEV_STAMP)
 	$(BIN)/ruff check rnr_sim tests
 
 # The main job end to end: every pairing of the 9 sample decks, 2,800 deals each, both
-# seat orders (36 x 2,000 x 2 = 144,000 games), then each deck's pilot skill (rnr-sim
-# skill, into the same run dir), then the report; then a quick deck search over the
-# Original Set against the sample decks (200,000 games) and its page, and quick balance
+# seat orders (36 x 2,000 x 2 = 144,000 games), the first 8 deals of each pairing played
+# again with the search pilot in every seat (576 games: does the verdict hold with a
+# stronger pilot?), then each deck's pilot skill (rnr-sim skill, into the same run dir),
+# then the report; then a quick deck search over the Original Set against the sample
+# decks (200,000 games, its 3 best elites checked the same way on 2 deals a field deck)
+# and its page, and quick balance
 # suggestions for the sample decks (docs/balance-targets.toml, 400,000 games) and theirs;
 # then the deck doctor on Eagle Blockade (rnr-sim power --deck: which of its cards to cut,
 # which of the sample set's cards to put in, 250,000 games) and its page. How long it takes
 # on a fresh 2-core machine, step by step: docs/benchmarks.md.
 demo: $(RUN_STAMP)
 	rm -rf runs/demo runs/demo-discover runs/demo-balance runs/demo-power reports/demo
-	$(BIN)/rnr-sim run decks/*.txt --games 2000 --out runs/demo
+	$(BIN)/rnr-sim run decks/*.txt --games 2000 --yardstick 8 --out runs/demo
 	$(BIN)/rnr-sim skill decks/*.txt --games 500 --out runs/demo
 	$(BIN)/rnr-sim report runs/demo --out reports/demo
-	$(BIN)/rnr-sim discover --budget 200000 --out runs/demo-discover
+	$(BIN)/rnr-sim discover --budget 200000 --yardstick 2 --out runs/demo-discover
 	$(BIN)/rnr-sim report runs/demo-discover --out reports/demo/discovery
 	$(BIN)/rnr-sim balance --field decks/*.txt --targets docs/balance-targets.toml \
 		--budget 400000 --out runs/demo-balance

@@ -12,6 +12,7 @@ engine seeds every game from those alone, with the trace on or off.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +73,8 @@ class GameSetup:
     rules_values: dict[str, Any] = field(default_factory=dict)
     deck_cards: Sequence[Sequence[int]] | None = None  # catalog id per deck slot, per seat
     catalog_name: str | None = None
+    # catalog ids of each seat's final opening hand (after any mulligan); None: no hands shown
+    opening: Sequence[Sequence[int]] | None = None
 
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
@@ -107,6 +110,14 @@ class _Decoder:
         self.draw_left = 0
         # Cards destroyed this turn whose 'on destroy' effects may follow: card -> owner.
         self.fallen: dict[int, int] = {}
+        # Each seat's hand, kept from the opening hand and every event that moves a card
+        # into or out of a hand (draw, play, discard, recover, tutor, return, the P2 right).
+        self.hands: list[Counter] | None = None
+        if setup.opening is not None:
+            self.hands = [Counter(int(c) for c in cards) for cards in setup.opening]
+        self.hand_shown: Counter | None = None  # the hand last shown this turn
+        self.in_search = False  # inside a block of EV_SEARCH rows (one decision)
+        self.hand_mismatches = 0  # turns whose traced hand size differs from the kept hand
 
     # ------------------------------------------------------------------ words
     def name(self, card: int) -> str:
@@ -217,10 +228,62 @@ class _Decoder:
                      "rnr_sim/engine/trace.py).")
             return
         handler(turn, q, a, b, c, d, e)
+        if code != ev.EV_SEARCH:
+            self.in_search = False
+
+    # ------------------------------------------------------------------ hands
+    def hand_words(self, q: int) -> str:
+        """Seat ``q``'s hand by Order, in the rulebook's order of the Orders:
+        ``Hand (5) — Pillar: Boston Light, 2 Hidden Cellar; Freedom: ...``."""
+        hand = self.hands[q]
+        groups: dict[str, list[str]] = {}
+        for card, n in sorted(hand.items(), key=lambda kv: (self._order(kv[0]),
+                                                            self.name(kv[0]))):
+            if n > 0:
+                label = TYPE_TITLES.get(self.cards[card].type, "?") if 0 <= card < len(
+                    self.cards) else "?"
+                groups.setdefault(label, []).append(self.name(card) if n == 1 else
+                                                    f"{n} {self.name(card)}")
+        total = sum(hand.values())
+        if not total:
+            return "Hand (0): empty"
+        return f"Hand ({total}) — " + "; ".join(f"{k}: {', '.join(v)}" for k, v in groups.items())
+
+    def _order(self, card: int) -> int:
+        kinds = list(TYPE_TITLES)
+        kind = self.cards[card].type if 0 <= card < len(self.cards) else ""
+        return kinds.index(kind) if kind in kinds else len(kinds)
+
+    def show_hand(self, q: int, suffix: str = "") -> None:
+        """The deciding seat's hand, once a decision (when it changed since last shown)."""
+        if self.hands is None or q != self.active:
+            return
+        if self.hand_shown == self.hands[q]:
+            return
+        self.hand_shown = Counter(self.hands[q])
+        self.say(self.hand_words(q) + suffix + ".")
+
+    def hand_add(self, q: int, card: int) -> None:
+        if self.hands is not None and 0 <= q < len(self.hands):
+            self.hands[q][card] += 1
+
+    def hand_take(self, q: int, card: int) -> None:
+        if self.hands is not None and 0 <= q < len(self.hands):
+            self.hands[q][card] -= 1
+            if self.hands[q][card] <= 0:
+                del self.hands[q][card]
+
+    def hand_check(self, q: int, size: int) -> None:
+        """Count a turn whose traced hand size is not the kept hand's (none expected)."""
+        if self.hands is not None and 0 <= q < len(self.hands) \
+                and sum(self.hands[q].values()) != size:
+            self.hand_mismatches += 1
 
     def on_turn(self, turn, q, lp, hand, draw_pile, in_play, _e):
         self.flush_header()
         self.flush_draws()
+        self.hand_check(q, hand)
+        self.hand_shown = None
         self.active = q
         self.step = 0
         self.pending_step = None
@@ -229,6 +292,7 @@ class _Decoder:
         self.turn_header = [turn, q, lp, hand, draw_pile, in_play]
 
     def on_draw(self, turn, q, card, left, *_):
+        self.hand_add(q, card)
         if self.draws and q != self.draw_seat:
             self.flush_draws()
         self.draws.append(card)
@@ -243,6 +307,9 @@ class _Decoder:
                  "(non-Pillar IP, spent first).")
 
     def on_play(self, turn, q, card, cost, kicked, aoa_seat, _e):
+        if self.hand_shown is None:
+            self.show_hand(q)
+        self.hand_take(q, card)
         c = self.cards[card] if 0 <= card < len(self.cards) else None
         text = f"{self.subject(q)}plays {self.name(card)} [{self.kind(card)}] for {cost} IP"
         if kicked and c is not None and c.kicker is not None:
@@ -256,6 +323,9 @@ class _Decoder:
     def on_search(self, turn, q, card, kind, permille, chosen, playouts):
         """One option a search pilot weighed (``EV_SEARCH``): its mean score over the
         playouts (a win 1, a draw 1/2), before the action it chose."""
+        if not self.in_search:  # the first option of a decision: the hand it decides from
+            self.show_hand(q)
+            self.in_search = True
         what = {layout.ACT_PLAY: f"play {self.name(card)}",
                 layout.ACT_PLAY_KICKED: f"play {self.name(card)} with its kicker",
                 layout.ACT_AOA: f"{self.name(card)} Attack-on-Attack",
@@ -266,6 +336,8 @@ class _Decoder:
                  f"{playouts} playouts{mark}")
 
     def on_activate(self, turn, q, card, slot, cost, *_):
+        if self.hand_shown is None:
+            self.show_hand(q)
         effects = self.cards[card].all_effects() if 0 <= card < len(self.cards) else ()
         what = f" ({effects[slot].canonical()})" if 0 <= slot < len(effects) else ""
         sideways = "" if self.kind(card) == "Pillar" else "; the card turns sideways"
@@ -273,6 +345,8 @@ class _Decoder:
                  f"{sideways}.")
 
     def on_aoa(self, turn, q, card, target_seat, target_card, *_):
+        if self.hand_shown is None:  # an Attack in play declares it (R55): a decision too
+            self.show_hand(q)
         self.say(f"{self.name(card)} declares Attack-on-Attack on "
                  f"{self.whose(target_seat, target_card)}.")
 
@@ -351,6 +425,7 @@ class _Decoder:
                  f"game (draw pile {left}).")
 
     def on_discard(self, turn, q, card, source, by, *_):
+        self.hand_take(q, card)
         self.say(f"{self.source(by, source)}: {self.seat(q)} discards {self.name(card)} from "
                  "hand, at random.")
 
@@ -362,10 +437,12 @@ class _Decoder:
                  f"{amount} (DP {after - amount} → {after}).")
 
     def on_recover(self, turn, q, card, source, *_):
+        self.hand_add(q, card)
         self.say(f"{self.source(q, source)}: {self.subject(q)}returns {self.name(card)} from "
                  "the Discard Pile to hand.")
 
     def on_tutor(self, turn, q, card, source, *_):
+        self.hand_add(q, card)
         self.say(f"{self.source(q, source)}: {self.subject(q)}takes {self.name(card)} [Pillar] "
                  "from the Draw Pile into hand, then shuffles.")
 
@@ -373,9 +450,11 @@ class _Decoder:
         self.say(f"{self.whose(q, card)} [Petition] is destroyed by {self.seat(by)}.")
 
     def on_return(self, turn, q, card, *_):
+        self.hand_add(q, card)
         self.say(f"{self.name(card)} [Bill] returns to {self.seat(q)}'s hand (Art. IV §7).")
 
     def on_hand_limit(self, turn, q, card, *_):
+        self.hand_take(q, card)
         if self.step != 9:
             self.start_step(9)
         self.say(f"{self.subject(q)}discards {self.name(card)} to the hand limit of 7.")
@@ -385,15 +464,19 @@ class _Decoder:
                  f"hand has {_plural(after, 'Pillar')} (Amend. VII).")
 
     def on_p2_right(self, turn, q, card, *_):
+        self.hand_take(q, card)
         self.say(f"{self.seat(q)} uses the Player 2 right: plays {self.name(card)} [Pillar] "
                  "free before the first turn and will draw 2 in its first Draw Phase "
                  "(Art. VII §4).")
 
     def on_resolve_step(self, turn, q, step, *_):
         self.flush_header()
+        if self.hand_shown is None:  # no play this turn: the hand it chose to keep
+            self.show_hand(self.active, ", none played")
         self.start_step(step)
 
     def on_turn_end(self, turn, q, lp, hand, draw_pile, in_play, petitions):
+        self.hand_check(q, hand)
         self.flush_header()
         self.flush_draws()
         self.pending_step = None
@@ -526,6 +609,8 @@ def decode(trace, gm, pl, catalog, decks: Sequence[str] | GameSetup,
             d.event(mulligan[0])
         else:
             out.append(f"  Seat {q} keeps its opening hand.")
+        if d.hands is not None:
+            out.append(f"    {d.hand_words(q).replace('Hand', 'Opening hand', 1)}.")
     p2 = (first + 1) % n_players
     right = [r for r in setup_rows if r[1] == ev.EV_P2_RIGHT]
     if right:
@@ -559,6 +644,9 @@ def decode(trace, gm, pl, catalog, decks: Sequence[str] | GameSetup,
         )
     out.append("Final state:")
     out.extend(final)
+    if d.hand_mismatches:  # never expected: every move into or out of a hand is traced
+        out.append(f"Note: on {_plural(d.hand_mismatches, 'turn')} the hands shown disagree "
+                   "with the engine's hand count; they may be off.")
     return out
 
 
@@ -623,6 +711,12 @@ def load_inputs(decks: Sequence[str | Path],
     return catalog, loaded, profile, policies
 
 
+def opening_hand(card_ids: Sequence[int], mask: int) -> list[int]:
+    """The catalog ids of a seat's final opening hand from its slot mask (bit k: deck slot
+    k, ``records.SEAT_RECORD.opening_mask``)."""
+    return [int(c) for k, c in enumerate(card_ids) if k < 64 and (mask >> k) & 1]
+
+
 def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int = 0,
                 cards: str | Path | Sequence[str | Path] | None = None,
                 rules: str | Path | None = None,
@@ -680,10 +774,10 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
         search[-1] = search_budget(rollouts, determinizations, None, open_lists)
     first = game % n
     with compile_clock(compiling, log=log):
-        trace, gm, pl = driver.trace_game(catalog.compile(), deck_cards, deck_size,
-                                          seat_policy, profile.compile(), seed, table_id=0,
-                                          deal=game, first_seat=first, policies=table,
-                                          search=search)
+        trace, gm, pl, seats = driver.trace_game(
+            catalog.compile(), deck_cards, deck_size, seat_policy, profile.compile(), seed,
+            table_id=0, deal=game, first_seat=first, policies=table, search=search,
+            with_seats=True)
     setup = GameSetup(
         decks=[deck.name for deck in loaded], policies=[names[i] for i in seat_policy],
         seed=seed, deal=game,
@@ -691,6 +785,8 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
         rules_values=dict(profile.values),
         deck_cards=[list(map(int, deck.card_ids)) for deck in loaded],
         catalog_name=f"{catalog.name} v{catalog.version}",
+        opening=[opening_hand(deck.card_ids, int(mask))
+                 for deck, mask in zip(loaded, seats["opening_mask"], strict=True)],
     )
     lines = decode(trace, gm, pl, catalog, setup)
     return Replay(lines=lines, trace=trace, gm=gm, pl=pl, setup=setup)

@@ -31,6 +31,8 @@ from rnr_sim.errors import InputError
 #: The discovery dir's Parquet tables (``discover/output.py``), stamped with their stem.
 DISCOVERY_TABLES = ("archive", "deck_cards", "field", "field_cards", "matchups", "cards",
                     "learned")
+#: Tables a discovery dir holds only when asked for (``--yardstick``): checked when present.
+DISCOVERY_OPTIONAL = ("yardstick",)
 #: The balance dir's Parquet tables (``balance/output.py``).
 BALANCE_TABLES = ("suggestions", "candidates", "figures")
 #: The power dir's Parquet tables (``power/output.py``): the pool's, or the deck doctor's.
@@ -72,8 +74,10 @@ def manifest_kind(d: str | Path) -> str | None:
 def discovery_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """What decides a discovery's files, from its manifest (missing keys: None)."""
     m = manifest
+    # ``yardstick_deals`` only when given: a dir written before the check keeps its identity
     return {"kind": "discovery", **_common(m, "field"), "batch": m.get("batch"),
-            "meta": m.get("meta"), "cells": m.get("cells"), "pilots": m.get("pilots")}
+            "meta": m.get("meta"), "cells": m.get("cells"), "pilots": m.get("pilots"),
+            **({"yardstick_deals": m["yardstick_deals"]} if "yardstick_deals" in m else {})}
 
 
 def balance_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
@@ -171,8 +175,8 @@ def verify_discovery_dir(root: str | Path, manifest: Mapping[str, Any]) -> bool:
         return archive["deck_file"].to_list() + [
             f"elites/{p}" for p, t in zip(archive["pilot"], archive["tuned"], strict=True) if t]
 
-    return _check(root, manifest, discovery_identity(manifest), DISCOVERY_TABLES,
-                  what="discovery dir", command="rnr-sim discover",
+    return _check(root, manifest, discovery_identity(manifest),
+                  DISCOVERY_TABLES + DISCOVERY_OPTIONAL, what="discovery dir", command="rnr-sim discover",
                   texts=lambda files: _texts(root, "archive", named, files),
                   text_fix="to change an elite, copy its file out of the discovery dir "
                            "and edit the copy")

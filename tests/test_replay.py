@@ -378,3 +378,98 @@ def test_replay_shows_the_options_a_search_seat_weighed(search_trace_compiled):
     assert "policy search (K=2, N=1" in result.stdout
     bad = invoke("replay", *paths, "--search-seat", 5)
     assert bad.exit_code == 2 and "--search-seat must be a seat 0..1" in bad.output
+
+
+# ---------------------------------------------------------------------------- hands (issue 40)
+def test_decode_keeps_each_hand_from_the_opening_and_every_move(catalog):
+    """The hand a seat decides from: its opening hand, plus what it draws, recovers, tutors
+    and gets back (a Bill), less what it plays, discards and gives to the P2 right; shown
+    once at its first decision of a turn, by Order, in card names."""
+    c = {n: card(catalog, n) for n in ("Town Meeting Hall", "Minuteman Volley", "Magna Carta",
+                                       "Voting Rights Act", "Stamp Act")}
+    def row(turn, event, seat, *fields):  # a trace row, its unused fields 0
+        return [turn, event, seat, *fields, *[0] * (5 - len(fields))]
+
+    rows = [row(-1, ev.EV_P2_RIGHT, 1, c["Town Meeting Hall"]),
+            row(0, ev.EV_TURN, 0, 100, 2, 50, 3), row(0, ev.EV_DRAW, 0, c["Magna Carta"], 49),
+            row(0, ev.EV_IP, 0, 3, -1, 3, 0), row(0, ev.EV_PLAY, 0, c["Minuteman Volley"], 3,
+                                                  0, -1),
+            row(0, ev.EV_RESOLVE_STEP, 0, 6), row(0, ev.EV_RETURN, 0, c["Voting Rights Act"]),
+            row(0, ev.EV_TURN_END, 0, 100, 3, 49, 4),
+            row(1, ev.EV_TURN, 1, 100, 1, 50, 4), row(1, ev.EV_DRAW, 1, c["Stamp Act"], 49),
+            row(1, ev.EV_IP, 1, 1, -1, 1, 0), row(1, ev.EV_RESOLVE_STEP, 1, 7),
+            row(1, ev.EV_TURN_END, 1, 100, 2, 49, 4)]
+    gm = np.zeros(layout.N_GAME_FIELDS, dtype=np.int64)
+    gm[layout.G_N_PLAYERS], gm[layout.G_WINNER], gm[layout.G_PATH] = 2, -1, enums.PATH_DRAW
+    pl = np.zeros((enums.MAX_PLAYERS, layout.N_PLAYER_FIELDS), dtype=np.int32)
+    setup = GameSetup(decks=["A", "B"], first_seat=0,
+                      opening=[[c["Minuteman Volley"], c["Voting Rights Act"]],
+                               [c["Town Meeting Hall"], c["Magna Carta"]]])
+    lines = decode(np.array(rows, dtype=np.int32), gm, pl, catalog, setup)
+    text = "\n".join(lines)
+    assert ("    Opening hand (2) — Attack: Minuteman Volley; Bill: Voting Rights Act."
+            in lines)
+    assert "    Opening hand (2) — Pillar: Town Meeting Hall; Rights: Magna Carta." in lines
+    # seat 0 decides from its opening hand and its draw, before its play
+    hand0 = "  Hand (3) — Rights: Magna Carta; Attack: Minuteman Volley; Bill: Voting Rights Act."
+    assert hand0 in lines
+    assert lines.index(hand0) < next(i for i, ln in enumerate(lines) if "Plays Minuteman" in ln)
+    # seat 1 gave Town Meeting Hall to the P2 right and plays nothing: its kept hand
+    assert "  Hand (2) — Rights: Magna Carta; UA: Stamp Act, none played." in lines
+    assert "disagree" not in text  # the turn-end hand sizes are the ones kept
+
+
+PLAYS = r"  (?:Seat \d+ )?[Pp]lays (.+?) \["
+WEIGHS = r"  Search weighs: play (.+?)(?: with its kicker)?: "
+
+
+def _hands_before_plays(lines: list[str], card: str = PLAYS) -> list[tuple[str, str]]:
+    """(card, the hand shown last before it in its turn) of every line ``card`` matches
+    (group 1: the card's name): a play, or an option a search weighs."""
+    out, shown = [], ""
+    for line in lines:
+        if line.startswith("Turn "):
+            shown = ""
+        elif line.startswith("  Hand ("):
+            shown = line
+        m = re.match(card, line)
+        if m:
+            out.append((m.group(1), shown))
+    return out
+
+
+@needs_engine
+def test_every_play_comes_from_the_hand_shown(tmp_path):
+    """Real games, every seat by its pilot: each seat's opening hand is shown, each card
+    played is in the hand shown before it that turn, and the hands kept always agree with
+    the engine's hand count (no 'disagree' note)."""
+    from rnr_sim.replay import replay_game
+
+    pairs = [DECKS, ["eagle_blockade.txt", "abolitionist_front.txt"]]
+    for names in pairs:
+        for game in range(3):
+            r = replay_game(deck_paths(names), seed=SEED, game=game)
+            text = "\n".join(r.lines)
+            assert text.count("    Opening hand (") == 2
+            assert "disagree" not in text
+            plays = _hands_before_plays(r.lines)
+            assert plays
+            for played, hand in plays:
+                assert played in hand, (played, hand)
+
+
+@needs_engine
+def test_a_search_seat_shows_the_hand_of_each_decision(search_trace_compiled):
+    """With a search seat, the hand shown last before each decision (again whenever it
+    changed) holds every card the search weighs playing, and the hands still agree with
+    the engine's count."""
+    paths = deck_paths()
+    result = invoke("replay", *paths, "--seed", SEED, "--game", 1, "--search-seat", 0,
+                    "--rollouts", 2, "--determinizations", 1)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "disagree" not in result.stdout
+    weighed = _hands_before_plays(lines, WEIGHS)
+    assert weighed
+    for played, hand in weighed + _hands_before_plays(lines):
+        assert played in hand, (played, hand)

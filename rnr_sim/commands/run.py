@@ -51,6 +51,12 @@ FieldWeightsOption = option(str | None, "--field-weights", metavar="NAME=W,...",
                                 "Assembly=20\" (decks of the run; weights scaled to sum to 1): "
                                 "after the run, every deck's expected win rate against it, best "
                                 "response first (two players).")
+YardstickOption = option(int | None, "--yardstick", metavar="DEALS",
+                        help="After the run, play deals 0..DEALS-1 of every table again with "
+                             "the search pilot in every seat (about 20 such games a second "
+                             "on 2 cores) into the run dir; `rnr-sim report` then says "
+                             "whether its verdict's decks and cards hold with a stronger "
+                             "pilot (two players). With --resume, a finished run gains it.")
 ResumeOption = option(Path | None, "--resume", metavar="DIR",
                       help="Finish a stopped run in DIR (its decks and options come from its "
                            "manifest).")
@@ -66,6 +72,7 @@ def run_command(
     resume: ResumeOption = None,
     no_space_check: NoSpaceCheckOption = False,
     field_weights: FieldWeightsOption = None,
+    yardstick: YardstickOption = None,
     *, players, seed, rules, cards, policy, threads, backend, address, mirrors, allow_illegal,
     quiet, as_json,
 ) -> None:
@@ -74,6 +81,12 @@ def run_command(
     (manifest.json + parquet) for `rnr-sim report`. Ctrl-C stops after the current
     chunk; --resume DIR finishes it."""
     progress = not quiet
+    if yardstick is not None and (isinstance(yardstick, bool) or yardstick < 2):
+        raise InputError(f"--yardstick must be a whole number of deals a table, at least 2 "
+                         f"(an interval needs two deals), not {yardstick!r}")
+    if yardstick is not None and players not in (None, 2):
+        raise InputError(f"--yardstick plays two-player runs (its search pilot weighs two "
+                         f"seats), not --players {players}")
     if field_weights is not None and decks:  # a bad field costs no games
         from rnr_sim.analytics.field import deck_names, parse_field_weights
 
@@ -85,8 +98,8 @@ def run_command(
         if decks or given:
             what = "deck files" if decks else ", ".join(given)
             raise InputError(f"--resume continues a run as it was started: drop {what} "
-                             "(only --threads, --backend, --address, --no-space-check, --quiet "
-                             "and --json may change)")
+                             "(only --threads, --backend, --address, --no-space-check, "
+                             "--yardstick, --quiet and --json may change)")
         result = runner.resume_run(resume, threads=threads, progress=progress,
                                    backend=backend, address=address,
                                    space_check=not no_space_check)
@@ -105,6 +118,9 @@ def run_command(
         result = runner.start_run(options, progress=progress)
 
     run_dir = shlex.quote(str(result.run_dir))
+    if result.already_complete and yardstick is not None:
+        _yardstick(result, yardstick, threads, backend, address, quiet, as_json)
+        return
     if result.already_complete and not as_json:
         typer.echo(f"{result.run_dir}: the run is already complete "
                    f"({result.manifest['games_done']:,} games); nothing to do, nothing "
@@ -129,6 +145,8 @@ def run_command(
                    f"{result.run_dir}. Continue with: rnr-sim run --resume {run_dir}",
                    err=True)
         raise typer.Exit(EXIT_INTERRUPTED)
+    if yardstick is not None:
+        _yardstick(result, yardstick, threads, backend, address, quiet, as_json)
     if not as_json:
         if field_weights is not None and m["games_done"]:
             from rnr_sim.analytics.field import field_lines
@@ -139,3 +157,27 @@ def run_command(
         typer.echo(f"Run dir: {result.run_dir} ({m['games_done']:,} games, "
                    f"{m['timings']['games_per_s']:,.0f} games/s)")
         typer.echo(f"Next: rnr-sim report {run_dir}")
+
+
+def _yardstick(result, deals: int, threads, backend, address, quiet: bool,
+               as_json: bool) -> None:
+    """``--yardstick DEALS``: the run's subsample played again with the search pilot in
+    every seat (``yardstick.play_run``), said in a line on stderr."""
+    from rnr_sim import yardstick
+
+    if result.manifest.get("players") != 2:
+        raise InputError(f"--yardstick: {result.run_dir} is a "
+                         f"{result.manifest.get('players')}-player run; the yardstick check "
+                         "plays two-player runs (its search pilot weighs two seats)")
+    figures = yardstick.play_run(result.run_dir, deals, threads=threads, backend=backend,
+                                 address=address, progress=not quiet and not as_json)
+    run_dir = shlex.quote(str(result.run_dir))
+    if figures is None:
+        typer.echo(f"Stopped the yardstick check (the run itself is complete); play it with: "
+                   f"rnr-sim run --resume {run_dir} --yardstick {deals}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED)
+    if not quiet:
+        typer.echo(f"Yardstick: deals 0-{figures['deals'] - 1} of every table played again "
+                   f"with the search pilot in every seat, {figures['games']:,} games in "
+                   f"{figures['seconds']} s ({yardstick.FILE}); `rnr-sim report {run_dir}` "
+                   "says whether the verdict's decks and cards hold with it.", err=True)

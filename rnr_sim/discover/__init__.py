@@ -12,7 +12,10 @@ The budget (every game the command plays) is spent in four phases, in this order
 3. **held-out**: every elite and every field deck against the field on deals of a seed the
    search never used (what is left of the budget but the matrix's share);
 4. **metagame**: the best elites and the field's decks against each other (``MATRIX_SHARE``),
-   the matchup matrix, its Nash equilibrium and the paths of the metagame.
+   the matchup matrix, its Nash equilibrium and the paths of the metagame;
+5. with ``--yardstick DEALS``, outside the budget: the best elites' held-out shares
+   checked with the search pilot in every seat on the first DEALS held-out deals of each
+   field deck (``rnr_sim.yardstick.check_elites``).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ class DiscoverOptions:
     batch: int = BATCH
     cells: str = "path-speed"  # the archive's measures: search.CELLS
     command: str | None = None
+    yardstick: int = 0  # deals a field deck the best elites replay with the yardstick
 
 
 @dataclass
@@ -84,6 +88,8 @@ def discover(options: DiscoverOptions, progress: bool = True,
     log = log or log_to_stderr
     budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
     batch = runner.check_count(options.batch, "--batch", 4, 4096)
+    if options.yardstick:
+        runner.check_count(options.yardstick, "--yardstick", 2)
     from rnr_sim.discover.search import CELLS
 
     if options.cells not in CELLS:
@@ -105,7 +111,7 @@ def discover(options: DiscoverOptions, progress: bool = True,
     driver = runner.engine_driver()
     plan.compile(driver)
     fingerprint = output.fingerprint(plan, budget, batch, options.meta, cells.name,
-                                     list(cards))
+                                     list(cards), options.yardstick)
     store = BatchStore(out / CHECKPOINT)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -146,10 +152,25 @@ def _discover(out, options, plan, laws, cells, budget, batch, where, driver, sto
         matrix = meta.metagame(ev, pool, plan, found, tuned, heldout, budget, options.seed)
         if matrix is None:
             return _stopped(out, ev, budget, log)
+        checked = None
+        if options.yardstick:
+            bar.close()  # the check counts its own games, outside the budget
+            ybar = Progress("yardstick", show=progress, log=log)
+
+            def evaluator() -> Evaluator:
+                return Evaluator(driver, backend=None if options.backend == "local" else where,
+                                 threads=options.threads, progress=ybar, stop=ev.stop,
+                                 store=store)
+
+            with ybar:
+                checked = meta.yardstick(evaluator, pool, laws, cells, found, tuned, heldout,
+                                         options.yardstick, options.seed, ybar)
+            if checked is None:
+                return _stopped(out, ev, budget, log)
     seconds = time.perf_counter() - t0
     result = output.write(out, plan, laws, cells, found, tuned, heldout, matrix, fingerprint,
                           games=ev.games_played + ev.games_stored, seconds=seconds,
-                          command=options.command)
+                          command=options.command, checked=checked)
     store.remove()
     return result
 

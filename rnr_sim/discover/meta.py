@@ -320,6 +320,38 @@ def elite_pilots(pool: Pool, found: Found, tuned: Tuned | None) -> tuple[Pool, n
     return pool.with_policies(table, pool.search), rows
 
 
+def yardstick(evaluator, pool: Pool, laws, cells: Cells, found: Found, tuned: Tuned | None,
+              held: Heldout, deals: int, seed: int, bar) -> tuple[list, dict] | None:
+    """The best elites' held-out shares checked with the yardstick in every seat
+    (``yardstick.check_elites``) on the first ``deals`` held-out deals of each field deck
+    (at most those played): (checks, the manifest's entry), None once Ctrl-C stopped it.
+    The elites are named as the dir names them (``Discovered NN (cell)``, by held-out
+    share)."""
+    import time
+
+    from rnr_sim import yardstick as ys
+    from rnr_sim.discover.output import elite_name
+
+    t0 = time.perf_counter()
+    deals = min(deals, held.deals)
+    fld = Field([np.repeat(np.arange(laws.n_cards, dtype=np.int32), c)
+                 for c in found.field_counts], found.field_pilots, found.field_weights)
+    order = np.argsort(-held.share, kind="stable")
+    top = order[:ys.ELITES_CHECKED]
+    pool, rows = elite_pilots(pool, found, tuned)
+    ids = [np.repeat(np.arange(laws.n_cards, dtype=np.int32), found.counts[k]) for k in top]
+    # a held-out share's error from its unclipped side (an interval near 1 is cut at 1)
+    se = [max(held.share[k] - held.lo[k], held.hi[k] - held.share[k]) / Z95 for k in top]
+    names = [elite_name(r + 1, cells, found.cell[k]) for r, k in enumerate(top)]
+    bar.set_total(len(top) * len(fld) * deals * 2 * 2)
+    checks = ys.check_elites(evaluator, pool, fld, ids, rows[top], names,
+                             [(float(held.share[k]), s) for k, s in zip(top, se, strict=True)],
+                             deals, seed + HOLDOUT_SEED_OFFSET)
+    if checks is None:
+        return None
+    return checks, ys.manifest_entry(checks, deals, time.perf_counter() - t0)
+
+
 def _sub(out, k):
     from rnr_sim.evaluation import Outcome
 

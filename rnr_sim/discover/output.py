@@ -11,6 +11,8 @@
 - ``learned.parquet``: what the search learned of each card (``proposals.SwapModel``):
   ``card``, ``type``, its share per copy over every deck with a 95% interval, and how many
   children's swaps named it;
+- ``yardstick.parquet`` (with ``--yardstick``): the best elites' held-out shares checked
+  with the search pilot in every seat (``yardstick.CHECK_SCHEMA``);
 - ``elites/NN.txt``: each elite as a deck list with ``Name:`` and ``Policy:`` headers, which
   ``validate``, ``run``, ``compare`` and ``tune`` take as they are (``NN.toml`` beside it:
   its tuned pilot).
@@ -50,10 +52,13 @@ ARCHIVE_SCHEMA = {
 
 
 def fingerprint(plan, budget: int, batch: int, meta: bool, cells: str,
-                cards: list) -> dict[str, Any]:
-    """Everything that shapes a discovery's games, in the order a resume compares them."""
+                cards: list, yardstick: int = 0) -> dict[str, Any]:
+    """Everything that shapes a discovery's games, in the order a resume compares them
+    (``yardstick_deals`` only when the best elites are checked with the yardstick: a
+    discovery without the check keeps the identity it had before the check existed)."""
     from rnr_sim.runner import catalog_sources
 
+    extra = {"yardstick_deals": yardstick} if yardstick else {}
     return {
         "tool_version": __version__,
         "seed": plan.seed, "budget": budget, "batch": batch, "meta": meta,
@@ -65,7 +70,14 @@ def fingerprint(plan, budget: int, batch: int, meta: bool, cells: str,
                    "policy": p} for d, p in zip(plan.decks, plan.policies, strict=True)],
         "rules": plan.profile.to_dict(),
         "pilots": list(PILOTS),
+        **extra,
     }
+
+
+def elite_name(rank: int, cells, cell) -> str:
+    """An elite's deck name in the dir: ``Discovered NN (cell)``, NN its rank by held-out
+    share."""
+    return f"Discovered {rank:02d} ({cells.label(int(cell[0]), int(cell[1]))})"
 
 
 
@@ -106,8 +118,10 @@ def learned_table(laws, model) -> pl.DataFrame:
 
 def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str, Any],
           games: int,
-          seconds: float, command: str | None):
-    """Write the discovery dir (module docstring); returns a ``Discovery``."""
+          seconds: float, command: str | None, checked: tuple | None = None):
+    """Write the discovery dir (module docstring); returns a ``Discovery``. ``checked``:
+    the yardstick check of the best elites (``meta.yardstick``), written as
+    ``yardstick.parquet`` and the manifest's ``yardstick``."""
     from rnr_sim.discover import Discovery
 
     ident = searchdirs.discovery_identity(searchdirs.as_read(fp))
@@ -130,7 +144,7 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
         counts = found.counts[k]
         row, col = int(found.cell[k][0]), int(found.cell[k][1])
         label = cells.label(row, col)
-        name = f"Discovered {rank + 1:02d} ({label})"
+        name = elite_name(rank + 1, cells, found.cell[k])
         base = PILOTS[int(found.pilot[k])]
         fit = tuned.results.get(int(k)) if tuned is not None else None
         pilot = base
@@ -203,6 +217,10 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
         "share": matrix["share"].ravel(), "share_lo": matrix["lo"].ravel(),
         "share_hi": matrix["hi"].ravel(), "deals": np.full(n * n, matrix["deals"]),
         "mix": np.repeat(matrix["mix"], n)}))
+    if checked is not None:
+        from rnr_sim import yardstick
+
+        table("yardstick", yardstick.frame(checked[0]))
     r = found.racing
     manifest = {
         "kind": "discovery", "status": "complete", "command": command, **fp,
@@ -221,6 +239,7 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
                     "best_field_deck": plan.deck_names[held.best_field]},
         "metagame": {"paths": dict(zip(CELL_PATHS, map(float, matrix["paths"]), strict=True)),
                      "mix": dict(zip(labels, map(float, matrix["mix"]), strict=True))},
+        **({"yardstick": checked[1]} if checked is not None else {}),
         "seconds": round(seconds, 1),
         "games_per_s": round(games / seconds, 1) if seconds > 0 else None,
         "identity": identity.seal(ident), "files": files,

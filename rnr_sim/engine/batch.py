@@ -188,10 +188,11 @@ def play_games_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
 
 
 def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies, table_id,
-                  deal, first_seat, rules, seed, capacity, search=None):
-    """Play one game with the trace on; returns (trace rows, game fields, player fields).
-    The batch kernel plays it (one worker, one game, debug checks on), so nothing more is
-    compiled."""
+                  deal, first_seat, rules, seed, capacity, search=None, with_seats=False):
+    """Play one game with the trace on; returns (trace rows, game fields, player fields),
+    and its seat records (``records.SEAT_RECORD[P]``: the final opening hand's slot mask,
+    ...) after them with ``with_seats``. The batch kernel plays it (one worker, one game, debug checks
+    on), so nothing more is compiled."""
     tr = np.zeros((capacity, L.TRACE_WIDTH), dtype=np.int32)
     game_rec, seat_rec = new_records(1, seat_deck.shape[1])
     if search is not None:
@@ -206,4 +207,6 @@ def trace_game_nb(cards, deck_cards, deck_size, seat_deck, seat_policy, policies
                    policies, table_id, deal, first_seat, rules, seed, np.int64(1), game_rec,
                    seat_rec, np.int64(gap), *state, tr)
     pl, gm = state[0][0], state[3][0]  # worker 0's players and game (STATE order)
+    if with_seats:
+        return tr[: gm[L.G_N_TRACE]].copy(), gm.copy(), pl.copy(), seat_rec[0].copy()
     return tr[: gm[L.G_N_TRACE]].copy(), gm.copy(), pl.copy()

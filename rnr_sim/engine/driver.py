@@ -114,9 +114,11 @@ def _search_rows(search, n_policies, seat_policy):
 
 
 def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_id=0, deal=0,
-               first_seat=0, capacity=200_000, policies=None, search=None):
-    """One game with its event trace: (trace int32[k, 8], gm int64[], pl int32[4, F]);
-    ``search`` as ``play_games``'s (a search seat's options are ``EV_SEARCH`` rows)."""
+               first_seat=0, capacity=200_000, policies=None, search=None, with_seats=False):
+    """One game with its event trace: (trace int32[k, 8], gm int64[], pl int32[4, F]), and
+    with ``with_seats`` its seat records after them (``records.SEAT_RECORD[P]``: the final
+    opening hand's slot mask, ...); ``search`` as ``play_games``'s (a search seat's options are
+    ``EV_SEARCH`` rows)."""
     prepare_cache()
     from rnr_sim.engine.batch import trace_game_nb
 
@@ -137,6 +139,7 @@ def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_i
         _as_uint64(seed),
         capacity,
         search,
+        with_seats,
     )
 
 

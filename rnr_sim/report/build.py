@@ -21,9 +21,12 @@ from rnr_sim.analytics.run import run_progress
 from rnr_sim.errors import InputError
 from rnr_sim.report import expansion as expansion_section
 from rnr_sim.report import links, tables, text
+from rnr_sim.report import yardstick as yardstick_section
 from rnr_sim.report.figures import FIGURES, FigureProcess, Image, make_images
 from rnr_sim.report.format import EMPTY, branch_label, count, pct
 from rnr_sim.skill import read as read_skill
+from rnr_sim.yardstick import frame as frame_of_checks
+from rnr_sim.yardstick import run_checks as yardstick_checks
 
 CSS = """
 body{font:15px/1.5 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#222;
@@ -460,7 +463,8 @@ def _skill_html(skill: pl.DataFrame | None, images: dict[str, Image], m: Metrics
 
 def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
                 skill: pl.DataFrame | None = None,
-                expansion: dict[str, Any] | None = None) -> str:
+                expansion: dict[str, Any] | None = None, checked: tuple | None = None) -> str:
+    checks, place = checked or (None, None)  # the yardstick check (rnr-sim run --yardstick)
     man = m.run.manifest
     games = m.length.filter(pl.col("path") == "all")["games"].item()
     rules = man.get("rules") or {}
@@ -502,8 +506,9 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
         f"<h1>Revolt N Reign balance report: {esc(m.run.name)}</h1>",
         f'<p class="sub">{esc(sub)}</p><nav>{nav}</nav>',
         '<pre id="js-errors"></pre>',
-        '<section id="verdict"><h2>Verdict</h2>', _banners_html(m),
-        _verdict_html(m), "</section>",
+        '<section id="verdict"><h2>Verdict</h2>' + yardstick_section.banner_html(checks),
+        _banners_html(m), _verdict_html(m) + yardstick_section.block_html(checks, place),
+        "</section>",
         section("decks", "Decks", text.decks_lead(m), html_table(tables.decks_table(m)),
                 img("paths")),
         section("matchups", "Matchups and the Nash metagame", text.matchups_lead(m),
@@ -592,7 +597,8 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
 
 
 def render_markdown(m: Metrics, skill: pl.DataFrame | None = None,
-                    expansion: dict[str, Any] | None = None) -> str:
+                    expansion: dict[str, Any] | None = None, checked: tuple | None = None) -> str:
+    checks, place = checked or (None, None)  # the yardstick check (rnr-sim run --yardstick)
     man = m.run.manifest
     games = m.length.filter(pl.col("path") == "all")["games"].item()
     out = [f"# Balance report: {md(m.run.name)}", "",
@@ -600,7 +606,7 @@ def render_markdown(m: Metrics, skill: pl.DataFrame | None = None,
            f"{len(m.deck_order)} decks, seed {man.get('seed', EMPTY)}.", ""]
     for b in banners(m):
         out += [f"> **Read first:** {md(b)}", ""]
-    out += ["## Verdict", ""]
+    out += ["## Verdict", "", *yardstick_section.banner_markdown(checks, md)]
     if m.findings:
         for i, f in enumerate(m.findings, 1):
             out.append(f"{i}. **{md(text.finding_title(f))}.** {md(text.finding_text(f))} "
@@ -609,6 +615,7 @@ def render_markdown(m: Metrics, skill: pl.DataFrame | None = None,
         out.append(md(text.verdict_empty(m)))
     out += ["", f"_{md(text.scoring_rule())} How every interval and figure is computed: "
                 f"{md(METHOD_TITLE)}, at the end._", ""]
+    out += yardstick_section.markdown(checks, place, md)
     blocks = [
         ("Decks", text.decks_lead(m), [tables.decks_table(m)]),
         ("Matchups and the Nash metagame", text.matchups_lead(m),
@@ -789,6 +796,9 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
     skill = read_skill(run.path)
     expansion = read_expansion(run.path)
     frames = csv_frames(m)
+    checked = yardstick_checks(m)
+    if checked is not None:
+        frames["yardstick"] = frame_of_checks(checked[0])
     if skill is not None and not skill.is_empty():
         from rnr_sim.report import plots
 
@@ -801,8 +811,8 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
     files: dict[str, bytes] = {f"plots/{img.name}.{fmt}": img.data for img in images.values()}
     for name, df in frames.items():
         files[f"{name}.csv"] = df.write_csv().encode("utf-8")
-    files["summary.md"] = render_markdown(m, skill, expansion).encode("utf-8")
-    files["index.html"] = render_html(m, images, csvs, skill, expansion).encode("utf-8")
+    files["summary.md"] = render_markdown(m, skill, expansion, checked).encode("utf-8")
+    files["index.html"] = render_html(m, images, csvs, skill, expansion, checked).encode("utf-8")
     record = {
         "report": "rnr-sim report",
         "tool_version": __version__,

@@ -41,12 +41,19 @@ def read(path: str | Path) -> dict[str, Any]:
     """The dir's manifest and tables, checked by content first
     (``searchdirs.verify_discovery_dir``); ``InputError`` naming the file that is missing
     or not the discovery's own."""
-    from rnr_sim.searchdirs import DISCOVERY_TABLES, read_tables, verify_discovery_dir
+    from rnr_sim.searchdirs import (
+        DISCOVERY_OPTIONAL,
+        DISCOVERY_TABLES,
+        read_tables,
+        verify_discovery_dir,
+    )
 
     root = Path(path)
     out: dict[str, Any] = {"manifest": json.loads((root / "manifest.json").read_text("utf-8"))}
     verify_discovery_dir(root, out["manifest"])
-    return out | read_tables(root, DISCOVERY_TABLES, "discovery dir", "rnr-sim discover")
+    tables = DISCOVERY_TABLES + tuple(n for n in DISCOVERY_OPTIONAL
+                                      if (root / f"{n}.parquet").is_file())
+    return out | read_tables(root, tables, "discovery dir", "rnr-sim discover")
 
 
 def card_use(d: dict[str, Any]) -> pl.DataFrame:
@@ -164,6 +171,7 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
             f"; the best of them holds {_pct(beyond.sort('share_heldout')[-1, 'share_heldout'])}"
             if beyond.height else "") + ".",
     ]
+    checked = yardstick_lines(d)
     img = heatmap(d)
     # best deck per cell
     cells = []
@@ -216,7 +224,10 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
         f"{esc(m.get('cells', ''))}, catalog {esc(m['catalog']['name'])}, field of "
         f"{len(m['field'])} decks</p>",
         f"<p class='lead'>{esc(lead)}</p>",
-        "<div class='verdict'><ol>" + "".join(f"<li>{v}</li>" for v in verdict) + "</ol></div>",
+        "<div class='verdict'>" + "".join(f"<p><b>{esc(x)}</b></p>" for x in checked[:1])
+        + "<ol>" + "".join(f"<li>{v}</li>" for v in verdict) + "</ol>"
+        + ("<ul>" + "".join(f"<li>{esc(x)}</li>" for x in checked[1:-1]) + "</ul>"
+           f"<p class='note'>{esc(checked[-1])}</p>" if checked else "") + "</div>",
         "<h2>The archive</h2>", img.tag(),
         "<h2>The best deck of each cell</h2>",
         "<p class='note'>Held-out share: against the field, 95% interval over deals (a deal: "
@@ -246,10 +257,36 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
         f"</pre><script>{links.PROBE_SCRIPT}</script></body></html>",
     ])
     md_lines = [f"# The decks players will find: {root.name}", "", lead, ""]
-    md_lines += [f"- {v}" for v in verdict] + ["", "| elite | cell | pilot | held-out | search |",
+    md_lines += [f"**{checked[0]}**", ""] if checked else []
+    md_lines += [f"- {v}" for v in verdict + checked[1:-1]]
+    md_lines += ["", f"_{checked[-1]}_"] if checked else []
+    md_lines += ["", "| elite | cell | pilot | held-out | search |",
                                                "|---|---|---|---|---|"]
     md_lines += [f"| {c[0]} | {c[1]} | {c[2]} | {c[3]} | {c[4]} |" for c in cells]
     return html, "\n".join(md_lines).replace("<b>", "").replace("</b>", "") + "\n"
+
+
+def yardstick_lines(d: dict[str, Any]) -> list[str]:
+    """The best elites checked with the yardstick (``discover --yardstick``): the sentence a
+    designer reads first (a flip named in it), one line an elite, then what was played;
+    nothing without the check."""
+    from rnr_sim import yardstick as ys
+
+    if "yardstick" not in d:
+        return []
+    checks = ys.from_frame(d["yardstick"])
+    e = d["manifest"].get("yardstick") or {}
+    row = e.get("budget") or ()
+    note = (f"The yardstick: the {len(checks)} best elites replayed against the field on "
+            f"the first {e.get('deals_per_field_deck', '?')} held-out deals of each field "
+            "deck with the search pilot in every seat"
+            + (f" ({ys.budget_words(row)}; each deck's own pilot its rollout pilot and "
+               "prior)" if row else "")
+            + f", {e.get('games', 0):,} games in {e.get('seconds', '?')} s. Each figure with "
+            "the yardstick is the held-out share moved by the change the stronger pilot "
+            "makes on those same deals (paired by deal). Holds: its 95% interval stays "
+            "above 50%; flips: below; not settled: across.")
+    return [ys.summary_sentence(checks), *ys.check_lines(checks), note]
 
 
 def build_discovery_report(path: str | Path, out: str | Path) -> Path:
