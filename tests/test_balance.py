@@ -143,7 +143,8 @@ def test_a_subtle_planted_card_is_found_first_and_its_fix_verifies(tmp_path):
                  encoding="utf-8")
     result = balance(BalanceOptions(targets=t, field=FIELD, cards=[FOUNDATION, planted],
                                     budget=400_000, seed=5, out=tmp_path / "b",
-                                    rediscover=False), progress=False, log=lambda m: None)
+                                    rediscover=False, yardstick=2),
+                     progress=False, log=lambda m: None)
     assert result.status == "suggestions", result.messages
     best = result.suggestions.row(0, named=True)
     assert best["cards"][0] == "Village Green", best["changes"]
@@ -156,6 +157,16 @@ def test_a_subtle_planted_card_is_found_first_and_its_fix_verifies(tmp_path):
     assert list(m["search"]["attribution"]["offenders"]) == ["Bison Stampede"]
     assert "Village Green" in [r["card"] for r in m["search"]["attribution"]["lean"]]
     assert m["games"]["total"] <= 400_000
+    # The first suggestion checked with the search pilot in every seat (outside --budget):
+    # one check a deck, Bison Stampede's verdict the verification's own change.
+    y = m["yardstick"]
+    assert y["suggestion"] == 1 and y["deals"] == 2 and y["games"] > 0
+    by = {c["subject"]: c for c in y["checks"]}
+    assert set(by) == {"Bison Stampede", "Post Road Raiders", "Eagle Blockade",
+                       "Scroll Assembly"}
+    assert by["Bison Stampede"]["verdict"] == pytest.approx(fig["change"][0])
+    from rnr_sim.report.balance import balance_text
+    assert "With a stronger pilot (suggestion 01, 2 deals a pair" in balance_text(result.out)
 
 
 def test_a_card_change_replays_only_the_games_of_the_decks_that_hold_it():

@@ -72,6 +72,7 @@ class BalanceOptions:
     rediscover: bool = True
     resume: bool = False
     power: str | Path | None = None  # a power dir whose flags are the "flagged" cards
+    yardstick: int = 0  # deals the first suggestion is checked on with the search pilot
     command: str | None = None
 
 
@@ -233,6 +234,8 @@ def balance(options: BalanceOptions, progress: bool = True,
             "flags, name it in [scope] cards, or use cards = \"flagged\")")
     budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
     n_suggest = runner.check_count(options.suggestions, "--suggestions", 1, 20)
+    if options.yardstick:
+        runner.check_count(options.yardstick, "--yardstick", 1, 10_000)
     runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1 - 10**7)
     out = Path(options.out) if options.out is not None else runner.default_out("balance-")
     runner.check_dir(out, options.resume, "balance", CHECKPOINT, "balance", "balance run",
@@ -338,6 +341,7 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
                                     options.rules, deals, options.seed,
                                     out / "verify" / f"{rank:02d}", options, progress, log))
     verify_s = time.perf_counter() - t0
+    yard = _yardstick(checked[0], meta, options, log) if options.yardstick and checked else None
     # The metagame after: a warm-started discovery with each patched catalog and rules; its strongest
     # deck then plays the metagame with the unchanged cards too, on the same deals, so that
     # a deck the patch made strong is told from one the cards held already.
@@ -397,7 +401,46 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
                         budget, seconds={"search": search_s, "verify": verify_s,
                                          "rediscover": rediscover_s, "adapt": adapt_s,
                                          "total": time.perf_counter() - t_start},
-                        adaptation=adaptation)
+                        adaptation=adaptation, yardstick=yard)
+
+
+#: The yardstick check's deals come from a seed of their own.
+YARDSTICK_SEED_OFFSET = 9_000_011
+
+
+def _yardstick(v, meta, options: BalanceOptions, log) -> dict[str, Any] | None:
+    """The first suggestion's effect on every deck checked with the search pilot in every
+    seat (``yardstick.check_patch``), on ``options.yardstick`` deals: does each deck's
+    change hold with a stronger pilot?"""
+    from rnr_sim import runner, yardstick
+    from rnr_sim.cards import load_catalog
+    from rnr_sim.evaluation import Evaluator
+    from rnr_sim.rules import load_profile
+
+    cards_after = meta.pool.cards if v.patch is None else np.ascontiguousarray(
+        load_catalog(v.compare_dir / "variant-catalog.toml").compile(), dtype=np.int32)
+    rules_after = None if v.rules_b is None else load_profile(v.rules_b).compile()
+    log(f"yardstick: suggestion {v.rank:02d} on {options.yardstick} deals a pair with the "
+        "search pilot in every seat")
+    weights = None if meta.adaptive else meta.weights
+    # each deck's verdict: its change on the verification's fresh deals, where a deck
+    # target was measured (the others: the heuristic change on the check's own deals)
+    z = 1.959963984540054
+    verdicts = {r.subject: (r.change, (r.change_hi - r.change_lo) / (2 * z))
+                for r in v.rows if r.target == "deck_share_max"}
+    with Evaluator(runner.engine_driver(), threads=options.threads) as ev:
+        checks = yardstick.check_patch(ev, meta.pool, cards_after, meta.names, meta.pilots,
+                                       options.yardstick,
+                                       options.seed + YARDSTICK_SEED_OFFSET,
+                                       verdicts=verdicts or None, weights=weights,
+                                       rules_after=rules_after)
+        games = ev.games_played
+    if checks is None:
+        raise KeyboardInterrupt
+    return {"suggestion": v.rank, "deals": options.yardstick, "games": games,
+            "summary": yardstick.summary_sentence(checks),
+            "lines": yardstick.check_lines(checks),
+            "checks": yardstick.frame(checks).to_dicts()}
 
 
 def _stopped(out: Path, ev, log) -> Balance:

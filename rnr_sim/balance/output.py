@@ -162,7 +162,8 @@ def _clean(x):
 
 
 def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scope_how,
-          budget: int, seconds: dict[str, float], adaptation: dict | None = None):
+          budget: int, seconds: dict[str, float], adaptation: dict | None = None,
+          yardstick: dict | None = None):
     """Write the balance dir (module docstring); returns a ``Balance``."""
     from rnr_sim.balance import CHECKPOINT, Balance
 
@@ -240,6 +241,7 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
                          "after": after.get(v.rank)} for r, v in zip(sug_rows, checked,
                                                                       strict=True)],
         "adaptation": adaptation,
+        "yardstick": yardstick,
         "seconds": {k: round(x, 1) for k, x in seconds.items()},
         "identity": identity.seal(ident), "files": files,
     }
@@ -300,6 +302,15 @@ def answer(found, checked, t) -> tuple[str, str]:
             f"Closest: suggestion {best.rank:02d}, {100 * best.distance:.1f} pp from the "
             f"targets (unchanged: {100 * best.distance_before:.1f} pp)"
             + (f"; still outside: {shown}" if shown else "") + ".")
+
+
+def yardstick_lines(m: dict[str, Any]) -> list[str]:
+    """The first suggestion checked with a stronger pilot (``balance --yardstick``)."""
+    y = m.get("yardstick")
+    if not y:
+        return []
+    return [f"With a stronger pilot (suggestion {y['suggestion']:02d}, {y['deals']} deals a "
+            f"pair, {y['games']:,} games): {y['summary']}"] + [f"  {x}" for x in y["lines"]]
 
 
 def adaptation_lines(m: dict[str, Any]) -> list[str]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import polars as pl
 
-from rnr_sim.balance.output import adaptation_lines
+from rnr_sim.balance.output import adaptation_lines, yardstick_lines
 
 SECTION = "Suggested changes"
 
@@ -194,6 +194,10 @@ def balance_html(balance_dir: str | Path) -> str:
                      + table(HEAD, _figure_rows(fig, s["rank"]))
                      + f"<p>{e(_after_line(s, m))}</p>"
                      f"<p>Reproduce: <code>{e(s['compare_command'])}</code></p>")
+    checked = yardstick_lines(m)
+    if checked:
+        parts.append(f"<h3>With a stronger pilot</h3><p>{e(checked[0])}</p><ul>"
+                     + "".join(f"<li>{e(x.strip())}</li>" for x in checked[1:]) + "</ul>")
     adapted = adaptation_lines(m)
     if adapted:
         parts.append(f"<h3>After adaptation</h3><p>{e(adapted[0])}</p><ul>"
@@ -224,6 +228,7 @@ def balance_text(balance_dir: str | Path) -> str:
                              f"met: {r[6]}")
         lines.append("  " + _after_line(s, m))
         lines.append(f"  check: {s['compare_command']}")
+    lines += yardstick_lines(m)
     lines += adaptation_lines(m)
     lines.append(_games_line(m))
     lines.append(f"Wrote {balance_dir} (rnr-sim report {balance_dir} draws it).")
