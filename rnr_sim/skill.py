@@ -472,12 +472,27 @@ def fingerprint(plan, pilots: list[list[DeckPilot]], overrides: dict[int, str], 
 # ---------------------------------------------------------------------------- the metrics
 
 
-def win_shares(games: pl.DataFrame) -> pl.DataFrame:
-    """Per (deck, pilot): ``win_share`` = Σ score / games (a win 1, a draw 1/2, a loss 0)
-    against the field, every opponent's games counted alike, with its 95% interval
-    ``win_share_lo``/``_hi`` (``ratio_by_deal``: the deal against one opponent, both seat
-    orders, is the unit; opponents are strata); ``deals`` (per opponent), ``games``."""
-    shares = ratio_by_deal(games, "score", pl.lit(1.0), by=["deck", "pilot"],
+def against(games: pl.DataFrame, weights: dict[str, float] | None) -> pl.DataFrame:
+    """The games weighed by a field (``--field-weights``, ``analytics.field``): each row's
+    ``_w`` is its opponent's weight; the games against decks the field leaves out are
+    dropped. Without ``weights`` every opponent weighs 1 (the field as played)."""
+    if weights is None:
+        return games.with_columns(pl.lit(1.0).alias("_w"))
+    return games.filter(pl.col("opponent").is_in(list(weights))).with_columns(
+        pl.col("opponent").replace_strict(weights, return_dtype=pl.Float64).alias("_w"))
+
+
+def win_shares(games: pl.DataFrame, weights: dict[str, float] | None = None) -> pl.DataFrame:
+    """Per (deck, pilot): ``win_share`` = Σ w score / Σ w (a win 1, a draw 1/2, a loss 0)
+    against the field, w each game's opponent's weight (``against``: 1, every opponent's
+    games counted alike, or a ``--field-weights`` field's, over the field decks the deck
+    met: each opponent plays the same deals, so this is Σ_j w_j r_j over them, scaled to
+    sum to 1), with its 95% interval ``win_share_lo``/``_hi`` (``ratio_by_deal``: the deal
+    against one opponent, both seat orders, is the unit; opponents are strata);
+    ``deals`` (per opponent), ``games``."""
+    games = against(games, weights)
+    w = pl.col("_w")
+    shares = ratio_by_deal(games, pl.col("score") * w, w, by=["deck", "pilot"],
                            name="win_share").collect()
     secs = pl.col("seconds").sum() if "seconds" in games.columns else pl.lit(None, pl.Float64)
     counts = games.group_by("deck", "pilot").agg(
@@ -488,15 +503,17 @@ def win_shares(games: pl.DataFrame) -> pl.DataFrame:
         "win_share_hi", "seconds")
 
 
-def vs_pilot(games: pl.DataFrame, pilot: str, ref: str) -> pl.DataFrame:
+def vs_pilot(games: pl.DataFrame, pilot: str, ref: str,
+             weights: dict[str, float] | None = None) -> pl.DataFrame:
     """Per deck that has both: ``vs_<ref>`` = win share with ``pilot`` − win share with
-    ``ref``, paired deal by deal as ``vs_default`` (its 95% interval ``_lo``/``_hi`` and
-    two-sided ``_p``)."""
+    ``ref`` (``win_shares``, weighed alike), paired deal by deal as ``vs_default`` (its
+    95% interval ``_lo``/``_hi`` and two-sided ``_p``)."""
+    games = against(games, weights)
     have = (games.filter(pl.col("pilot") == pilot).select("deck").unique()
             .join(games.filter(pl.col("pilot") == ref).select("deck").unique(), on="deck"))
     rows = games.join(have, on="deck", how="semi").filter(pl.col("pilot").is_in([pilot, ref]))
-    is_p = (pl.col("pilot") == pilot).cast(pl.Float64)
-    is_r = (pl.col("pilot") == ref).cast(pl.Float64)
+    is_p = (pl.col("pilot") == pilot).cast(pl.Float64) * pl.col("_w")
+    is_r = (pl.col("pilot") == ref).cast(pl.Float64) * pl.col("_w")
     name = f"vs_{ref}"
     out = lincomb_by_deal(rows, [(pl.col("score") * is_p, is_p, 1.0),
                                  (pl.col("score") * is_r, is_r, -1.0)],
@@ -505,13 +522,14 @@ def vs_pilot(games: pl.DataFrame, pilot: str, ref: str) -> pl.DataFrame:
                       f"{name}_hi", f"{name}_p")
 
 
-def vs_default(games: pl.DataFrame, pilot: str) -> pl.DataFrame:
+def vs_default(games: pl.DataFrame, pilot: str,
+               weights: dict[str, float] | None = None) -> pl.DataFrame:
     """Per deck that has ``pilot``: ``vs_default`` = win share with ``pilot`` − win share
     with the default pilot, on the same deals; its 95% interval ``vs_default_lo``/``_hi``
     and two-sided ``vs_default_p`` pair the two pilots deal by deal (``lincomb_by_deal``:
     the per-deal difference of the linearised shares, opponents as strata): ``vs_pilot``
     against ``REFERENCE``."""
-    return vs_pilot(games, pilot, REFERENCE)
+    return vs_pilot(games, pilot, REFERENCE, weights)
 
 
 def skill_gap(table: pl.DataFrame) -> pl.DataFrame:
@@ -530,22 +548,24 @@ def skill_gap(table: pl.DataFrame) -> pl.DataFrame:
         "deck", "best_pilot", (pl.col("_b") - pl.col("_d")).alias("gap"))
 
 
-def skill_table(games: pl.DataFrame, seed: int | None = None) -> pl.DataFrame:
+def skill_table(games: pl.DataFrame, seed: int | None = None,
+                weights: dict[str, float] | None = None) -> pl.DataFrame:
     """The skill table: one row per (deck, pilot), ``win_shares`` with each non-default
     pilot's ``vs_default`` (null on the default row, the reference) and the deck's
     ``skill_gap``; decks by gap, largest first (ties by name), pilots in ``PILOTS`` order;
-    ``rank`` is the deck's place. ``seed`` is recorded when given."""
-    shares = win_shares(games)
+    ``rank`` is the deck's place. ``seed`` is recorded when given; ``weights``: against a
+    weighted field (``against``) instead of the field as played."""
+    shares = win_shares(games, weights)
     present = [p for p in PILOTS if p != REFERENCE and p in set(shares["pilot"])]
     extra = sorted(set(shares["pilot"]) - set(PILOTS))
-    diffs = [vs_default(games, p) for p in [*present, *extra]]
+    diffs = [vs_default(games, p, weights) for p in [*present, *extra]]
     table = shares.join(pl.concat(diffs) if diffs else pl.DataFrame(
         schema={"deck": pl.String, "pilot": pl.String, "vs_default": pl.Float64,
                 "vs_default_lo": pl.Float64, "vs_default_hi": pl.Float64,
                 "vs_default_p": pl.Float64}), on=["deck", "pilot"], how="left")
     tuned_cols = {"vs_tuned": pl.Float64, "vs_tuned_lo": pl.Float64,
                   "vs_tuned_hi": pl.Float64, "vs_tuned_p": pl.Float64}
-    vt = vs_pilot(games, SEARCH, "tuned")
+    vt = vs_pilot(games, SEARCH, "tuned", weights)
     table = table.join(vt if vt.height else pl.DataFrame(
         schema={"deck": pl.String, "pilot": pl.String, **tuned_cols}),
         on=["deck", "pilot"], how="left")

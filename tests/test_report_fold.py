@@ -12,7 +12,11 @@ figures the whole-table analysis published.
   whole-table analysis itself differed by 1e-16 between two runs of it), and the page
   and summary.md (figures left out) must equal it character for character. A deliberate
   change of the page since is spliced into the frozen pages by hand, nothing else: the
-  card section's hidden "Card power" link and its probe in the script (report/links.py).
+  card section's hidden "Card power" link and its probe in the script (report/links.py);
+  issue 41's verdict paragraph on the strongest decks, the card flag rule (a flag also
+  clear of the no-effect band: the Cards lead, the flag column's header, and the
+  ``flag`` column of cards.csv and cards_by_deck.csv, every other CSV byte kept) and the
+  verdict rule's sentence on cards.
 - **Flat state.** The same games cut into 1 or 12 parts leave the fold with the same
   figures and the same state size; twice the deals, the same state size.
 - **One part at a time.** The analysis never reads the whole ``games``/``seats`` tables.

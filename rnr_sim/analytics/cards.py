@@ -540,11 +540,19 @@ def plain_card_baseline(cards_by_deck: pl.DataFrame, catalog: pl.DataFrame | pl.
     ``iwd_adjusted``; ``adj_cover`` the share of their 95% intervals that hold 0; and
     ``raw_mean``, ``raw_min``, ``raw_max`` of the raw ``iwd`` on the same pairs. A card
     that does nothing should have an adjusted IWD near 0: what these show beyond the
-    intervals is the method's residual bias. One row; nulls if there is no such pair.
+    intervals is the method's residual bias. ``adj_tau`` is that bias's spread from pair
+    to pair: the pairs' variance less the part their own sampling noise explains (the mean
+    squared ``iwd_adjusted_se``), as a standard deviation, 0 when noise explains it all
+    (the between-study variance of a random-effects meta-analysis, moment estimate).
+    ``band`` = ``|adj_mean| + 1.96 adj_tau``: the no-effect band, within which 95% of
+    cards that do nothing have their bias. One row; nulls if there is no such pair.
     """
     names = plain_cards(catalog)
     d = cards_by_deck.filter(pl.col("card").is_in(names) & pl.col("iwd_adjusted").is_not_null())
     a = pl.col("iwd_adjusted")
+    noise = (pl.col("iwd_adjusted_se") ** 2).mean() if "iwd_adjusted_se" in d.columns \
+        else pl.lit(0.0)
+    tau = (a.var(ddof=1).fill_null(0.0) - noise.fill_null(0.0)).clip(lower_bound=0.0).sqrt()
     return d.select(
         pl.len().cast(pl.Int64).alias("pairs"),
         pl.col("card").n_unique().cast(pl.Int64).alias("cards"),
@@ -554,4 +562,33 @@ def plain_card_baseline(cards_by_deck: pl.DataFrame, catalog: pl.DataFrame | pl.
         .alias("adj_cover"),
         pl.col("iwd").mean().alias("raw_mean"), pl.col("iwd").min().alias("raw_min"),
         pl.col("iwd").max().alias("raw_max"),
-    )
+        tau.alias("adj_tau"),
+    ).with_columns((pl.col("adj_mean").abs() + Z95 * pl.col("adj_tau")).alias("band"))
+
+
+def no_effect_band(cards_by_deck: pl.DataFrame, catalog: pl.DataFrame | pl.LazyFrame
+                   ) -> float:
+    """The adjusted IWD's no-effect band of a run, ``±band``: ``plain_card_baseline``'s
+    ``band``, the residual bias of the method on the plainest cards (which do next to
+    nothing), its average plus 1.96 times its spread from deck to deck beyond their
+    sampling noise. An adjusted IWD inside it is what the method itself can give a card
+    that does nothing; 0.0 when the run holds no plain card to measure it on."""
+    b = plain_card_baseline(cards_by_deck, catalog)
+    if b.height == 0 or not b["pairs"][0] or b["band"][0] is None:
+        return 0.0
+    return float(b["band"][0])
+
+
+def flag_beyond_band(cards: pl.DataFrame, band: float) -> pl.DataFrame:
+    """``cards`` (from ``card_metrics``) with ``flag`` kept only where the whole 95%
+    interval of ``iwd_adjusted`` lies beyond ``±band`` (``no_effect_band``): the report's
+    one flag rule is "differs from 0 after Benjamini-Hochberg, and clear of the band a card
+    that does nothing can reach", so no card is flagged at an effect the same section reads
+    as no effect. Without the adjusted columns the table is returned as it is."""
+    if "iwd_adjusted" not in cards.columns or band <= 0:
+        return cards
+    lo, hi = pl.col("iwd_adjusted_lo"), pl.col("iwd_adjusted_hi")
+    clear = (lo > band) | (hi < -band)
+    return cards.with_columns(
+        pl.when(clear.fill_null(False)).then(pl.col("flag")).otherwise(pl.lit(""))
+        .alias("flag"))

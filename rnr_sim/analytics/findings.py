@@ -9,7 +9,9 @@ the unit) and the value it would have if the game were balanced (``fair``). Kind
   (``paths.path_expectation``). The flat 1/4 of Art. III is a reference line only: it
   tests which paths the decks aim at, not whether a path wins more than it should.
 - ``card``: each card's ``iwd_adjusted`` (IWD within each deck at equal game length,
-  ``cards.adjusted_iwd``); fair = 0.
+  ``cards.adjusted_iwd``); fair = 0. A card leads only if the Cards section flags it
+  (its interval also clear of the no-effect band, ``cards.flag_beyond_band``): the
+  verdict never names a card that section reads as no effect.
 - ``seat``: the first seat's win rate, over all games and over mirror matches;
   fair = 1 / players.
 - ``branch``: each main branch's win rate, for branches with two or more decks that
@@ -57,7 +59,9 @@ VERDICT_RULE = (
     "from the fair value, over its standard error (the deal as the unit), gives a p-value; "
     "all candidates' p-values go through one Benjamini-Hochberg correction at 5%. Those that "
     "survive are scored by how far their 95% interval stays from the fair value, in "
-    "percentage points; the best of each kind competes and the top three lead."
+    "percentage points; the best of each kind competes and the top three lead. A card "
+    "leads only if the Cards section flags it (its interval also clear of the no-effect "
+    "band measured on the plainest cards)."
 )
 
 
@@ -224,14 +228,17 @@ def too_few(candidates: list[Finding]) -> list[Finding]:
 def top_findings(candidates: list[Finding], k: int = 3, q: float = FDR) -> list[Finding]:
     """The best-scoring significant candidate of each kind, then the ``k`` best of those.
 
-    Significant: ``judge`` (enough games, Benjamini-Hochberg over all candidates). Ties go
-    to the larger sample, then to the kind order deck, path, card, seat, branch.
+    Significant: ``judge`` (enough games, Benjamini-Hochberg over all candidates); a card
+    also flagged by the card table (``detail["flag"]``: clear of the no-effect band). Ties
+    go to the larger sample, then to the kind order deck, path, card, seat, branch.
     """
     order = {kind: i for i, kind in enumerate(KIND_ORDER)}
     best: dict[str, Finding] = {}
     for c in judge(candidates, q):
         if not c.significant or c.score <= 0:
             continue
+        if c.kind == "card" and c.detail.get("flag") == "":
+            continue  # inside the no-effect band (cards.flag_beyond_band)
         cur = best.get(c.kind)
         if cur is None or (c.score, c.n) > (cur.score, cur.n):
             best[c.kind] = c

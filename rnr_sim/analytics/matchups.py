@@ -304,3 +304,22 @@ def metagame_nash(
         out = out.with_columns([pl.lit(None, dtype=t).alias(c) for c, t in boot_schema.items()])
     return out.sort(["share", "expected_win_rate", "deck"], descending=[True, True, False],
                     nulls_last=True)
+
+
+def matchup_edges(matrix: pl.DataFrame, fair: float) -> pl.DataFrame:
+    """The matchups each deck clearly wins or loses: one row per played off-diagonal cell
+    of ``matchup_matrix`` whose 95% interval is clear of ``fair`` (1 / players), with
+    ``edge`` = "beats" (the interval above it) or "loses to" (below it); columns ``row``,
+    ``col``, ``win_rate``, ``win_rate_lo``, ``win_rate_hi``, ``games``, ``edge``. Sorted
+    per row deck by how far the rate is from fair, farthest first. What makes a strong
+    deck strong (the report's verdict): the decks it beats, and the ones that beat it."""
+    lo, hi = pl.col("win_rate_lo"), pl.col("win_rate_hi")
+    return (
+        matrix.filter(~pl.col("mirror") & (pl.col("games") > 0) & lo.is_not_null()
+                      & hi.is_not_null() & ((lo > fair) | (hi < fair)))
+        .with_columns(pl.when(lo > fair).then(pl.lit("beats")).otherwise(pl.lit("loses to"))
+                      .alias("edge"),
+                      (pl.col("win_rate") - fair).abs().alias("_far"))
+        .sort(["row", "_far", "col"], descending=[False, True, False])
+        .select("row", "col", "win_rate", "win_rate_lo", "win_rate_hi", "games", "edge")
+    )

@@ -16,7 +16,7 @@ import polars as pl
 from rnr_sim.analytics import findings as fnd
 from rnr_sim.analytics import matchups as mu
 from rnr_sim.analytics.branches import branch_members, branch_table, deck_cards, main_branches
-from rnr_sim.analytics.cards import card_masks, card_metrics
+from rnr_sim.analytics.cards import card_masks, card_metrics, flag_beyond_band, no_effect_band
 from rnr_sim.analytics.decks import (
     deck_names,
     deck_table,
@@ -84,6 +84,9 @@ class Metrics:
     paths_by_main_path: pl.DataFrame | None = None
     deck_main_paths: pl.DataFrame | None = None
     shape: RunShape | None = None
+    # the adjusted IWD's no-effect band (cards.no_effect_band): a card is flagged only
+    # beyond it; 0.0 when the run has no plain card to measure it on
+    card_band: float = 0.0
 
     @property
     def fair(self) -> float:
@@ -352,6 +355,8 @@ def compute_metrics(run: Run, progress: Callable[[int], None] | None = None,
         catalog, on="card", how="left")
     cards_by_deck = card_metrics(counts, ("deck", "card"), adjusted=adj_deck,
                                  intervals=int_deck).join(catalog, on="card", how="left")
+    band = no_effect_band(cards_by_deck, run.cards)  # one flag rule for the Cards section
+    cards, cards_by_deck = flag_beyond_band(cards, band), flag_beyond_band(cards_by_deck, band)
     fair = 1.0 / players
     # A --vs run: only that deck met the field; every other deck met it alone, so neither
     # their rates nor the branches' are "against the field", and they are not judged.
@@ -364,5 +369,5 @@ def compute_metrics(run: Run, progress: Callable[[int], None] | None = None,
         + (fnd.branch_candidates(tables["branch_summary"], deck_df, fair)
            if vs_deck is None else [])
     )
-    return replace(partial(tables), cards=cards, cards_by_deck=cards_by_deck,
+    return replace(partial(tables), cards=cards, cards_by_deck=cards_by_deck, card_band=band,
                    candidates=fnd.judge(candidates), findings=fnd.top_findings(candidates))

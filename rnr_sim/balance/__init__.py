@@ -346,6 +346,7 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
     # deck then plays the metagame with the unchanged cards too, on the same deals, so that
     # a deck the patch made strong is told from one the cards held already.
     from rnr_sim.cards import DEFAULT_CATALOG
+    from rnr_sim.decks import catalog_paths  # --cards, else the decks' Cards: headers
     from rnr_sim.discover import MIN_BUDGET as DISCOVER_MIN
 
     t0 = time.perf_counter()
@@ -361,7 +362,7 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
         b_found = max(DISCOVER_MIN, int(b * (1 - PATCH_EFFECT_SHARE)))
         # The suggestion's catalog and rules: compare's variant catalog when it changes
         # cards, its rules profile when it changes switches.
-        unchanged = list(options.cards or [DEFAULT_CATALOG])
+        unchanged = list(catalog_paths(options.cards, meta.paths) or [DEFAULT_CATALOG])
         cards_after = unchanged if v.patch is None else [v.compare_dir / "variant-catalog.toml"]
         rules_after = options.rules if v.rules_b is None else v.rules_b
         log(f"re-discovery after suggestion {v.rank:02d}: discover with its "

@@ -15,6 +15,7 @@ from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
     argument,
+    field_weights_option,
     games_option,
     option,
     out_option,
@@ -45,6 +46,9 @@ DeckBOption = option(Path | None, "--deck-b", metavar="DECK",
                      help="A second version of the first DECK: the variant plays it in that "
                           "deck's place, with its pilot, on the same deals (paired), against "
                           "the same field.")
+FieldWeightsOption = field_weights_option(
+    "each deck's expected win rate against it before and after the change, paired on the "
+    "same deals, and the best response before and after")
 PrecisionOption = option(float | None, "--precision", metavar="X",
                          help="Add deals until every deck's win-rate change has a 95% half-width "
                               "of at most X (0.01 = 1 point), by the Chow-Robbins rule; --games "
@@ -60,6 +64,7 @@ def compare_command(
     games: GamesOption = None,
     precision: PrecisionOption = None,
     out: OutOption = None,
+    field_weights: FieldWeightsOption = None,
     *, players, seed, rules, cards, policy, threads, backend, address, report, no_report, quiet,
     as_json,
 ) -> None:
@@ -69,6 +74,7 @@ def compare_command(
     card metric is compared game by game, with 95% intervals from the paired per-deal
     differences and Benjamini-Hochberg flags. Writes both run dirs and a report
     (reports/<name>/index.html)."""
+    from rnr_sim.analytics.field import check_before_play
     from rnr_sim.compare import (
         CompareOptions,
         Interrupted,
@@ -79,6 +85,7 @@ def compare_command(
     )
     from rnr_sim.compare.runs import write_summary
 
+    check_before_play(field_weights, list(decks))
     options = CompareOptions(
         decks=decks, patch=patch, rules_b=rules_b, deck_b=deck_b, games=games,
         players=2 if players is None else players,
@@ -116,6 +123,14 @@ def compare_command(
             typer.echo(f"Report: {index}")
     else:
         typer.echo(format_compare(result, paired, index))
+        if field_weights is not None:
+            from rnr_sim.analytics.field import compare_field_lines
+
+            typer.echo("")
+            for line in compare_field_lines(result.baseline_dir, result.variant_dir,
+                                            field_weights):
+                typer.echo(line)
+            typer.echo("")
         t = result.timings
         typer.echo(f"Time: {t['total_s']:.1f} s to play both runs "
                    f"({t['compile_s']:.1f} s engine start), {t['analysis_s']:.1f} s "

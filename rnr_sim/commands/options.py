@@ -126,6 +126,16 @@ def out_option(metavar: str, help: str) -> Any:
     return option(Path | None, "--out", "-o", metavar=metavar, help=help)
 
 
+def field_weights_option(what: str) -> Any:
+    """``--field-weights NAME=W,...``: the field a player expects to meet (the decks'
+    names or file stems, weights scaled to sum to 1; ``analytics.field``), in every
+    command that takes it; ``what`` says what the command answers with it."""
+    return option(str | None, "--field-weights", metavar="NAME=W,...",
+                  help="The field you expect to meet, e.g. \"Bison Stampede=30, Scroll "
+                       "Assembly=20\" (decks of the run, by name or file stem; weights "
+                       f"scaled to sum to 1): {what} (two players).")
+
+
 def games_option(help: str, default: int | None = None) -> Any:
     """``--games``/``-n N``: how many games or deals (``help`` says which); ``default``
     shown in the help when the command's parameter has one."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import argument, option, out_option
+from rnr_sim.commands.options import argument, field_weights_option, option, out_option
 
 OutOption = out_option("DIR", "Report folder: new, empty, or an earlier report of the same run "
                               "(its files are replaced). Default: reports/<run dir name>.")
@@ -26,10 +26,8 @@ RunDirArgument = argument(Path, metavar="RUN_DIR", help="A run dir written by `r
                           "`rnr-sim power` (its Card power page; with --deck, the deck "
                           "doctor's).")
 SvgOption = option(bool, "--svg", help="Draw the figures as SVG instead of PNG.")
-FieldWeightsOption = option(str | None, "--field-weights", metavar="NAME=W,...",
-                            help="A run dir's decks against the field you expect to meet, e.g. "
-                                 "\"Bison Stampede=30, Scroll Assembly=20\": each deck's "
-                                 "expected win rate, best response first (two players).")
+FieldWeightsOption = field_weights_option(
+    "a run dir's decks against it, each deck's expected win rate, best response first")
 
 
 def report_command(

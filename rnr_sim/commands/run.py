@@ -13,6 +13,7 @@ from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
     argument,
+    field_weights_option,
     games_option,
     option,
     out_option,
@@ -46,11 +47,8 @@ VsOption = option(Path | None, "--vs", metavar="DECK",
 NoSpaceCheckOption = option(bool, "--no-space-check",
                            help="Start even if the run's estimated parquet is more than the "
                                 "free disk space.")
-FieldWeightsOption = option(str | None, "--field-weights", metavar="NAME=W,...",
-                           help="The field you expect to meet, e.g. \"Bison Stampede=30, Scroll "
-                                "Assembly=20\" (decks of the run; weights scaled to sum to 1): "
-                                "after the run, every deck's expected win rate against it, best "
-                                "response first (two players).")
+FieldWeightsOption = field_weights_option(
+    "after the run, every deck's expected win rate against it, best response first")
 YardstickOption = option(int | None, "--yardstick", metavar="DEALS",
                         help="After the run, play deals 0..DEALS-1 of every table again with "
                              "the search pilot in every seat (about 20 such games a second "
@@ -87,10 +85,10 @@ def run_command(
     if yardstick is not None and players not in (None, 2):
         raise InputError(f"--yardstick plays two-player runs (its search pilot weighs two "
                          f"seats), not --players {players}")
-    if field_weights is not None and decks:  # a bad field costs no games
-        from rnr_sim.analytics.field import deck_names, parse_field_weights
+    if decks:
+        from rnr_sim.analytics.field import check_before_play
 
-        parse_field_weights(field_weights, deck_names(list(decks)))
+        check_before_play(field_weights, list(decks))
     if resume is not None:
         given = [name for name, value in zip(_SHAPE_OPTIONS, (
             games, players, seed, rules, cards, policy, out, chunk_size, mirrors or None, vs,

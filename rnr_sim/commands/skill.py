@@ -7,6 +7,7 @@ import json
 import shlex
 import shutil
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from rnr_sim.commands.options import (
     DEFAULT_SEED,
     EXIT_INTERRUPTED,
     argument,
+    field_weights_option,
     games_option,
     option,
     out_option,
@@ -62,6 +64,9 @@ DeterminizationsOption = option(int, "--determinizations", metavar="N",
                                 help="With --rollouts: deals of the hidden cards (opponents' "
                                      "hands and Draw Piles) per rollout batch; each option is "
                                      "weighed on K x N playouts.")
+FieldWeightsOption = field_weights_option(
+    "after the table against every deck, each deck's pilots again against that field "
+    "(the field decks it meets, weights scaled over them), paired as above")
 ResumeOption = option(bool, "--resume",
                       help="Continue the run stopped (Ctrl-C) with this --out RUN_DIR: give the "
                            "same decks and options; the games kept in RUN_DIR/.skill/ are not "
@@ -80,6 +85,7 @@ def skill_command(
     gate: GateOption = None,
     open_lists: OpenListsOption = False,
     resume: ResumeOption = False,
+    field_weights: FieldWeightsOption = None,
     *, seed, cards, rules, threads, backend, address, as_json,
 ) -> None:
     """Each deck plays every other given deck (those keep their own Policy: pilots) with each
@@ -98,8 +104,10 @@ def skill_command(
     RUN_DIR/.skill/; the same command with --resume plays the rest."""
     from tqdm import tqdm
 
+    from rnr_sim.analytics.field import check_before_play
     from rnr_sim.errors import InputError
 
+    check_before_play(field_weights, list(decks))
     seed = DEFAULT_SEED if seed is None else seed
     if search and rollouts == 0:
         from rnr_sim.skill import SEARCH_DEFAULT
@@ -124,7 +132,7 @@ def skill_command(
     with _locked(out):
         _skill(decks, games, seed, threads, tuned, cards, rules, backend, address,
                (rollouts, determinizations, gate100, open_lists), out, resume, as_json, bars,
-               start, resumed)
+               start, resumed, field_weights)
 
 
 @contextlib.contextmanager
@@ -153,10 +161,10 @@ def _locked(out: Path | None):
 
 
 def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, budget,
-           out, resume, as_json, bars, start, resumed) -> None:
+           out, resume, as_json, bars, start, resumed, field_weights=None) -> None:
     """The games, the table and what is printed, ``--out`` locked (``_locked``);
     ``budget``: the search pilot's (rollouts, determinizations, gate x 100 or None, open
-    lists)."""
+    lists); ``field_weights``: the table again against that field (``skill.against``)."""
     from rnr_sim import skill
 
     rollouts, determinizations, gate, open_lists = budget
@@ -180,6 +188,12 @@ def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, b
         for bar in bars:
             bar.close()
     table = skill.skill_table(games_frame, seed=seed)
+    weighted = weights = None
+    if field_weights is not None:
+        from rnr_sim.analytics.field import field_text, parse_field_weights
+
+        weights = parse_field_weights(field_weights, sorted(set(games_frame["deck"])))
+        weighted = skill.skill_table(games_frame, seed=seed, weights=weights)
     path = skill.write(table, out) if out is not None else None
     if out is not None:
         skill.checkpoint(out).remove()
@@ -189,6 +203,9 @@ def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, b
         data["seconds"] = round(seconds, 1)
         data["games_resumed"] = resumed[0]
         data["out"] = None if path is None else str(path)
+        if weighted is not None:
+            data["field_weights"] = weights
+            data["against_field"] = skill.to_json(weighted)
         typer.echo(json.dumps(data, indent=2))
         return
     if resumed[0]:
@@ -199,6 +216,15 @@ def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, b
                    f"(seed {seed}).")
     for line in skill.text_lines(table):
         typer.echo(line)
+    if weighted is not None:
+        typer.echo("")
+        head = (f"Against your field ({field_text(weights)}): each deck's win share with each "
+                "pilot over the field decks it meets, their weights scaled to sum to 1 ("
+                + ("the table above and skill.parquet count" if path is not None else
+                   "the table above counts") + " every deck alike):")
+        lines = skill.text_lines(weighted)
+        for line in [*textwrap.wrap(head, width=92), *lines[:lines.index("")]]:
+            typer.echo(line)
     if path is not None:
         typer.echo(f"Wrote {path}.")
 

@@ -91,10 +91,9 @@ class Inputs:
 
 def _inputs(options: PowerOptions) -> Inputs:
     from rnr_sim import runner
+    from rnr_sim.decks import catalog_paths
     from rnr_sim.discover import ORIGINAL_SET
 
-    cards = options.cards if options.cards else [ORIGINAL_SET]
-    cards = [cards] if isinstance(cards, str | Path) else list(cards)
     if options.discovery is not None:
         if options.deck is not None:
             raise InputError("--deck and --discovery: the deck doctor measures one deck "
@@ -104,6 +103,9 @@ def _inputs(options: PowerOptions) -> Inputs:
                              "--field")
         return _discovery_inputs(Path(options.discovery), options)
     fld = [Path(p) for p in options.field] or runner.sample_decks()
+    hosts = [Path(options.deck)] if options.deck is not None else []
+    # --cards, else the catalogs the decks' Cards: headers name, else the Original Set
+    cards = catalog_paths(options.cards, [*hosts, *fld]) or [ORIGINAL_SET]
     if options.deck is not None:
         return Inputs(fld, [Path(options.deck)], cards, options.rules, True,
                       f"deck {options.deck} against {len(fld)} field decks")

@@ -400,6 +400,10 @@ def _verdict_html(m: Metrics) -> str:
         items = f"<ol>{lis}</ol>"
         if len(m.findings) < 3:
             items += "<p>Nothing else clears its 95% interval.</p>"
+    strong = text.strongest_decks(m)
+    if strong:
+        items += (f"<p><strong>{esc(text.STRONGEST_TITLE)}.</strong></p><ul>"
+                  + "".join(f"<li>{esc(s)}</li>" for s in strong) + "</ul>")
     return (f'<div class="verdict">{items}<p class="note">{esc(text.scoring_rule())} How '
             f'every interval and figure is computed: <a href="#method">{esc(METHOD_TITLE)}'
             "</a>.</p></div>")
@@ -550,7 +554,8 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
                 html_table(tables.matrix_table(m.branch_matchups, m.branch_order,
                                                branch_label))),
         section("cards", "Cards", text.cards_lead(m), img("cards"),
-                card_table_html(tables.card_table(m.cards, m.cards_by_deck)), cards_note,
+                card_table_html(tables.card_table(m.cards, m.cards_by_deck, m.card_band)),
+                cards_note,
                 links.power_link_html()),  # shown when power/ holds a Card power page
     ]
     if expansion is not None:
@@ -613,6 +618,9 @@ def render_markdown(m: Metrics, skill: pl.DataFrame | None = None,
                        f"(score {f.score:.1f} pp)")
     else:
         out.append(md(text.verdict_empty(m)))
+    strong = text.strongest_decks(m)
+    if strong:
+        out += ["", f"**{md(text.STRONGEST_TITLE)}.**", ""] + [f"- {md(s)}" for s in strong]
     out += ["", f"_{md(text.scoring_rule())} How every interval and figure is computed: "
                 f"{md(METHOD_TITLE)}, at the end._", ""]
     out += yardstick_section.markdown(checks, place, md)
@@ -629,7 +637,8 @@ def render_markdown(m: Metrics, skill: pl.DataFrame | None = None,
         ("Branches", text.branches_lead(m),
          [tables.branches_table(m),
           tables.matrix_table(m.branch_matchups, m.branch_order, branch_label)]),
-        ("Cards", text.cards_lead(m), [tables.cards_table(m.cards, 25, m.cards_by_deck)]),
+        ("Cards", text.cards_lead(m),
+         [tables.cards_table(m.cards, 25, m.cards_by_deck, m.card_band)]),
         ("Game length", text.length_lead(m), [tables.length_table(m)]),
     ]
     if skill is not None and not skill.is_empty():

@@ -247,9 +247,11 @@ def card_metric_column(cards: pl.DataFrame) -> tuple[str, str]:
     return "iwd", "IWD (GIH WR − GNS WR)"
 
 
-def card_scatter_plot(cards: pl.DataFrame, max_labels: int = 14) -> Figure | None:
-    """Play rate (x) against IWD (y: the adjusted IWD when present); cards flagged after
-    Benjamini-Hochberg are labelled, the largest first, as many as fit without overlap."""
+def card_scatter_plot(cards: pl.DataFrame, max_labels: int = 14,
+                      band: float = 0.0) -> Figure | None:
+    """Play rate (x) against IWD (y: the adjusted IWD when present); the flagged cards
+    (the report's flag rule) are labelled, the largest first, as many as fit without
+    overlap; ``band`` > 0 shades the no-effect band ``±band`` the flags are clear of."""
     col, ylabel = card_metric_column(cards)
     df = cards.filter(pl.col(col).is_not_null() & pl.col("play_rate").is_not_null())
     if df.height == 0:
@@ -257,7 +259,10 @@ def card_scatter_plot(cards: pl.DataFrame, max_labels: int = 14) -> Figure | Non
     fig = _figure(7.5, 4.6)
     _fit(fig, 0.85, 0.2, 0.5, 0.15)
     ax = fig.add_subplot()
-    for flag, label in (("", "not significant"), ("over", "over-performs"),
+    if band > 0:
+        ax.axhspan(-band, band, color="#bbb", alpha=0.35, lw=0,
+                   label=f"no-effect band ±{100 * band:.1f} pp")
+    for flag, label in (("", "not flagged"), ("over", "over-performs"),
                         ("under", "under-performs")):
         sub = df.filter(pl.col("flag") == flag)
         if sub.height:
@@ -270,7 +275,8 @@ def card_scatter_plot(cards: pl.DataFrame, max_labels: int = 14) -> Figure | Non
     ax.set_xlim(0, min(1.0, float(df["play_rate"].max()) + 0.05))
     ax.set_xlabel("play rate (games played / games the deck held it)")
     ax.set_ylabel(ylabel, fontsize=9)
-    ax.yaxis.set_major_formatter(lambda v, _: f"{100 * v:+.0f} pp")
+    ax.yaxis.set_major_formatter(  # ticks at 2.5 pp steps keep their half point
+        lambda v, _: f"{100 * v:+.{0 if abs(100 * v - round(100 * v)) < 1e-6 else 1}f} pp")
     ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
     legend = ax.legend(fontsize=7, frameon=True, framealpha=0.9, loc="upper left")
     flagged = df.filter(pl.col("flag") != "").sort(

@@ -298,9 +298,33 @@ def card_order(cards: pl.DataFrame) -> pl.DataFrame:
            ).drop("_unflagged", "_none")
 
 
-def card_table(cards: pl.DataFrame, by_deck: pl.DataFrame | None = None) -> CardTable:
-    """The card table (17lands-style): a short default column set (card, decks, games, GIH
-    WR, IWD adjusted, raw IWD, play rate, flag) and the rest behind a toggle."""
+def drawn_cards(cards: pl.DataFrame) -> pl.DataFrame:
+    """The cards a deck draws: every row but the Unconstitutional Acts, which start in play
+    in every game and are never drawn (Art. IV §3.2), so they have no games "not
+    seen" to compare with and every drawn-card rate of theirs is empty."""
+    return cards.filter(pl.col("type") != "ua") if "type" in cards.columns else cards
+
+
+def undrawn_uas(cards: pl.DataFrame) -> list[str]:
+    """The Unconstitutional Acts ``drawn_cards`` leaves out, by name."""
+    if "type" not in cards.columns:
+        return []
+    return sorted(cards.filter(pl.col("type") == "ua")["card"].to_list())
+
+
+def flag_header(band: float) -> str:
+    """The flag column's header: the rule, with the run's no-effect band (a rate
+    difference, shown in points) when it has one."""
+    return f"Flag (BH 5%, beyond ±{100 * band:.2f} pp)" if band > 0 else "Flag (BH 5%)"
+
+
+def card_table(cards: pl.DataFrame, by_deck: pl.DataFrame | None = None,
+               band: float = 0.0) -> CardTable:
+    """The card table (17lands-style) of the cards a deck draws (``drawn_cards``: the UAs
+    left out): a short default column set (card, decks, games, GIH WR, IWD adjusted, raw
+    IWD, play rate, flag) and the rest behind a toggle. ``band``: the no-effect band the
+    flags are clear of (``cards.no_effect_band``), named in the flag column's header."""
+    cards = drawn_cards(cards)
     adjusted = "iwd_adjusted" in cards.columns
     holders: dict[str, list[str]] = {}
     if by_deck is not None and by_deck.height:
@@ -321,9 +345,10 @@ def card_table(cards: pl.DataFrame, by_deck: pl.DataFrame | None = None) -> Card
                "GIH WR minus GNS WR, pooled over decks: confounded by deck and game length"),
         Column("play_rate", "Play rate [95% CI]", True, True,
                "games played / games the deck held it"),
-        Column("flag", "Flag (BH 5%)", True, False,
+        Column("flag", flag_header(band), True, False,
                "significant after Benjamini-Hochberg at 5%"
-               + (" on the adjusted IWD" if adjusted else "")),
+               + (" on the adjusted IWD" if adjusted else "")
+               + (f", its interval clear of ±{100 * band:.2f} pp" if band > 0 else "")),
         Column("type", "Type", False, False),
         Column("branch", "Branch", False, False),
         *([Column("set", "Set", False, False, "the catalog layer that defines the card")]
@@ -369,10 +394,10 @@ def card_table(cards: pl.DataFrame, by_deck: pl.DataFrame | None = None) -> Card
 
 
 def cards_table(cards: pl.DataFrame, limit: int | None = None,
-                by_deck: pl.DataFrame | None = None) -> Table:
+                by_deck: pl.DataFrame | None = None, band: float = 0.0) -> Table:
     """The card table's default columns: flagged cards first, then by the headline metric;
     ``limit`` rows at most."""
-    return card_table(cards, by_deck).table(limit)
+    return card_table(cards, by_deck, band).table(limit)
 
 
 def length_table(m: Metrics) -> Table:

@@ -16,6 +16,7 @@ from rnr_sim.analytics.decks import WIN_PATHS
 from rnr_sim.analytics.findings import Finding
 from rnr_sim.analytics.length import MINUTES_PER_TURN, RULEBOOK_MINUTES
 from rnr_sim.analytics.metrics import Metrics
+from rnr_sim.report import tables
 from rnr_sim.report.format import (
     branch_label,
     count,
@@ -175,6 +176,71 @@ def verdict_empty(m: Metrics) -> str:
     return s + " A larger run narrows the intervals."
 
 
+#: How many of the strongest decks the verdict describes, and of their matchups.
+STRONGEST_DECKS = 3
+STRONGEST_BEATS = 3
+STRONGEST_LOSSES = 2
+STRONGEST_TITLE = "The strongest decks, and why they win"
+
+
+def _deck_paths(r: dict) -> str:
+    """"99.6% of its wins by Petition" (every path with a fifth of the deck's wins or
+    more, largest first)."""
+    shares = sorted(((r.get(f"share_{p}") or 0.0, p) for p in WIN_PATHS), reverse=True)
+    big = [(s, p) for s, p in shares if s >= 0.2] or shares[:1]
+    words = [f"{pct(s)} of its wins by {path_label(p)}" if i == 0 else
+             f"{pct(s)} by {path_label(p)}" for i, (s, p) in enumerate(big)]
+    return ", ".join(words)
+
+
+def _matchups(rows: list[dict]) -> str:
+    names = [f"{r['col']} {_rate(r['win_rate'], r['win_rate_lo'], r['win_rate_hi'])}"
+             for r in rows]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def strongest_decks(m: Metrics) -> list[str]:
+    """The verdict's word on the strongest decks: the decks the verdict's rule finds above
+    a fair share against the field (judged, significant after the one Benjamini-Hochberg
+    correction, ``findings.judge``), best first, at most ``STRONGEST_DECKS``, and for each
+    why it wins: the victory paths of its wins and the matchups whose interval is clear of
+    fair (``matchups.matchup_edges``), the ones it wins and the ones it loses: a sentence
+    per deck. None when no deck could be judged (the banner says so)."""
+    from rnr_sim.analytics.matchups import matchup_edges
+
+    decks = [c for c in m.candidates if c.kind == "deck" and c.judgeable]
+    if not decks:
+        return []
+    strong = sorted((c for c in decks if c.significant and c.value > c.fair),
+                    key=lambda c: (-c.score, -c.value, c.subject))
+    if not strong:
+        return [f"No deck wins measurably more than a fair {pct(m.fair, 0)} of its games "
+                "against this field."]
+    edges = matchup_edges(m.matchups, m.fair)
+    info = {r["deck"]: r for r in m.decks.iter_rows(named=True)}
+    nash = {r["deck"]: r for r in m.nash.iter_rows(named=True)} if m.players <= 2 else {}
+    out = []
+    for c in strong[:STRONGEST_DECKS]:
+        mine = edges.filter(pl.col("row") == c.subject)
+        beats = mine.filter(pl.col("edge") == "beats").head(STRONGEST_BEATS).to_dicts()
+        loses = mine.filter(pl.col("edge") == "loses to").head(STRONGEST_LOSSES).to_dicts()
+        s = (f"{c.subject} wins {_rate(c.value, c.lo, c.hi)} of its games against the field, "
+             f"{_deck_paths(info.get(c.subject, {}))}; ")
+        s += (f"it beats {_matchups(beats)}" if beats else
+              "no matchup of it is clear of a fair share on its own")
+        s += (f", and loses to {_matchups(loses)}" if loses else
+              (", and it loses no matchup measurably" if beats else ""))
+        share = (nash.get(c.subject) or {}).get("share")
+        if (nash.get(c.subject) or {}).get("in_support") and not missing(share):
+            s += f"; the Nash metagame plays it {pct(share)} of the time"
+        out.append(s + ".")
+    if len(strong) > STRONGEST_DECKS:
+        rest = strong[STRONGEST_DECKS:]
+        out.append(f"Also clearly above {pct(m.fair, 0)}: "
+                   + ", ".join(f"{c.subject} {pct(c.value)}" for c in rest) + ".")
+    return out
+
+
 def scoring_rule() -> str:
     """The verdict's rule, stated once (``findings.VERDICT_RULE``)."""
     return fnd.VERDICT_RULE
@@ -233,12 +299,14 @@ def card_method_note(m: Metrics) -> str:
 
 
 def card_baseline_text(m: Metrics) -> str:
-    """The measured residual bias of the adjusted IWD on the plainest cards."""
+    """The measured residual bias of the adjusted IWD on the plainest cards, and the flag
+    rule it sets (``cards.flag_beyond_band``: the same band, ``m.card_band``)."""
     b = plain_card_baseline(m.cards_by_deck, m.run.cards)
     if b.height == 0 or not b["pairs"][0]:
         return ("This run holds no plain common Pillar to measure the method's residual bias "
-                "on.")
+                "on, so a flag is the Benjamini-Hochberg test alone: no no-effect band.")
     r = b.row(0, named=True)
+    band = f"±{100 * m.card_band:.2f} points"
     return (
         f"Baseline, measured in this run: the plainest cards (common Pillars with no effect, "
         f"Scroll Pillars aside since they count towards Petition Victory) do next to "
@@ -246,8 +314,13 @@ def card_baseline_text(m: Metrics) -> str:
         f"(deck, card) pairs it averages {pp(r['adj_mean'], 2)} (from {pp(r['adj_min'])} "
         f"to {pp(r['adj_max'])}; {pct(r['adj_cover'], 0)} of their intervals hold 0), where "
         f"the raw IWD averages {pp(r['raw_mean'])} (from {pp(r['raw_min'])} to "
-        f"{pp(r['raw_max'])}). Read an adjusted IWD within about "
-        f"±{100 * max(abs(r['adj_min']), abs(r['adj_max'])):.1f} points as no effect.")
+        f"{pp(r['raw_max'])}). Beyond what their own intervals explain, they spread by "
+        f"{pp(r['adj_tau'], 2).lstrip('+')} from deck to deck: that spread and their average "
+        f"are the method's own bias. So {band} (the average's size plus 1.96 times that "
+        f"spread) is the no-effect band: 95% of cards that do nothing sit inside it. The flag "
+        f"rule: a card over- or under-performs when its adjusted IWD differs from 0 after "
+        f"Benjamini-Hochberg at 5% and its whole 95% interval lies beyond {band}; an "
+        f"interval that reaches into the band reads as no effect.")
 
 
 def path_method_note() -> str:
@@ -444,18 +517,25 @@ def cards_lead(m: Metrics) -> str:
          "flags. Because game length is held fixed, the adjusted IWD cannot credit a card "
          "for making games shorter or longer, and it rates a card against the other cards "
          "of its deck, not against an empty slot. ")
+    rule = ("the flag rule below" if has_adj and m.card_band > 0 else
+            "Benjamini-Hochberg correction at 5%")
     if flagged.height == 0:
-        s += (f"No card's adjusted IWD differs from zero after Benjamini-Hochberg correction "
-              f"at 5% ({tested} cards tested).")
+        s += f"No card is flagged by {rule} ({tested} cards tested)."
     else:
         key = "iwd_adjusted" if has_adj else "iwd"
         top = flagged.sort(pl.col(key).abs(), descending=True).head(6)
         names = ", ".join(f"{r['card']} ({pp(r[key])})" for r in top.iter_rows(named=True))
         more = f" and {flagged.height - 6} more" if flagged.height > 6 else ""
-        s += (f"{flagged.height} of {tested} cards' adjusted IWD differs from zero after "
-              f"Benjamini-Hochberg correction at 5%, largest first: {names}{more}.")
+        s += (f"{flagged.height} of {tested} cards are flagged by {rule}, largest first: "
+              f"{names}{more}.")
     if has_adj:
         s += " " + card_baseline_text(m)
+    uas = tables.undrawn_uas(m.cards)
+    if uas:
+        s += (f" Not in the table: the {len(uas)} Unconstitutional Acts ({', '.join(uas)}). "
+              "Each starts in play in every game and is never drawn (Art. IV §3.2), so there "
+              "are no games without it to compare; what a UA does shows in its decks' win "
+              "rates (cards.csv keeps their rows).")
     return s
 
 
