@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
 # Two stamps: what the tool needs to run (the demo, bench), and that plus the dev extra
-# (pytest, ruff, hypothesis, pyelftools and Ray) for the tests, lint and the profiler.
+# (pytest, pytest-xdist, ruff, hypothesis, pyelftools and Ray) for the tests, lint and the profiler.
 RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 
@@ -24,8 +24,11 @@ $(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
 
 install: $(DEV_STAMP)
 
+# Two workers, one per core; each runs whole test files (module fixtures built once, and
+# the one local Ray in one worker). On a cold cache the session compiles the engine once
+# before the workers start (tests/conftest.py), and they load it from NUMBA_CACHE_DIR.
 test: $(DEV_STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n 2 --dist loadfile
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check rnr_sim tests

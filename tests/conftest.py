@@ -22,15 +22,31 @@ driver.prepare_cache()
 _WARM_UP: subprocess.Popen | None = None
 
 
+def _xdist_worker(config) -> bool:
+    """True in a worker of ``pytest -n N`` (pytest-xdist; ``make test``)."""
+    return hasattr(config, "workerinput")
+
+
+def _xdist_controller(config) -> bool:
+    """True in the process that hands tests to the workers of ``pytest -n N``: it runs no
+    test itself."""
+    return not _xdist_worker(config) and config.getoption("dist", "no") != "no"
+
+
 def pytest_sessionstart(session) -> None:
     """On a cold numba cache, compile the search kernel (``replay --search-seat``: about
     38 s, the largest compile after the main kernel's 26 s) in a second process, while the
     tests use the main kernel in this one (compiled above by ``prepare_cache``; the second
     process loads it from the cache): a compile uses one core and the machine has two. The
     test that needs it waits for it (``search_trace_compiled``) and then loads it from the
-    cache. ``RNR_SIM_TEST_WARM_UP=0`` turns this off."""
+    cache. ``RNR_SIM_TEST_WARM_UP=0`` turns this off.
+
+    With workers (``pytest -n N``), this runs once, in the process that starts them, before
+    it starts them, and waits: the batch worker is compiled here meanwhile, so the workers
+    load every kernel from the cache instead of each compiling the same ones at once."""
     global _WARM_UP
-    if os.environ.get("RNR_SIM_TEST_WARM_UP") == "0" or not driver.needs_compile():
+    if os.environ.get("RNR_SIM_TEST_WARM_UP") == "0" or _xdist_worker(session.config) \
+            or not driver.needs_compile():
         return
     decks = sorted((Path(__file__).parent.parent / "decks").glob("*.txt"))[:2]
     if len(decks) < 2:
@@ -40,6 +56,12 @@ def pytest_sessionstart(session) -> None:
         [sys.executable, "-c", code, "replay", *map(str, decks), "--game", "1",
          "--search-seat", "0", "--rollouts", "1", "--determinizations", "1"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if _xdist_controller(session.config):
+        from rnr_sim import bench
+
+        plan = bench.sample_plan(100)
+        bench.play(plan, bench.spread_inputs(plan, 100), 1)  # compiles the batch worker
+        _WARM_UP.wait()
 
 
 #: ``rnr-sim check fuzz`` on the engine's checked build (engine/indexing.py), started with
@@ -56,29 +78,41 @@ _CHECKED_FUZZ: subprocess.Popen | None = None
 _PLAIN_NUMBA: subprocess.Popen | None = None
 
 
+def _start_checked_fuzz() -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k != "RNR_SIM_CHECKED_INDICES"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "rnr_sim.cli", *CHECKED_FUZZ_ARGS], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=Path(__file__).parent)
+
+
+def _start_plain_numba() -> subprocess.Popen:
+    env = {**os.environ, "RNR_SIM_PLAIN_NUMBA": "1"}
+    return subprocess.Popen(
+        [sys.executable, str(Path(__file__).parent / "engine_golden_run.py")], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 def pytest_collection_modifyitems(session, config, items) -> None:
     """The tests that wait for a compile in another process run last, so that the rest of
     the suite runs meanwhile (the order of every other test is kept); the checked build's
-    fuzz starts here if a selected test waits for it."""
+    fuzz starts here if a selected test waits for it. In a worker of ``pytest -n N`` each
+    worker collects every test, so the process starts with the test that waits for it
+    instead (the other worker's tests run meanwhile)."""
     global _CHECKED_FUZZ, _PLAIN_NUMBA
     waits = ("search_trace_compiled", "checked_fuzz", "plain_numba_games")
     waiting = [item for item in items
                if any(f in getattr(item, "fixturenames", ()) for f in waits)]
     if waiting:
         items[:] = [item for item in items if item not in waiting] + waiting
+    if _xdist_worker(config):
+        return
     if _CHECKED_FUZZ is None and any("checked_fuzz" in getattr(item, "fixturenames", ())
                                      for item in items):
-        env = {k: v for k, v in os.environ.items() if k != "RNR_SIM_CHECKED_INDICES"}
-        _CHECKED_FUZZ = subprocess.Popen(
-            [sys.executable, "-m", "rnr_sim.cli", *CHECKED_FUZZ_ARGS], env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-            cwd=Path(__file__).parent)
+        _CHECKED_FUZZ = _start_checked_fuzz()
     if _PLAIN_NUMBA is None and any("plain_numba_games" in getattr(item, "fixturenames", ())
                                     for item in items):
-        env = {**os.environ, "RNR_SIM_PLAIN_NUMBA": "1"}
-        _PLAIN_NUMBA = subprocess.Popen(
-            [sys.executable, str(Path(__file__).parent / "engine_golden_run.py")], env=env,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _PLAIN_NUMBA = _start_plain_numba()
 
 
 def pytest_sessionfinish(session, exitstatus) -> None:
@@ -91,8 +125,11 @@ def pytest_sessionfinish(session, exitstatus) -> None:
 @pytest.fixture
 def checked_fuzz() -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of ``rnr-sim check fuzz CHECKED_FUZZ_ARGS``, run with the
-    session in a process of its own (``pytest_collection_modifyitems``)."""
-    assert _CHECKED_FUZZ is not None
+    session in a process of its own (``pytest_collection_modifyitems``; in a worker of
+    ``pytest -n N``, started here)."""
+    global _CHECKED_FUZZ
+    if _CHECKED_FUZZ is None:
+        _CHECKED_FUZZ = _start_checked_fuzz()
     out, err = _CHECKED_FUZZ.communicate(timeout=900)
     return _CHECKED_FUZZ.returncode, out, err
 
@@ -100,8 +137,11 @@ def checked_fuzz() -> tuple[int, str, str]:
 @pytest.fixture
 def plain_numba_games() -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of tests/engine_golden_run.py with every numba patch off,
-    run with the session in a process of its own (``pytest_collection_modifyitems``)."""
-    assert _PLAIN_NUMBA is not None
+    run with the session in a process of its own (``pytest_collection_modifyitems``; in a
+    worker of ``pytest -n N``, started here)."""
+    global _PLAIN_NUMBA
+    if _PLAIN_NUMBA is None:
+        _PLAIN_NUMBA = _start_plain_numba()
     out, err = _PLAIN_NUMBA.communicate(timeout=900)
     return _PLAIN_NUMBA.returncode, out, err
 

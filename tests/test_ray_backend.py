@@ -35,7 +35,10 @@ CHUNK = 37  # games per chunk: several chunks, the last one short
 
 @pytest.fixture(scope="session")
 def ray_cluster():
-    """A local Ray of 2 CPUs, started once for the session; every backend joins it."""
+    """A local Ray of 2 CPUs, started once for the session; every backend joins it. The
+    suite's only local Ray: every test that plays on Ray is in this file, which ``make
+    test``'s workers (``--dist loadfile``) run in one worker, so two Rays never start on
+    one machine at once."""
     from rnr_sim.ray_backend import import_ray, init_ray
 
     ray = import_ray(local=True)
@@ -219,6 +222,21 @@ def test_power_gives_the_same_table_on_ray(ray_cluster, tmp_path):
         assert a.height > 0 and a.equals(b), name
     assert pl.read_parquet(tmp_path / "ray" / "power.parquet").equals(runs[0].tables["power"])
 
+
+
+@needs_ray
+def test_skill_gives_the_same_games_and_table_on_ray(ray_cluster):
+    """``--backend ray`` only moves where the games are played: each game is a pure
+    function of its inputs, so the game frame and the skill table are the same."""
+    from rnr_sim import skill
+
+    decks = [REPO / "decks" / f"{n}.txt" for n in ("bison_bell_uprising", "eagle_blockade",
+                                                   "scroll_assembly")]
+    local = skill.play(decks, games=6, seed=4, threads=1)
+    remote = skill.play(decks, games=6, seed=4, backend="ray")
+    assert remote.drop("seconds").equals(local.drop("seconds"))  # wall time is the machine's
+    assert skill.skill_table(remote, seed=4).drop("seconds").equals(
+        skill.skill_table(local, seed=4).drop("seconds"))
 
 # ---------------------------------------------------------------------------- without Ray
 

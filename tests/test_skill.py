@@ -4,7 +4,6 @@ section."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -190,32 +189,6 @@ def test_bad_tuned_is_one_line_and_exit_2(capsys, tuned, says, tmp_path, monkeyp
     assert code == 2
     assert len(err.splitlines()) == 1 and says in err and err.startswith("--tuned")
     assert not out.exists()  # nothing half-written
-
-
-HAVE_RAY = importlib.util.find_spec("ray") is not None
-
-
-@pytest.mark.skipif(not HAVE_RAY, reason="Ray is not installed (pip install 'rnr-sim[ray]')")
-def test_ray_backend_gives_the_same_games_and_skill_table_as_local():
-    """``--backend ray`` only moves where the games are played: each game is a pure
-    function of its inputs, so the game frame and the skill table are the same."""
-    from rnr_sim.ray_backend import import_ray, init_ray
-
-    decks = [DECKS / f"{n}.txt" for n in ("bison_bell_uprising", "eagle_blockade",
-                                          "scroll_assembly")]
-    local = skill.play(decks, games=6, seed=4, threads=1)
-    ray = import_ray(local=True)
-    started = not ray.is_initialized()
-    if started:
-        init_ray(num_cpus=2)
-    try:
-        remote = skill.play(decks, games=6, seed=4, backend="ray")
-    finally:
-        if started:
-            ray.shutdown()
-    assert remote.drop("seconds").equals(local.drop("seconds"))  # wall time is the machine's
-    assert skill.skill_table(remote, seed=4).drop("seconds").equals(
-        skill.skill_table(local, seed=4).drop("seconds"))
 
 
 def test_skill_backend_without_ray_or_unknown_is_one_line_and_exit_2(capsys):
