@@ -214,8 +214,10 @@ def strongest_decks(m: Metrics) -> list[str]:
     strong = sorted((c for c in decks if c.significant and c.value > c.fair),
                     key=lambda c: (-c.score, -c.value, c.subject))
     if not strong:
-        return [f"No deck wins measurably more than a fair {pct(m.fair, 0)} of its games "
-                "against this field."]
+        vs = m.run.manifest.get("vs") if m.run is not None else None
+        who = f"{vs} does not win" if isinstance(vs, str) else "No deck wins"  # run --vs
+        return [f"{who} measurably more than a fair {pct(m.fair, 0)} of its games against "
+                "this field."]
     edges = matchup_edges(m.matchups, m.fair)
     info = {r["deck"]: r for r in m.decks.iter_rows(named=True)}
     nash = {r["deck"]: r for r in m.nash.iter_rows(named=True)} if m.players <= 2 else {}
