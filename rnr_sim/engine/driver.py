@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -69,6 +70,8 @@ def play_games(cards, deck_cards, deck_size, seat_deck, seat_policy, table_id, d
         numba.set_num_threads(max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS)))
     if n:
         prepare_cache()
+        if search is not None:
+            prepare_search()
         from rnr_sim.engine.batch import play_games_nb  # compiles or loads the kernels
 
         play_games_nb(
@@ -125,6 +128,8 @@ def trace_game(cards, deck_cards, deck_size, seat_policy, profile, seed, table_i
     n_players = len(deck_size)
     table = policy_table() if policies is None else _c(policies, dtype=np.float64)
     search = _search_rows(search, len(table), seat_policy)
+    if search is not None:
+        prepare_search()
     return trace_game_nb(
         _c(cards, dtype=np.int32),
         _c(deck_cards, dtype=np.int32),
@@ -240,3 +245,16 @@ def prepare_cache() -> None:
                 f.unlink(missing_ok=True)
             stamp.write_text(digest)
         from rnr_sim.engine import batch  # noqa: F401  (compiles or loads the kernels)
+
+
+def prepare_search() -> None:
+    """After ``prepare_cache``, when some seat searches: load the search pilot's kernels
+    (``search.py``, ``state_api.py``: they compile on import), compiling them when the cache
+    lacks them while holding the cache's lock, as ``prepare_cache`` does the engine's: two
+    processes that reach their first search game together (the demo's yardstick checks and
+    deck search, Ray workers on one node) compile them once."""
+    d = _cache_dir()
+    if d is None or "rnr_sim.engine.search_batch" in sys.modules:
+        return
+    with _compile_lock(d):
+        from rnr_sim.engine import search_batch  # noqa: F401  (compiles or loads the kernels)

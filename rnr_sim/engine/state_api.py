@@ -13,6 +13,12 @@ its turn (Resolve and End Phases). To look ahead a pilot copies the state (``clo
 deals the cards it cannot see anew (``determinize``: Art. VI §1, §7), and plays the copy to
 its end by the heuristic pilots (``play_out``). Nothing here allocates; the copy is the
 pilot's own scratch.
+
+The game's big steps a pilot reaches through here (``play_turns``, ``finish_play_phase``,
+``finish_turn``, ``take_action``) are ``@called`` kernels (``linker.py``): compiled once
+when this module is imported, called by the rollouts and the search's own game alike,
+where copied into each they were compiled twice (the search pilot's first compile 46 s ->
+28 s, the same games and speed: docs/benchmarks.md).
 """
 
 import numpy as np
@@ -73,6 +79,34 @@ def start_play_phase(t, g, memo, p):
     play_phase_start(t, g, memo, p)
 
 
+@njit(void(TABLE, GAME, MEMO, i8), **KERNEL)
+@called
+def finish_turn(t, g, memo, p):
+    """``game.turn_end``, compiled once for the state API's callers."""
+    turn_end(t, g, memo, p)
+
+
+@njit(void(TABLE, GAME, MEMO, ACTS, i8, i8), **KERNEL)
+@called
+def finish_play_phase(t, g, memo, acts, p, n_targets):
+    """``game.play_phase_rest``, compiled once for the state API's callers."""
+    play_phase_rest(t, g, memo, acts, p, n_targets)
+
+
+@njit(void(TABLE, GAME, MEMO, i8, i8, i8, i8, i8), **KERNEL)
+@called
+def take_action(t, g, memo, p, kind, a, b, c):
+    """``game.do_action``, compiled once for the state API's callers."""
+    do_action(t, g, memo, p, kind, a, b, c)
+
+
+@njit(i8(TABLE, GAME, MEMO, ACTS, i8, i8), **KERNEL)
+@called
+def play_turns(t, g, memo, acts, p, stop_turn):
+    """``game.play_from``, compiled once for the state API's callers."""
+    return play_from(t, g, memo, acts, p, stop_turn)
+
+
 @njit(**INLINED)
 def next_decision(t, g, memo, acts, p, deciding):
     """From the start of seat ``p``'s turn (-1: the game is over), play the turns of the
@@ -83,10 +117,10 @@ def next_decision(t, g, memo, acts, p, deciding):
     limit = turn_limit(t.rules, gm[L.G_N_PLAYERS])
     while p >= 0 and gm[L.G_OVER] == 0:
         if deciding[p] <= 0:
-            p = play_from(t, g, memo, acts, p, gm[L.G_TURN] + 1)  # one heuristic turn
+            p = play_turns(t, g, memo, acts, p, gm[L.G_TURN] + 1)  # one heuristic turn
             continue
         if gm[L.G_TURN] >= limit:
-            p = play_from(t, g, memo, acts, p, limit)  # R15: the draw is declared there
+            p = play_turns(t, g, memo, acts, p, limit)  # R15: the draw is declared there
             continue
         gm[L.G_ACTIVE] = p
         if turn_start(t, g, p):
@@ -122,7 +156,7 @@ def legal_actions(t, g, acts, p):
 def apply_action(t, g, memo, acts, p, k):
     """Apply row ``k`` of the legal actions ``acts`` listed for ``p`` (Art. VII §5 phase
     three, §6); the list is stale after it (list again)."""
-    do_action(t, g, memo, p, acts[k, L.A_KIND], acts[k, L.A_SLOT], acts[k, L.A_EFFECT],
+    take_action(t, g, memo, p, acts[k, L.A_KIND], acts[k, L.A_SLOT], acts[k, L.A_EFFECT],
               acts[k, L.A_TARGET])
 
 
@@ -130,7 +164,7 @@ def apply_action(t, g, memo, acts, p, k):
 def end_turn(t, g, memo, p):
     """``p`` stops its Play Phase: the rest of its turn (Attack targets, Resolve and End
     Phases); the seat whose turn is next, or -1 when the game is over."""
-    turn_end(t, g, memo, p)
+    finish_turn(t, g, memo, p)
     return next_turn(t, g, p)
 
 
@@ -225,11 +259,11 @@ def play_out(t, g, memo, acts, p, stopped):
         raise ValueError(NOT_LAID_OUT)
     gm = g.game
     if not stopped:
-        play_phase_rest(t, g, memo, acts, p, aoa_targets(t, g, p))
-    turn_end(t, g, memo, p)
+        finish_play_phase(t, g, memo, acts, p, aoa_targets(t, g, p))
+    finish_turn(t, g, memo, p)
     q = next_turn(t, g, p)
     if q >= 0:
-        play_from(t, g, memo, acts, q, turn_limit(t.rules, gm[L.G_N_PLAYERS]))
+        play_turns(t, g, memo, acts, q, turn_limit(t.rules, gm[L.G_N_PLAYERS]))
     if gm[L.G_WINNER] == p:
         return 1.0
     if gm[L.G_WINNER] < 0:
