@@ -44,14 +44,16 @@ lint: $(DEV_STAMP)
 # on Eagle Blockade (rnr-sim power --deck: which of its cards to cut, which of the sample
 # set's cards to put in, 250,000 games) and its page.
 #
-# Two steps at a time (make -j2; -O prints each step's output whole when it ends): the
-# first run compiles the engine on one core, while the other compiles what the report and
-# the deck search compile for themselves (demo-warm); then the searches run beside the
-# skill and the report, each using the cores the other leaves idle between its engine
-# calls. How long it takes on a fresh 2-core machine, step by step: docs/benchmarks.md.
+# Two steps at a time (make -j2; -O prints each step's output whole when it ends). The first
+# run compiles the engine on one core; beside it the warm-up (rnr_sim/warmup.py) compiles on
+# the other what the report and the deck search compile for themselves, then, once the
+# engine's own kernels are in the cache, the search pilot's, which the yardstick checks
+# play. Skill, balance and the deck doctor need only the engine and run as soon as it is
+# built; the yardstick checks and the deck search wait for the warm-up. How long it takes
+# on a fresh 2-core machine, step by step: docs/benchmarks.md.
 DEMO_DECKS := $(sort $(wildcard decks/*.txt))
-DEMO_STEPS := demo-warm demo-run demo-skill demo-report demo-discover demo-discover-page \
-	demo-balance demo-balance-page demo-power demo-power-page
+DEMO_STEPS := demo-warm demo-run demo-skill demo-yardstick demo-report demo-discover \
+	demo-discover-page demo-balance demo-balance-page demo-power demo-power-page
 .PHONY: demo-pages $(DEMO_STEPS)
 
 demo: $(RUN_STAMP)
@@ -63,28 +65,29 @@ demo: $(RUN_STAMP)
 	@echo "the balance suggestions: file://$(CURDIR)/reports/demo/balance/index.html"
 	@echo "and the deck doctor for Eagle Blockade: file://$(CURDIR)/reports/demo/power/index.html"
 
-# (balance first: the longest step, it starts beside the skill as soon as the engine is built)
-demo-pages: demo-balance-page demo-report demo-discover-page demo-power-page
+demo-pages: demo-report demo-discover-page demo-balance-page demo-power-page
 demo-warm:
 	$(BIN)/python -m rnr_sim.warmup
 demo-run:
-	$(BIN)/rnr-sim run $(DEMO_DECKS) --games 2000 --yardstick 8 --out runs/demo
+	$(BIN)/rnr-sim run $(DEMO_DECKS) --games 2000 --out runs/demo
 demo-skill: demo-run
 	$(BIN)/rnr-sim skill $(DEMO_DECKS) --games 500 --out runs/demo
-demo-report: demo-skill demo-warm
+demo-balance: demo-run
+	$(BIN)/rnr-sim balance --field $(DEMO_DECKS) --targets docs/balance-targets.toml \
+		--budget 400000 --out runs/demo-balance
+demo-power: demo-run
+	$(BIN)/rnr-sim power --deck decks/eagle_blockade.txt --field $(DEMO_DECKS) \
+		--cards rnr_sim/data/foundation.toml --budget 250000 --out runs/demo-power
+demo-yardstick: demo-skill demo-warm
+	$(BIN)/rnr-sim run --resume runs/demo --yardstick 8
+demo-report: demo-yardstick
 	$(BIN)/rnr-sim report runs/demo --out reports/demo
 demo-discover: demo-run demo-warm
 	$(BIN)/rnr-sim discover --budget 200000 --yardstick 2 --out runs/demo-discover
 demo-discover-page: demo-discover demo-report
 	$(BIN)/rnr-sim report runs/demo-discover --out reports/demo/discovery
-demo-balance: demo-run demo-warm
-	$(BIN)/rnr-sim balance --field $(DEMO_DECKS) --targets docs/balance-targets.toml \
-		--budget 400000 --out runs/demo-balance
 demo-balance-page: demo-balance demo-report
 	$(BIN)/rnr-sim report runs/demo-balance --out reports/demo/balance
-demo-power: demo-run
-	$(BIN)/rnr-sim power --deck decks/eagle_blockade.txt --field $(DEMO_DECKS) \
-		--cards rnr_sim/data/foundation.toml --budget 250000 --out runs/demo-power
 demo-power-page: demo-power demo-report
 	$(BIN)/rnr-sim report runs/demo-power --out reports/demo/power
 

@@ -73,13 +73,39 @@ def load_matplotlib() -> None:
     fig.canvas.draw()
 
 
+def compile_search_kernels() -> None:
+    """Two games of two sample decks with the search pilot in every seat, as the yardstick
+    plays them (``evaluation.Pool.with_yardstick``, ``Evaluator.play``): the search pilot's
+    kernels compile into the numba cache, for the types the yardstick checks use. It first
+    waits for the engine's own kernels (``driver.prepare_cache`` holds the cache's lock
+    while the demo's first run compiles them) and plays no heuristic game, so no kernel is
+    compiled by two processes."""
+    import numpy as np
+
+    from rnr_sim import runner
+    from rnr_sim.evaluation import Evaluator, Matchups, Pool
+
+    plan = runner.plan_run(runner.RunOptions(decks=runner.sample_decks()[:2], games=1,
+                                             seed=1))
+    driver = runner.engine_driver()
+    plan.compile(driver)
+    pol = plan.deck_policy.astype(np.int32)
+    games = Matchups(np.array([0]), pol[:1], np.array([1]), pol[1:2], np.array([0]),
+                     first_deal=0, deals=1)
+    with Evaluator(driver, threads=1) as ev:
+        ev.play(Pool.of_plan(plan).with_yardstick(), games, 1)
+
+
 def main() -> int:
+    """The warm-up: what needs no engine first (while the demo's first run compiles it),
+    then the search pilot's kernels, which wait for the engine's."""
     with tempfile.TemporaryDirectory(prefix="rnr-warmup-") as tmp:
         run_dir = Path(tmp) / "run"
         play_plain(run_dir, Path(tmp) / "plain-cache")
         compile_report_kernels(run_dir)
     compile_archive_kernels()
     load_matplotlib()
+    compile_search_kernels()
     return 0
 
 
