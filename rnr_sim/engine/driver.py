@@ -202,15 +202,16 @@ _CACHE_PREPARED = False
 
 
 @contextmanager
-def _compile_lock(d: Path):
+def _compile_lock(d: Path, name: str = "engine"):
     """One process at a time compiles into the cache ``d`` (an advisory lock on a file in
-    it); the others wait, then load what it wrote. Where ``fcntl`` is missing, no lock."""
+    it, one file for the engine's kernels and one for the search pilot's); the others wait,
+    then load what it wrote. Where ``fcntl`` is missing, no lock."""
     try:
         import fcntl
     except ImportError:  # not POSIX
         yield
         return
-    with open(d / "rnr_sim_engine.lock", "a") as f:
+    with open(d / f"rnr_sim_{name}.lock", "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
@@ -250,11 +251,12 @@ def prepare_cache() -> None:
 def prepare_search() -> None:
     """After ``prepare_cache``, when some seat searches: load the search pilot's kernels
     (``search.py``, ``state_api.py``: they compile on import), compiling them when the cache
-    lacks them while holding the cache's lock, as ``prepare_cache`` does the engine's: two
+    lacks them while holding a lock of their own, as ``prepare_cache`` does the engine's: two
     processes that reach their first search game together (the demo's yardstick checks and
-    deck search, Ray workers on one node) compile them once."""
+    deck search, Ray workers on one node) compile them once, and a process that plays no
+    search game never waits for that compile."""
     d = _cache_dir()
     if d is None or "rnr_sim.engine.search_batch" in sys.modules:
         return
-    with _compile_lock(d):
+    with _compile_lock(d, "search"):
         from rnr_sim.engine import search_batch  # noqa: F401  (compiles or loads the kernels)
