@@ -14,12 +14,18 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# pip installs without compiling the packages' bytecode, one file after another (36 s of
+# a 58 s install here); compileall then compiles it on every core (17 s on two).
+SITE = $$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+
 $(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet --no-compile -e .
+	$(BIN)/python -m compileall -qq -j0 $(SITE)
 	touch $(RUN_STAMP)
 
 $(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-compile -e '.[dev]'
+	$(BIN)/python -m compileall -qq -j0 $(SITE)
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
 install: $(DEV_STAMP)
