@@ -12,7 +12,6 @@ DEV_STAMP := $(VENV)/.installed-dev
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
 
 # pip installs without compiling the packages' bytecode, one file after another (36 s of
 # a 58 s install here); compileall then compiles it on every core (17 s on two).
@@ -55,7 +54,8 @@ lint: $(DEV_STAMP)
 # the other what the report and the deck search compile for themselves, then, once the
 # engine's own kernels are in the cache, the search pilot's, which the yardstick checks
 # play. Skill, balance and the deck doctor need only the engine and run as soon as it is
-# built; the yardstick checks and the deck search wait for the warm-up. How long it takes
+# built, at a lower priority (nice) than that compile, which the yardstick checks, the
+# report and the deck search wait for. How long it takes
 # on a fresh 2-core machine, step by step: docs/benchmarks.md.
 DEMO_DECKS := $(sort $(wildcard decks/*.txt))
 DEMO_STEPS := demo-warm demo-run demo-skill demo-yardstick demo-report demo-discover \
@@ -77,19 +77,19 @@ demo-warm:
 demo-run:
 	$(BIN)/rnr-sim run $(DEMO_DECKS) --games 2000 --out runs/demo
 demo-skill: demo-run
-	$(BIN)/rnr-sim skill $(DEMO_DECKS) --games 500 --out runs/demo
+	nice -n 10 $(BIN)/rnr-sim skill $(DEMO_DECKS) --games 500 --out runs/demo
 demo-balance: demo-run
-	$(BIN)/rnr-sim balance --field $(DEMO_DECKS) --targets docs/balance-targets.toml \
+	nice -n 10 $(BIN)/rnr-sim balance --field $(DEMO_DECKS) --targets docs/balance-targets.toml \
 		--budget 400000 --out runs/demo-balance
 demo-power: demo-run
-	$(BIN)/rnr-sim power --deck decks/eagle_blockade.txt --field $(DEMO_DECKS) \
+	nice -n 10 $(BIN)/rnr-sim power --deck decks/eagle_blockade.txt --field $(DEMO_DECKS) \
 		--cards rnr_sim/data/foundation.toml --budget 250000 --out runs/demo-power
 demo-yardstick: demo-skill demo-warm
 	$(BIN)/rnr-sim run --resume runs/demo --yardstick 8
 demo-report: demo-yardstick
 	$(BIN)/rnr-sim report runs/demo --out reports/demo
 demo-discover: demo-run demo-warm
-	$(BIN)/rnr-sim discover --budget 200000 --yardstick 2 --out runs/demo-discover
+	nice -n 10 $(BIN)/rnr-sim discover --budget 200000 --yardstick 2 --out runs/demo-discover
 demo-discover-page: demo-discover demo-report
 	$(BIN)/rnr-sim report runs/demo-discover --out reports/demo/discovery
 demo-balance-page: demo-balance demo-report
