@@ -55,7 +55,8 @@ lint: $(DEV_STAMP)
 # engine's own kernels are in the cache, the search pilot's, which the yardstick checks
 # play. Skill, balance and the deck doctor need only the engine and run as soon as it is
 # built, at a lower priority (nice) than that compile, which the yardstick checks, the
-# report and the deck search wait for. How long it takes
+# report and the deck search wait for (the deck doctor after balance, so the yardstick
+# checks take the first free core). How long it takes
 # on a fresh 2-core machine, step by step: docs/benchmarks.md.
 DEMO_DECKS := $(sort $(wildcard decks/*.txt))
 DEMO_STEPS := demo-warm demo-run demo-skill demo-yardstick demo-report demo-discover \
@@ -81,7 +82,7 @@ demo-skill: demo-run
 demo-balance: demo-run
 	nice -n 10 $(BIN)/rnr-sim balance --field $(DEMO_DECKS) --targets docs/balance-targets.toml \
 		--budget 400000 --out runs/demo-balance
-demo-power: demo-run
+demo-power: demo-balance
 	nice -n 10 $(BIN)/rnr-sim power --deck decks/eagle_blockade.txt --field $(DEMO_DECKS) \
 		--cards rnr_sim/data/foundation.toml --budget 250000 --out runs/demo-power
 demo-yardstick: demo-skill demo-warm
