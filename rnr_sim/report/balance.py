@@ -238,9 +238,11 @@ def target_plot(figures: pl.DataFrame, ranks: list[int]):
 def _games_line(m: dict[str, Any]) -> str:
     g, sec = m["games"], m["seconds"]
     r = m["search"]["racing"]
+    gens = m["search"].get("generations") or 0
+    combined = f" ({gens} generations of combinations)" if gens else ""
     return (f"{g['total']:,} games in {sec['total'] / 60:.1f} min (search {g['search']:,}, "
-            f"{m['search']['candidates']:,} candidates over {m['search']['generations']} "
-            f"generations, racing saved {100 * r['saved']:.0f}%; verification {g['verify']:,}; "
+            f"{m['search']['candidates']:,} candidates{combined}, "
+            f"racing saved {100 * r['saved']:.0f}%; verification {g['verify']:,}; "
             f"re-discovery {g['rediscover']:,}"
             + (f"; adaptation {g['adapt']:,}" if g.get("adapt") else "") + ").")
 
