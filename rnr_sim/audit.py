@@ -183,7 +183,7 @@ def audit_games(decks: Sequence[str | Path], games: int = 20, seed: int | None =
     from rnr_sim.engine import driver
     from rnr_sim.pilots import policy_rows
     from rnr_sim.replay import load_inputs
-    from rnr_sim.runner import DEFAULT_SEED
+    from rnr_sim.runs.planning import DEFAULT_SEED
 
     seed = DEFAULT_SEED if seed is None else seed
     audit = Audit()

@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from rnr_sim import runner
 from rnr_sim.errors import InputError
 from rnr_sim.progress import compile_clock
+from rnr_sim.runs import planning, runner
 
 DEFAULT_GAMES = 200_000  # engine games per timed call
 DEFAULT_PURE_GAMES = 200  # games played as plain Python
@@ -99,18 +99,18 @@ def thread_counts(threads: Sequence[int] | None) -> list[int]:
     return sorted(set(threads))
 
 
-def sample_plan(games: int) -> runner.RunPlan:
+def sample_plan(games: int) -> planning.RunPlan:
     """The round robin of the sample decks with enough deals for at least ``games`` games,
     compiled for the engine."""
-    decks = runner.sample_decks()
-    n_tables = len(runner.make_tables(len(decks), 2))
+    decks = planning.sample_decks()
+    n_tables = len(planning.make_tables(len(decks), 2))
     deals = max(1, math.ceil(games / (2 * n_tables)))
-    plan = runner.plan_run(runner.RunOptions(decks=decks, games=deals, players=2))
+    plan = planning.plan_run(planning.RunOptions(decks=decks, games=deals, players=2))
     plan.compile(_driver())
     return plan
 
 
-def spread_inputs(plan: runner.RunPlan, games: int) -> dict[str, np.ndarray]:
+def spread_inputs(plan: planning.RunPlan, games: int) -> dict[str, np.ndarray]:
     """Engine inputs of ``games`` games spread evenly over every table of ``plan``."""
     inputs = plan.chunk_inputs(0, plan.games_total)
     if games >= plan.games_total:
@@ -119,7 +119,7 @@ def spread_inputs(plan: runner.RunPlan, games: int) -> dict[str, np.ndarray]:
     return {k: np.ascontiguousarray(v[ids]) for k, v in inputs.items()}
 
 
-def play(plan: runner.RunPlan, inputs: dict[str, np.ndarray], threads: int | None):
+def play(plan: planning.RunPlan, inputs: dict[str, np.ndarray], threads: int | None):
     return _driver().play_games(
         plan.cards, plan.deck_cards, plan.deck_size, inputs["seat_deck"],
         inputs["seat_policy"], inputs["table_id"], inputs["deal"], inputs["first_seat"],
@@ -152,7 +152,7 @@ def rates(n: int, wall: float, cpu: float, walls: list[float], digits: int) -> d
     }
 
 
-def time_engine(plan: runner.RunPlan, inputs: dict[str, np.ndarray], threads: int,
+def time_engine(plan: planning.RunPlan, inputs: dict[str, np.ndarray], threads: int,
                 repeat: int = 1) -> tuple[dict[str, Any], Any]:
     """Timed, warm calls of the engine (the best of ``repeat``): wall and CPU seconds, rates;
     and the records."""
@@ -171,7 +171,7 @@ def _median(xs: list[float]) -> float:
     return xs[k] if len(xs) % 2 else (xs[k - 1] + xs[k]) / 2
 
 
-def pure_python_paired(plan: runner.RunPlan, games: int, repeat: int,
+def pure_python_paired(plan: planning.RunPlan, games: int, repeat: int,
                        timeout: float = PURE_TIMEOUT_S) -> dict[str, Any]:
     """Plain Python (``NUMBA_DISABLE_JIT=1``, a subprocess; its start-up and set-up not
     counted): ``repeat`` runs of ``games`` games, each right after a one-thread engine run
@@ -370,7 +370,7 @@ def ray_run(games: int, address: str | None, log: Callable[[str], None]) -> dict
     twice: ``cold`` (each worker loads the engine from the numba cache in its first chunk,
     as a command starting its own Ray does) and ``warm`` (the workers keep it, as on a
     long-lived cluster). Chunks of about games / (4 x workers), so every worker has work."""
-    from rnr_sim.ray_backend import import_ray, init_ray
+    from rnr_sim.runs.ray_backend import import_ray, init_ray
 
     ray = import_ray(local=address is None)
     started = not ray.is_initialized()

@@ -11,7 +11,7 @@ and errata change cards the old decks hold. The comparison is therefore:
 
 Both sides come from runs of *all* the decks (old first, then new) with the same seed:
 ``table_id`` is the index of a table in the lexicographic list of deck-index tuples
-(``runner.make_tables``) and every game is a pure function of (seed, table_id, deal, seat
+(``planning.make_tables``) and every game is a pure function of (seed, table_id, deal, seat
 order) and the engine inputs, so an old-vs-old table has the same id and the same deals in
 both runs. Without errata on the old decks' cards the two sides are one run (the before
 games are the after run's old-vs-old games themselves). With errata, a second run plays
@@ -38,9 +38,11 @@ from typing import Any
 
 import polars as pl
 
-from rnr_sim import runner
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
+from rnr_sim.runs import manifests, outdir, planning, runner
+from rnr_sim.runs.execution import log_to_stderr
+from rnr_sim.runs.inputs import check_count
 
 SUMMARY = "expansion.json"
 BEFORE_CATALOG = "before-catalog.toml"
@@ -59,13 +61,13 @@ class ExpansionOptions:
     expansion: str | Path
     new_decks: Sequence[str | Path] = ()
     cards: Sequence[str | Path] | None = None
-    games: int = runner.DEFAULT_GAMES
+    games: int = planning.DEFAULT_GAMES
     players: int = 2
-    seed: int = runner.DEFAULT_SEED
+    seed: int = planning.DEFAULT_SEED
     policy: str | None = None
     threads: int | None = None
     out: str | Path | None = None
-    chunk_size: int = runner.DEFAULT_CHUNK_SIZE
+    chunk_size: int = planning.DEFAULT_CHUNK_SIZE
     command: str | None = None
 
 
@@ -197,16 +199,16 @@ def _load_old_decks(paths: list[Path], cats: Catalogs) -> list:
 
 
 def run_expansion(options: ExpansionOptions, progress: bool = True,
-                  log: Callable[[str], None] = runner.log_to_stderr) -> ExpansionResult:
+                  log: Callable[[str], None] = log_to_stderr) -> ExpansionResult:
     """Check the inputs, then play the after run (and the before run when errata touch
     the old decks' cards) into ``out/after`` (and ``out/before``). Raises InputError."""
     from rnr_sim.decks import load_deck
 
     t0 = time.perf_counter()
-    runner.check_count(options.games, "--games", 2)
-    runner.check_count(options.players, "--players", 2)
-    out = Path(options.out) if options.out is not None else runner.default_out("expansion-")
-    runner.check_out(out)
+    check_count(options.games, "--games", 2)
+    check_count(options.players, "--players", 2)
+    out = Path(options.out) if options.out is not None else outdir.default_out("expansion-")
+    outdir.check_out(out)
     cats = resolve_catalogs(options.expansion, options.cards)
     old_paths = [Path(p) for p in options.base_decks]
     new_paths = [Path(p) for p in options.new_decks]
@@ -234,7 +236,7 @@ def run_expansion(options: ExpansionOptions, progress: bool = True,
     decks = [*old_paths, *new_paths]
 
     def run(cards: list[Path], where: Path):
-        return runner.start_run(runner.RunOptions(
+        return runner.start_run(planning.RunOptions(
             decks=decks, games=options.games, players=options.players, seed=options.seed,
             cards=cards, policy=options.policy, threads=options.threads, out=where,
             chunk_size=options.chunk_size, command=options.command), progress=progress,
@@ -266,7 +268,7 @@ def run_expansion(options: ExpansionOptions, progress: bool = True,
 
 def _parts(run_dir: str | Path) -> dict[str, list[Path]]:
     d = Path(run_dir)
-    names = runner.complete_parts(d)
+    names = manifests.complete_parts(d)
     return {t: [d / t / n for n in names] for t in ("games", "seats")}
 
 
@@ -514,7 +516,7 @@ def summarize(result: ExpansionResult) -> dict[str, Any]:
                                           result.new_decks, after=False)
     old = old_deck_changes(before["before_decks"], after["after_decks"])
     new = new_deck_rates(after, result.new_decks)
-    manifest = runner.read_manifest(result.after_dir)
+    manifest = manifests.read_manifest(result.after_dir)
     matchups = (new_deck_matchups(after)
                 if result.new_decks and manifest.get("players", 2) == 2 else None)
     paths = path_changes(before.get("before_paths"), after.get("after_paths"))
@@ -555,7 +557,7 @@ def summarize(result: ExpansionResult) -> dict[str, Any]:
 
 def write_summary(result: ExpansionResult, summary: dict[str, Any]) -> Path:
     """``expansion.json`` in the after run dir (where ``rnr-sim report`` finds it)."""
-    from rnr_sim.execution import write_json
+    from rnr_sim.runs.execution import write_json
 
     path = result.after_dir / SUMMARY
     write_json(path, summary)

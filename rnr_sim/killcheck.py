@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rnr_sim.errors import InputError
-from rnr_sim.identity import file_sha256
+from rnr_sim.runs.identity import file_sha256
 
 #: The manifest entries that must equal the reference's (the rest are times and dates).
 SAME_IN_MANIFEST = ("status", "games_done", "games_total", "chunks", "files", "identity",
@@ -110,7 +110,7 @@ def differences(run_dir: Path, reference: Path) -> list[str]:
 def kill_check(options: KillOptions, log: Callable[[str], None] = lambda m: None
                ) -> KillReport:
     """Play the reference and the killed runs (see the module docstring)."""
-    from rnr_sim.runner import check_count
+    from rnr_sim.runs.inputs import check_count
 
     check_count(options.kills, "--kills", 1, 1000)
     check_count(options.games, "--games", 1)

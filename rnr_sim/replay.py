@@ -733,7 +733,7 @@ def replay_game(decks: Sequence[str | Path], seed: int | None = None, game: int 
     ``log`` hears a notice when the engine must compile first. Raises ``InputError``."""
     import numpy as np
 
-    from rnr_sim.runner import DEFAULT_SEED, SEED_LIMIT
+    from rnr_sim.runs.planning import DEFAULT_SEED, SEED_LIMIT
 
     seed = DEFAULT_SEED if seed is None else seed
     if isinstance(seed, bool) or not 0 <= seed < SEED_LIMIT:

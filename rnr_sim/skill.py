@@ -27,7 +27,7 @@ measured, largest first (ties by name): a deck whose best pilot beats its defaul
 was judged on a pilot that undersells it.
 
 The games: a fixed sequence of engine calls (``engine_calls``), each played by the
-evaluation service (``rnr_sim.evaluation``: one ``Evaluator``, the call's pilots the
+evaluation service (``rnr_sim.runs.evaluation``: one ``Evaluator``, the call's pilots the
 subjects, the other decks with their own pilots the field). Checkpoints
 (``play(out=DIR)``): the service's ``BatchStore`` in ``DIR/.skill/`` keeps each call's
 outcome as ``part-call-NNNNN.parquet`` (NNNNN: the call's place in the sequence) beside
@@ -58,8 +58,8 @@ import polars as pl
 
 from rnr_sim.analytics.stats import lincomb_by_deal, ratio_by_deal
 from rnr_sim.errors import InputError
-from rnr_sim.evaluation import BatchStore, Evaluator, Matchups, Outcome, Pool
-from rnr_sim.execution import Progress
+from rnr_sim.runs.evaluation import BatchStore, Evaluator, Matchups, Outcome, Pool
+from rnr_sim.runs.execution import Progress
 
 #: The pilots measured, in column order; "default" is the reference of every difference.
 PILOTS = ("random", "default", "tuned", "search")
@@ -109,7 +109,7 @@ def _file_base(path: str) -> str:
 
 def deck_pilots(ref: str, tuned: str | None = None,
                 search: tuple[int, ...] = (0, 0, 0, 0)) -> list[DeckPilot]:
-    """The pilots of a deck whose policy reference (``runner.plan_run``'s resolved
+    """The pilots of a deck whose policy reference (``planning.plan_run``'s resolved
     ``Policy:``: a built-in name or a file's absolute path) is ``ref``; ``tuned`` (a policy
     file path) replaces the header's file as the tuned pilot; ``search`` (a budget row,
     ``search_budget``) adds the search pilot when rollouts > 0, its rollout pilot and
@@ -213,8 +213,8 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     ``gate``: z x 100 of its gate, None the default; ``open_lists``: it knows the
     opponents' true lists, R59); its games are played in engine calls of their own, and
     the frame's ``seconds`` column is each call's wall time shared by its games."""
-    from rnr_sim import runner
-    from rnr_sim.execution import open_backend
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.execution import open_backend
 
     if out is None and resume:
         raise InputError("--resume continues a skill run stopped with --out DIR: give "
@@ -230,9 +230,9 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     if isinstance(games, bool) or not isinstance(games, int) or games < 2:
         raise InputError(f"--games must be a whole number of deals per opponent, at least 2 "
                          f"(an interval needs two deals), not {games!r}")
-    options = runner.RunOptions(decks=paths, games=games, seed=seed, cards=cards,
+    options = planning.RunOptions(decks=paths, games=games, seed=seed, cards=cards,
                                 rules=rules, threads=threads)
-    plan = runner.plan_run(options)
+    plan = planning.plan_run(options)
     names = plan.deck_names
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
@@ -246,7 +246,7 @@ def play(decks: Sequence[str | Path], games: int = DEFAULT_GAMES, seed: int = DE
     budget = search_budget(rollouts, determinizations, gate, open_lists)
     pilots = [deck_pilots(ref, overrides.get(i), budget) for i, ref in enumerate(plan.policies)]
     where = open_backend(backend, address, threads)  # a bad --backend: before any play
-    driver = runner.engine_driver()
+    driver = planning.engine_driver()
     plan.compile(driver)
     calls = engine_calls(pilots, games, len(plan.decks))
     total = sum(c.games for c in calls)
@@ -437,7 +437,7 @@ def fingerprint(plan, pilots: list[list[DeckPilot]], overrides: dict[int, str], 
     calls' cut. Not threads, backend or address: they do not change a game."""
     from rnr_sim import __version__
     from rnr_sim.pilots import is_policy_file
-    from rnr_sim.runner import catalog_sources, file_sha256
+    from rnr_sim.runs.manifests import catalog_sources, file_sha256
 
     decks = [str(Path(d.path).resolve()) for d in plan.decks]
     policy_files = sorted({*(r for r in plan.policies if is_policy_file(r)),

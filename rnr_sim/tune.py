@@ -31,8 +31,8 @@ import numpy as np
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.engine.policies import FLAG_WEIGHTS, POLICIES, WEIGHT_SPECS, WHOLE_WEIGHTS
 from rnr_sim.errors import InputError
-from rnr_sim.evaluation import Evaluator, Matchups, Pool
-from rnr_sim.execution import open_backend
+from rnr_sim.runs.evaluation import Evaluator, Matchups, Pool
+from rnr_sim.runs.execution import open_backend
 
 #: Weights the search moves: every one but the 0/1 switches.
 TUNED = tuple(k for k in WEIGHT_SPECS if k not in FLAG_WEIGHTS)
@@ -113,7 +113,7 @@ class Field:
     deck: every candidate plays the same games, so a game's result depends only on its
     pilots (common random numbers)."""
 
-    plan: Any  # runner.RunPlan holding the tuned deck and the field decks
+    plan: Any  # planning.RunPlan holding the tuned deck and the field decks
     n_field: int
     rows_fixed: np.ndarray  # the field decks' policy rows (the plan's policy table)
 
@@ -160,13 +160,13 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     start and the tuned pilot). ``backend`` / ``address``: where the games are played
     (``--backend ray``: each batch of candidates cut into chunks, played as Ray tasks;
     the same result). Raises ``InputError`` for bad input."""
-    from rnr_sim import runner
-    from rnr_sim.pilots import load_policy
+    from rnr_sim.pilots import load_policy, resolve_policies
+    from rnr_sim.runs import planning
 
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1000:
         raise InputError(f"--budget must be a whole number of games, at least 1000, not "
                          f"{budget!r}")
-    from rnr_sim.runner import check_count
+    from rnr_sim.runs.inputs import check_count
 
     check_count(budget, "--budget", 1000, MAX_BUDGET)  # the bound discover and balance set
     if holdout_deals is not None:
@@ -176,13 +176,13 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     paths = [Path(deck), *[Path(p) for p in field_decks]]
     if len({p.resolve() for p in paths}) != len(paths):
         raise InputError("the tuned deck and the field must be distinct deck lists")
-    options = runner.RunOptions(decks=paths, games=1, seed=seed, cards=cards, rules=rules,
+    options = planning.RunOptions(decks=paths, games=1, seed=seed, cards=cards, rules=rules,
                                 threads=threads)
-    plan = runner.plan_run(options)
+    plan = planning.plan_run(options)
     where = open_backend(backend, address, threads)
     if policy is not None:  # the start policy of the tuned deck only
-        plan.policies[0] = runner.resolve_policies([plan.decks[0]], policy)[0]
-    driver = runner.engine_driver()
+        plan.policies[0] = resolve_policies([plan.decks[0]], policy)[0]
+    driver = planning.engine_driver()
     plan.compile(driver)
     start_ref = plan.policies[0]
     start_pilot = load_policy(start_ref)

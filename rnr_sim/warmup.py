@@ -32,7 +32,7 @@ DEALS = 12
 def play_plain(out: Path, scratch: Path, first: int = 0, deals: int = DEALS) -> None:
     """A tiny run into ``out``: ``DECKS`` sample decks from the ``first``, ``deals`` deals a
     table, the engine as plain Python (its numba cache ``scratch``, left empty)."""
-    from rnr_sim.runner import sample_decks
+    from rnr_sim.runs.planning import sample_decks
 
     decks = [str(p) for p in sample_decks()[first:first + DECKS]]
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "NUMBA_CACHE_DIR": str(scratch)}
@@ -82,12 +82,12 @@ def compile_search_kernels() -> None:
     compiled by two processes."""
     import numpy as np
 
-    from rnr_sim import runner
-    from rnr_sim.evaluation import Evaluator, Matchups, Pool
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.evaluation import Evaluator, Matchups, Pool
 
-    plan = runner.plan_run(runner.RunOptions(decks=runner.sample_decks()[:2], games=1,
+    plan = planning.plan_run(planning.RunOptions(decks=planning.sample_decks()[:2], games=1,
                                              seed=1))
-    driver = runner.engine_driver()
+    driver = planning.engine_driver()
     plan.compile(driver)
     pol = plan.deck_policy.astype(np.int32)
     games = Matchups(np.array([0]), pol[:1], np.array([1]), pol[1:2], np.array([0]),

@@ -327,8 +327,8 @@ def play_run(run_dir: str | Path, deals: int, threads: int | None = None,
     to ``run_dir/yardstick.parquet`` (seat rows with their game's fields; stamped with the
     run's identity, ``deals``, the budget and the seconds). Returns that stamp's figures,
     or None when Ctrl-C stopped it (nothing written)."""
-    from rnr_sim import identity, rundir, runner
-    from rnr_sim.execution import (
+    from rnr_sim.runs import identity, manifests, planning, rundir, runner
+    from rnr_sim.runs.execution import (
         Chunk,
         Progress,
         chunk_frames,
@@ -339,7 +339,7 @@ def play_run(run_dir: str | Path, deals: int, threads: int | None = None,
 
     log = log or log_to_stderr
     run_dir = Path(run_dir)
-    manifest = runner.read_manifest(run_dir)
+    manifest = manifests.read_manifest(run_dir)
     if manifest.get("players") != 2:
         raise InputError(f"--yardstick: {run_dir} is a {manifest.get('players')}-player run; "
                          "the yardstick check plays two-player runs (its search pilot "
@@ -353,12 +353,12 @@ def play_run(run_dir: str | Path, deals: int, threads: int | None = None,
     rundir.verify_run_dir(run_dir, manifest)
     plan = runner._plan_from_manifest(run_dir, manifest)
     deals = min(deals, plan.games)
-    driver = runner.engine_driver()
+    driver = planning.engine_driver()
     plan.compile(driver)
     row = _budget_row()
     search = np.tile(np.asarray(row, dtype=np.int64), (len(plan.policy_table), 1))
     ids = subsample_ids(plan, deals)
-    table, deal, rotation = runner.game_coordinates(ids, plan.games, plan.players)
+    table, deal, rotation = planning.game_coordinates(ids, plan.games, plan.players)
     seat_deck = np.ascontiguousarray(plan.tables[table])
     inputs = {"game_id": ids, "seat_deck": seat_deck,
               "seat_policy": np.ascontiguousarray(plan.deck_policy[seat_deck]),
@@ -385,7 +385,7 @@ def play_run(run_dir: str | Path, deals: int, threads: int | None = None,
             frames[chunk.index] = seats.select(SEAT_COLUMNS).join(
                 games.select(GAME_COLUMNS), on="game_id")
 
-    from rnr_sim.execution import execute
+    from rnr_sim.runs.execution import execute
 
     t0 = time.perf_counter()
     bar = Progress("yardstick", total=len(ids), show=progress, log=log)
@@ -408,7 +408,7 @@ def read_run(run_dir: str | Path, manifest: dict[str, Any]) -> tuple[pl.DataFram
     """A run dir's yardstick games and their figures (``play_run``), or None without
     them; a file from another run, or one without the run's stamp, is refused in one
     line."""
-    from rnr_sim import identity, rundir
+    from rnr_sim.runs import identity, rundir
 
     path = Path(run_dir) / FILE
     if not path.is_file():
@@ -546,7 +546,7 @@ def check_patch(ev, pool, cards_after: np.ndarray, names: Sequence[str],
     the safe side). Four engine calls a deck (before and after, each pilot), keys
     ``{key}-{deck index}-{before|after}-{h|y}`` when ``key`` is given. One ``Check`` a
     deck, kind ``patch``; None once Ctrl-C stopped it."""
-    from rnr_sim.evaluation import Matchups
+    from rnr_sim.runs.evaluation import Matchups
 
     n = len(names)
     rows = np.asarray(policy_rows, dtype=np.int32)

@@ -164,11 +164,11 @@ def module_engine():
     """``engine`` for a whole test module (module-scoped fixtures that play games)."""
     from fake_engine import engine_driver
 
-    from rnr_sim import runner
+    from rnr_sim.runs import planning
 
     driver = engine_driver()
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(runner, "engine_driver", lambda: driver)
+        mp.setattr(planning, "engine_driver", lambda: driver)
         yield driver
 
 
@@ -214,10 +214,10 @@ def engine(monkeypatch):
     it is built, else the stand-in); the runner tests use it for every test."""
     from fake_engine import engine_driver
 
-    from rnr_sim import runner
+    from rnr_sim.runs import planning
 
     driver = engine_driver()
-    monkeypatch.setattr(runner, "engine_driver", lambda: driver)
+    monkeypatch.setattr(planning, "engine_driver", lambda: driver)
     return driver
 
 

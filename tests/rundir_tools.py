@@ -7,8 +7,9 @@ from pathlib import Path
 
 import polars as pl
 
-from rnr_sim import runner
-from rnr_sim.identity import KEY, file_sha256
+from rnr_sim.runs import manifests
+from rnr_sim.runs.execution import part_name
+from rnr_sim.runs.identity import KEY, file_sha256
 
 
 def rewrite_part(part: Path, frame: pl.DataFrame) -> None:
@@ -18,22 +19,22 @@ def rewrite_part(part: Path, frame: pl.DataFrame) -> None:
     run_dir = part.parent.parent
     stamp = {KEY: pl.read_parquet_metadata(part)[KEY]}
     frame.write_parquet(part, metadata=stamp)
-    manifest = runner.read_manifest(run_dir)
+    manifest = manifests.read_manifest(run_dir)
     manifest["files"][f"{part.parent.name}/{part.name}"] = file_sha256(part)
-    runner.write_manifest(run_dir, manifest)
+    manifests.write_manifest(run_dir, manifest)
 
 
 def stop_after(run_dir: Path, chunks: int) -> dict:
     """Make a finished run dir what a run stopped after its first ``chunks`` chunks leaves
     behind (the later parts removed, the manifest counting the rest); returns the manifest."""
-    manifest = runner.read_manifest(run_dir)
+    manifest = manifests.read_manifest(run_dir)
     for c in manifest["chunks"]["complete"][chunks:]:
         for table in ("games", "seats"):
-            (run_dir / table / runner.part_name(c)).unlink()
+            (run_dir / table / part_name(c)).unlink()
     size, total = manifest["chunk_size"], manifest["games_total"]
     manifest["chunks"]["complete"] = manifest["chunks"]["complete"][:chunks]
     manifest["games_done"] = sum(min(size, total - c * size)
                                  for c in manifest["chunks"]["complete"])
     manifest["status"] = "incomplete"
-    runner.write_manifest(run_dir, manifest)
+    manifests.write_manifest(run_dir, manifest)
     return manifest

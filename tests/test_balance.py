@@ -172,12 +172,12 @@ def test_a_subtle_planted_card_is_found_first_and_its_fix_verifies(tmp_path):
 def test_a_card_change_replays_only_the_games_of_the_decks_that_hold_it():
     """The premise of the screen's cost: with one card's numbers changed, every pair of
     decks that does not hold it plays the very games it played before (same deals)."""
-    from rnr_sim import runner
     from rnr_sim.balance.targets import knobs_of, patched_cards
-    from rnr_sim.evaluation import Evaluator, Matchups, Pool
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.evaluation import Evaluator, Matchups, Pool
 
-    plan = runner.plan_run(runner.RunOptions(decks=FIELD, games=1, seed=5))
-    driver = runner.engine_driver()
+    plan = planning.plan_run(planning.RunOptions(decks=FIELD, games=1, seed=5))
+    driver = planning.engine_driver()
     plan.compile(driver)
     n = len(plan.decks)
     base = Pool.of_plan(plan)
@@ -241,7 +241,7 @@ def test_same_seed_same_suggestions_on_one_and_two_threads(tmp_path):
 
 def test_a_stopped_search_resumes_to_the_same_suggestions(tmp_path, monkeypatch):
     """Ctrl-C during the search keeps its checkpoint; --resume replays it to the end."""
-    from rnr_sim import evaluation
+    from rnr_sim.runs import evaluation
 
     targets = "[targets]\ndeck_share_max = 0.60\n" + SCOPE
     calls = {"n": 0}

@@ -95,7 +95,7 @@ def test_a_second_writer_of_a_balance_dir_is_refused(tmp_path, capsys):
     one's) is refused in one line naming the holder, exit 2."""
     import os
 
-    from rnr_sim.dirlock import DirLock
+    from rnr_sim.runs.dirlock import DirLock
 
     t = tmp_path / "t.toml"
     t.write_text("[targets]\ndeck_share_max = 0.55\n", encoding="utf-8")

@@ -14,9 +14,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rnr_sim import bounds, runner
 from rnr_sim.cli import main
 from rnr_sim.errors import InputError
+from rnr_sim.runs import bounds, manifests, planning, runner
 
 pytestmark = pytest.mark.usefixtures("engine")
 
@@ -65,7 +65,7 @@ def test_a_full_disk_is_one_line_with_the_space_needed_and_the_manifest_s_count(
     assert code == 2 and "\n" not in err and "Traceback" not in err
     assert "part-00001.parquet: no space left on the device" in err
     assert "the rest of the run (40 games) needs about" in err and "are free" in err
-    manifest = runner.read_manifest(out)
+    manifest = manifests.read_manifest(out)
     assert manifest["games_done"] == 20 and "keeps the 20 games done" in err
     assert f"rnr-sim run --resume {out}" in err
     # as after a Ctrl-C: only the recorded chunk's parts, nothing half-written
@@ -95,7 +95,7 @@ def test_resume_on_a_disk_still_full_is_the_same_one_line(tmp_path, decks, capsy
 def test_a_full_disk_while_writing_the_manifest_counts_the_manifest_on_disk(
         tmp_path, decks, capsys, monkeypatch):
     out = tmp_path / "r"
-    real = runner.write_manifest
+    real = manifests.write_manifest
     calls = {"n": 0}
 
     def write_manifest(run_dir, manifest):
@@ -106,7 +106,7 @@ def test_a_full_disk_while_writing_the_manifest_counts_the_manifest_on_disk(
 
     monkeypatch.setattr(runner, "write_manifest", write_manifest)
     code, err = cli(capsys, "run", *decks[:2], *SHAPE, "--out", out, "--quiet")
-    assert code == 2 and runner.read_manifest(out)["games_done"] == 20
+    assert code == 2 and manifests.read_manifest(out)["games_done"] == 20
     assert "keeps the 20 games done" in err  # not the 40 the manifest in memory held
     assert not (out / "games" / "part-00001.parquet").exists()  # unrecorded: removed
 
@@ -143,7 +143,7 @@ def test_a_run_larger_than_the_free_disk_is_refused_with_the_estimate(
 
 def test_more_chunks_than_a_run_dir_keeps_are_refused(tmp_path, decks):
     with pytest.raises(InputError, match="--chunk-size 1: 200,002 games make 200,002 chunks"):
-        runner.start_run(runner.RunOptions(decks=decks[:2], games=100_001, chunk_size=1,
+        runner.start_run(planning.RunOptions(decks=decks[:2], games=100_001, chunk_size=1,
                                            out=tmp_path / "r"), progress=False)
     assert not (tmp_path / "r").exists()
 

@@ -15,10 +15,10 @@ import pytest
 from conftest import LEGAL_DECK, TINY_CATALOG, deck_text
 from typer.testing import CliRunner
 
-from rnr_sim import runner
 from rnr_sim.cards import load_catalog
 from rnr_sim.cli import app
 from rnr_sim.patches import apply_patch, parse_patch
+from rnr_sim.runs import manifests
 
 pytestmark = pytest.mark.usefixtures("engine")  # conftest.py: the engine the tests use
 
@@ -81,7 +81,7 @@ def test_run_over_two_layers_records_both_sources_in_order(tmp_path, layers, fro
     base, frontier = layers
     result = run_layered(tmp_path / "r", frontier_deck, layers)
     assert result.exit_code == 0, result.output
-    m = runner.read_manifest(tmp_path / "r")
+    m = manifests.read_manifest(tmp_path / "r")
     assert m["status"] == "complete" and m["games_done"] == 3 * 2  # 1 table, 2 seat orders
     cat = m["catalog"]
     assert cat["sources"] == [{"path": str(base.resolve()), "sha256": sha256(base)},
@@ -103,7 +103,7 @@ def test_one_file_run_lists_its_one_source(tmp_path, layers):
                               "--cards", str(base), "--games", "2", "--quiet",
                               "--out", str(tmp_path / "r")])
     assert result.exit_code == 0, result.output
-    cat = runner.read_manifest(tmp_path / "r")["catalog"]
+    cat = manifests.read_manifest(tmp_path / "r")["catalog"]
     assert cat["path"] == str(base.resolve()) and cat["sha256"] == sha256(base)
     assert cat["sources"] == [{"path": str(base.resolve()), "sha256": sha256(base)}]
 
@@ -111,14 +111,14 @@ def test_one_file_run_lists_its_one_source(tmp_path, layers):
 def stop_after_first_chunk(run_dir: Path) -> None:
     """Leave ``run_dir`` as a run stopped after its first chunk leaves it: later parts
     gone, the manifest recording chunk 0 only."""
-    m = runner.read_manifest(run_dir)
+    m = manifests.read_manifest(run_dir)
     for c in range(1, m["chunks"]["total"]):
         for t in ("games", "seats"):
             (run_dir / t / f"part-{c:05d}.parquet").unlink()
     m["chunks"]["complete"] = [0]
     m["games_done"] = m["chunk_size"]
     m["status"] = "incomplete"
-    runner.write_manifest(run_dir, m)
+    manifests.write_manifest(run_dir, m)
 
 
 def test_resume_of_a_layered_run_reloads_every_layer(tmp_path, layers, frontier_deck):
@@ -128,7 +128,7 @@ def test_resume_of_a_layered_run_reloads_every_layer(tmp_path, layers, frontier_
     stop_after_first_chunk(tmp_path / "stopped")
     resumed = cli.invoke(app, ["run", "--resume", str(tmp_path / "stopped"), "--quiet"])
     assert resumed.exit_code == 0, resumed.output
-    m = runner.read_manifest(tmp_path / "stopped")
+    m = manifests.read_manifest(tmp_path / "stopped")
     assert m["status"] == "complete" and len(m["resumed"]) == 1
     assert m["chunks"]["complete"] == [0, 1, 2]
     assert part_bytes(tmp_path / "stopped") == part_bytes(tmp_path / "whole")
@@ -187,7 +187,7 @@ def test_compare_patch_over_layers_plays_and_names_only_the_patched_card(tmp_pat
     assert result.exit_code == 0, result.output
     summary = json.loads((out / "compare.json").read_text(encoding="utf-8"))
     assert summary["patched_cards"] == {"Powder Horn": ["damage"]}
-    base_m = runner.read_manifest(out / "baseline")
+    base_m = manifests.read_manifest(out / "baseline")
     assert [s["path"] for s in base_m["catalog"]["sources"]] == [str(p.resolve())
                                                                   for p in layers]
     variant = pl.read_parquet(out / "variant" / "cards.parquet")

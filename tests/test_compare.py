@@ -16,11 +16,12 @@ import polars as pl
 import pytest
 from fake_engine import REAL_ENGINE, REPO
 
-from rnr_sim import cli, runner
+from rnr_sim import cli
 from rnr_sim.compare import CompareOptions, compare_runs, run_compare
 from rnr_sim.compare.paired import FEW_DEALS, Combination, Estimate, score_interval
 from rnr_sim.compare.runs import chow_robbins_need, deck_half_widths
 from rnr_sim.errors import InputError
+from rnr_sim.runs import manifests, planning, runner
 
 DECKS = [REPO / "decks" / f"{n}.txt" for n in (
     "four_branches_convention", "abolitionist_front", "eagle_blockade", "scroll_assembly")]
@@ -64,8 +65,8 @@ def strong(module_engine, files, tmp_path_factory):
 
 
 def tables_of(run_dir):
-    return (runner.scan_table(run_dir, "games").collect(),
-            runner.scan_table(run_dir, "seats").collect())
+    return (manifests.scan_table(run_dir, "games").collect(),
+            manifests.scan_table(run_dir, "seats").collect())
 
 
 # ---------------------------------------------------------------------------- the estimator
@@ -243,20 +244,20 @@ def test_an_empty_patch_changes_nothing_at_all(empty):
 
 def test_the_runs_are_plain_runs_naming_each_other(empty, module_engine, tmp_path):
     result, _ = empty
-    plain = runner.start_run(runner.RunOptions(decks=DECKS, games=100, out=tmp_path / "run"),
+    plain = runner.start_run(planning.RunOptions(decks=DECKS, games=100, out=tmp_path / "run"),
                              progress=False, log=lambda m: None)
     gp, sp = tables_of(plain.run_dir)
     gb, sb = tables_of(result.baseline_dir)
     assert gp.equals(gb) and sp.equals(sb)
-    mb = runner.read_manifest(result.baseline_dir)
-    mv = runner.read_manifest(result.variant_dir)
+    mb = manifests.read_manifest(result.baseline_dir)
+    mv = manifests.read_manifest(result.variant_dir)
     assert mb["compare"]["role"] == "baseline" and mv["compare"]["role"] == "variant"
     assert mb["compare"]["other"] == str(result.variant_dir.resolve())
     assert mv["compare"]["other"] == str(result.baseline_dir.resolve())
     assert mv["compare"]["patch"].endswith("empty.toml") and mv["compare"]["rules_b"] is None
     for m in (mb, mv):
         assert m["status"] == "complete" and m["games_done"] == m["games_total"] == 1200
-        assert m["games_requested"] == 100 and m["seed"] == runner.DEFAULT_SEED
+        assert m["games_requested"] == 100 and m["seed"] == planning.DEFAULT_SEED
     assert mv["catalog"]["path"].endswith("variant-catalog.toml")
     # a finished comparison's runs are complete runs: resume has nothing to do
     again = runner.resume_run(result.variant_dir, progress=False, log=lambda m: None)
@@ -358,7 +359,7 @@ def test_a_rules_variant_changes_the_path_shares(module_engine, files, tmp_path)
     result, paired = compare(tmp_path / "cmp", decks=DRAIN_DECKS, rules_b=files["drain"],
                              games=150)
     assert result.rules_changes == {"ua_drain_target": ("controller", "opponent")}
-    mv = runner.read_manifest(result.variant_dir)
+    mv = manifests.read_manifest(result.variant_dir)
     assert mv["rules_changed"] == {"ua_drain_target": "opponent"}
     assert mv["compare"]["rules_b"] == str(files["drain"].resolve())
     paths = paired.of("path")
@@ -402,7 +403,7 @@ def test_decks_the_change_breaks_are_left_out_of_both(module_engine, tmp_path):
     assert "Rare" in result.excluded[0].reason
     assert HOLDER not in paired.decks and len(paired.decks) == 3
     for d in (result.baseline_dir, result.variant_dir):
-        assert HOLDER not in [x["name"] for x in runner.read_manifest(d)["decks"]]
+        assert HOLDER not in [x["name"] for x in manifests.read_manifest(d)["decks"]]
 
     gone = tmp_path / "remove.toml"
     gone.write_text('remove = ["Minuteman Volley"]\n', encoding="utf-8")
@@ -421,7 +422,7 @@ def test_too_few_decks_left_is_an_error(module_engine, tmp_path):
 
 def test_runs_of_different_deals_do_not_pair(empty, module_engine, tmp_path):
     result, _ = empty
-    other = runner.start_run(runner.RunOptions(decks=DECKS, games=50, out=tmp_path / "run"),
+    other = runner.start_run(planning.RunOptions(decks=DECKS, games=50, out=tmp_path / "run"),
                              progress=False, log=lambda m: None)
     with pytest.raises(InputError, match="same games"):
         compare_runs(result.baseline_dir, other.run_dir)

@@ -19,10 +19,10 @@ import pytest
 from fake_engine import REAL_ENGINE, REPO
 from rundir_tools import rewrite_part
 
-from rnr_sim import runner
 from rnr_sim.compare import CompareOptions, compare_runs, run_compare
 from rnr_sim.compare import fold as fold_mod
 from rnr_sim.errors import InputError
+from rnr_sim.runs import manifests
 
 DECKS = [REPO / "decks" / f"{n}.txt" for n in (
     "four_branches_convention", "abolitionist_front", "eagle_blockade", "scroll_assembly",
@@ -56,7 +56,7 @@ def runs(module_engine, tmp_path_factory):
 
 
 def _parts(run_dir: Path) -> int:
-    return len(runner.complete_parts(run_dir))
+    return len(manifests.complete_parts(run_dir))
 
 
 def test_the_runs_are_cut_as_the_test_needs(runs):
@@ -133,7 +133,7 @@ def test_different_games_in_one_part_are_one_line(runs, tmp_path):
     split, _ = runs
     variant = tmp_path / "variant"
     shutil.copytree(split.variant_dir, variant)
-    part = variant / "games" / runner.complete_parts(variant)[3]
+    part = variant / "games" / manifests.complete_parts(variant)[3]
     frame = pl.read_parquet(part)
     rewrite_part(part, frame.with_columns(pl.col("deal").reverse()))
     with pytest.raises(InputError, match="did not play the same games"):

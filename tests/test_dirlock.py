@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from rundir_tools import stop_after
 
-from rnr_sim import runner
 from rnr_sim.cli import main
 from rnr_sim.compare import CompareOptions, run_compare
-from rnr_sim.dirlock import LOCK_NAME, DirLock, holder
 from rnr_sim.errors import InputError
+from rnr_sim.runs import manifests, planning, runner
+from rnr_sim.runs.dirlock import LOCK_NAME, DirLock, holder
 
-HOLD = ("import sys, time; from rnr_sim.dirlock import DirLock; "
+HOLD = ("import sys, time; from rnr_sim.runs.dirlock import DirLock; "
         "DirLock(sys.argv[1]).acquire(); print('held', flush=True); time.sleep(120)")
 
 
@@ -46,7 +46,7 @@ def held(tmp_path):
 def stopped(tmp_path, decks, engine) -> Path:
     """A run stopped after its first chunk of three."""
     out = tmp_path / "run"
-    runner.start_run(runner.RunOptions(decks=decks[:2], games=30, chunk_size=20, out=out),
+    runner.start_run(planning.RunOptions(decks=decks[:2], games=30, chunk_size=20, out=out),
                      progress=False, log=lambda m: None)
     stop_after(out, 1)
     return out
@@ -55,12 +55,12 @@ def stopped(tmp_path, decks, engine) -> Path:
 def test_a_second_resume_is_one_line_naming_the_first_s_pid(stopped, capsys):
     proc = hold_in_another_process(stopped)
     try:
-        before = runner.read_manifest(stopped)
+        before = manifests.read_manifest(stopped)
         code = main(["run", "--resume", str(stopped), "--quiet"])
         err = capsys.readouterr().err.strip()
         assert code == 2 and "\n" not in err and "Traceback" not in err
         assert f"another rnr-sim (pid {proc.pid}" in err and "is writing this run dir" in err
-        assert runner.read_manifest(stopped) == before  # nothing played, nothing written
+        assert manifests.read_manifest(stopped) == before  # nothing played, nothing written
         assert holder(stopped)["pid"] == proc.pid
     finally:
         proc.kill()
@@ -85,7 +85,7 @@ def test_two_writers_in_one_process_exclude_each_other_too(stopped):
 def test_a_run_into_a_locked_out_is_refused_and_leaves_it_empty(held, decks, engine):
     folder, proc = held
     with pytest.raises(InputError, match=f"pid {proc.pid}"):
-        runner.start_run(runner.RunOptions(decks=decks[:2], games=3, out=folder),
+        runner.start_run(planning.RunOptions(decks=decks[:2], games=3, out=folder),
                          progress=False, log=lambda m: None)
     assert [p.name for p in folder.iterdir()] == [LOCK_NAME]
 

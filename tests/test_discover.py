@@ -114,7 +114,7 @@ def test_the_same_seed_gives_the_same_archive_on_one_and_two_threads(tmp_path):
 
 
 def test_a_stopped_discovery_resumes_to_the_same_archive(tmp_path, monkeypatch):
-    from rnr_sim import evaluation
+    from rnr_sim.runs import evaluation
 
     _small(tmp_path / "whole")
     calls = {"n": 0}
@@ -190,8 +190,8 @@ def test_a_second_writer_of_a_discovery_dir_is_refused(tmp_path):
     one's) is refused in one line naming the holder."""
     import os
 
-    from rnr_sim.dirlock import DirLock
     from rnr_sim.errors import InputError
+    from rnr_sim.runs.dirlock import DirLock
 
     out = tmp_path / "d"
     out.mkdir()

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from engine_harness import Table, card, catalog_of, play_batch
 
-from rnr_sim import runner
 from rnr_sim.cards import CatalogError, parse_catalog
 from rnr_sim.decks import parse_deck, validate_deck
 from rnr_sim.rules import default_profile
+from rnr_sim.runs import planning
 
 PASSIVE = 1e9
 DECK = ["UA"] * 3 + ["Pillar"] * 20 + ["Filler"] * 37
@@ -211,7 +211,7 @@ def test_r37_ties_go_to_the_next_player_in_turn_order():
 # =========================================================================== seats
 def test_r35_every_deal_is_played_with_each_seat_first():
     games, players, tables = 5, 3, 2
-    table, deal, rotation = runner.game_coordinates(np.arange(tables * games * players),
+    table, deal, rotation = planning.game_coordinates(np.arange(tables * games * players),
                                                     games, players)
     seen = Counter(zip(table.tolist(), deal.tolist(), strict=True))
     assert set(seen.values()) == {players}

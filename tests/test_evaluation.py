@@ -13,7 +13,7 @@ import pytest
 
 from rnr_sim import enums
 from rnr_sim.errors import InputError
-from rnr_sim.evaluation import BatchStore, Evaluator, Matchups, Pool, first_difference
+from rnr_sim.runs.evaluation import BatchStore, Evaluator, Matchups, Pool, first_difference
 
 
 class Bar:

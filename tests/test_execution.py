@@ -1,4 +1,4 @@
-"""The execution loop on its own (``rnr_sim.execution.execute``): chunk order, resume,
+"""The execution loop on its own (``rnr_sim.runs.execution.execute``): chunk order, resume,
 Ctrl-C. No engine: a chunk's "records" are a frame of its game ids."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from rnr_sim.execution import Chunk, Progress, execute, part_name, write_parquet
 from rnr_sim.progress import COMPILE_MESSAGE
+from rnr_sim.runs.execution import Chunk, Progress, execute, part_name, write_parquet
 
 GAMES_PER_CHUNK = 3
 

@@ -20,8 +20,9 @@ from browser import CHROMIUM, run_script
 from conftest import LEGAL_DECK, TINY_CATALOG
 from fake_engine import REAL_ENGINE, REPO
 
-from rnr_sim import cli, runner
+from rnr_sim import cli
 from rnr_sim.expansion import ExpansionOptions, run_expansion, strip_errata, summarize
+from rnr_sim.runs import manifests, planning, runner
 
 needs_engine = pytest.mark.skipif(not REAL_ENGINE, reason="needs the real engine's play")
 
@@ -122,8 +123,8 @@ def test_errata_on_old_cards_play_a_before_run_on_the_same_tables(module_engine,
                            progress=False, log=lambda m: None)
     assert result.errata_used == {"Twin A": ["Musket Skirmish"], "Twin B": ["Musket Skirmish"]}
     assert result.before_dir != result.after_dir
-    before = runner.read_manifest(result.before_dir)
-    after = runner.read_manifest(result.after_dir)
+    before = manifests.read_manifest(result.before_dir)
+    after = manifests.read_manifest(result.after_dir)
     assert before["tables"] == after["tables"] and before["seed"] == after["seed"]
     s = summarize(result)
     assert not s["runs"]["same_run"] and s["expansion"]["errata"] == ["Musket Skirmish"]
@@ -202,7 +203,7 @@ def test_report_has_the_expansion_section(module_engine, inputs, tmp_path, capsy
 def test_report_without_summary_has_no_expansion_section(module_engine, inputs, tmp_path):
     from rnr_sim.report import build_report
 
-    run = runner.start_run(runner.RunOptions(
+    run = runner.start_run(planning.RunOptions(
         decks=[inputs / "a.txt", inputs / "b.txt"], games=5, cards=[inputs / "tiny.toml"],
         out=tmp_path / "run"), progress=False, log=lambda m: None)
     page = build_report(run.run_dir, tmp_path / "report").read_text(encoding="utf-8")

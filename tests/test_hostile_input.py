@@ -14,11 +14,11 @@ import pytest
 from conftest import TINY_CATALOG
 from fake_engine import cli_argv
 
-from rnr_sim import runner
 from rnr_sim.cli import main
 from rnr_sim.decks import MAX_PROBLEMS, load_deck
 from rnr_sim.errors import InputError
 from rnr_sim.rules import load_profile
+from rnr_sim.runs import outdir, planning, runner
 
 
 def cli(capsys, *args) -> tuple[int, str]:
@@ -133,20 +133,20 @@ def test_two_runs_without_out_in_the_same_second_get_two_dirs(tmp_path, decks, e
     """The second run starts (and finishes) while the first is still planning, in the same
     second: each gets its own dir, and the first is not told to resume the second's."""
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(runner, "_out_name",
+    monkeypatch.setattr(outdir, "_out_name",
                         lambda prefix="": Path("runs") / f"{prefix}20261201-120000")
-    real_plan = runner.plan_run
+    real_plan = planning.plan_run
     started: list[runner.RunResult] = []
 
     def plan_while_another_starts(options):
         plan = real_plan(options)
         if options.command == "first":
-            started.append(runner.start_run(runner.RunOptions(decks=decks[:2], games=3),
+            started.append(runner.start_run(planning.RunOptions(decks=decks[:2], games=3),
                                             progress=False, log=lambda m: None))
         return plan
 
     monkeypatch.setattr(runner, "plan_run", plan_while_another_starts)
-    first = runner.start_run(runner.RunOptions(decks=decks[:2], games=3, command="first"),
+    first = runner.start_run(planning.RunOptions(decks=decks[:2], games=3, command="first"),
                              progress=False, log=lambda m: None)
     second = started[0]
     assert second.run_dir == Path("runs/20261201-120000")
@@ -280,8 +280,8 @@ def test_the_smaller_answers_of_issue_44(tmp_path, capsys, monkeypatch):
     """Item 12: --resume without --out is told to give it; a report of a stopped discovery
     says how to finish it; min_support above the metagame's decks names its line; balance
     --backend ray without Ray leaves no dir; a changed fingerprint is one short line."""
-    from rnr_sim import ray_backend
-    from rnr_sim.evaluation import first_difference
+    from rnr_sim.runs import ray_backend
+    from rnr_sim.runs.evaluation import first_difference
 
     for command in ("discover", "balance", "power"):
         code, err = cli(capsys, command, "--resume", "--field", *SAMPLE[:2],

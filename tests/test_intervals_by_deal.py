@@ -10,9 +10,10 @@ import numpy as np
 import polars as pl
 import pytest
 
-from rnr_sim import runner
 from rnr_sim.analytics import compute_metrics, load_run
 from rnr_sim.analytics.stats import Z95, lincomb_by_deal, ratio_by_deal, wilson
+from rnr_sim.analytics.summary import format_summary, summarize
+from rnr_sim.runs import planning, runner
 
 
 def numpy_ratio(table: np.ndarray, y: np.ndarray, n: np.ndarray) -> tuple[float, float]:
@@ -185,10 +186,10 @@ def test_summary_intervals_equal_the_reports_when_chunks_split_deals(
     # chunks of 7 (or 5) games cut deals of 2 (or 3) games in two: the summary's part-by-part
     # fold must give the per-deal interval the report computes over the whole run
     out = tmp_path / "r"
-    runner.start_run(runner.RunOptions(decks=decks, games=6, players=players, out=out,
+    runner.start_run(planning.RunOptions(decks=decks, games=6, players=players, out=out,
                                        chunk_size=chunk, mirrors=True),
                      progress=False, log=lambda m: None)
-    summary = runner.summarize(out)
+    summary = summarize(out)
     decks_df = compute_metrics(load_run(out)).decks
     joined = summary.join(decks_df, on="deck", suffix="_report")
     assert joined.height == len(decks)
@@ -198,7 +199,7 @@ def test_summary_intervals_equal_the_reports_when_chunks_split_deals(
         assert r["ci_low"] == pytest.approx(r["win_rate_lo"])
         assert r["ci_high"] == pytest.approx(r["win_rate_hi"])
         assert r["deff"] == pytest.approx(r["win_rate_deff"])
-    assert "left out" in runner.format_summary(summary)
+    assert "left out" in format_summary(summary)
 
 
 def test_path_shares_by_deal_are_the_ratio_of_each_path_over_wins(tmp_path):

@@ -113,7 +113,7 @@ def test_a_policy_file_equal_to_its_base_plays_the_same_games(tmp_path):
     the built-in's games, under the file's own name."""
     import polars as pl
 
-    from rnr_sim import runner
+    from rnr_sim.runs import planning, runner
 
     (tmp_path / "pilots").mkdir()
     (tmp_path / "pilots" / "copy.toml").write_text(
@@ -121,7 +121,7 @@ def test_a_policy_file_equal_to_its_base_plays_the_same_games(tmp_path):
     mine = _two_decks(tmp_path, "Policy: pilots/copy.toml")
     base = _two_decks(tmp_path / "builtin", "Policy: aggro")
     for decks, out in ((mine, "mine"), (base, "base")):
-        runner.start_run(runner.RunOptions(decks=decks, out=tmp_path / out, games=40),
+        runner.start_run(planning.RunOptions(decks=decks, out=tmp_path / out, games=40),
                          progress=False, log=lambda m: None)
     a = pl.read_parquet(tmp_path / "mine" / "seats")
     b = pl.read_parquet(tmp_path / "base" / "seats")
@@ -134,11 +134,11 @@ def test_a_policy_file_equal_to_its_base_plays_the_same_games(tmp_path):
 def test_a_changed_policy_file_changes_the_games(tmp_path):
     import polars as pl
 
-    from rnr_sim import runner
+    from rnr_sim.runs import planning, runner
 
     (tmp_path / "timid.toml").write_text('[policy]\nbase = "aggro"\n[weights]\nstop = 1e9\n')
     mine = _two_decks(tmp_path, "Policy: timid.toml")
-    runner.start_run(runner.RunOptions(decks=mine, out=tmp_path / "run", games=20),
+    runner.start_run(planning.RunOptions(decks=mine, out=tmp_path / "run", games=20),
                      progress=False, log=lambda m: None)
     seats = pl.read_parquet(tmp_path / "run" / "seats")
     timid = seats.filter(pl.col("policy") == "timid")

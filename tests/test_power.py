@@ -163,21 +163,21 @@ def test_the_deck_doctor_cuts_a_planted_useless_card_first(tmp_path):
 
 
 def test_balance_reads_a_power_dirs_flags_as_its_flagged_cards(layer_dir, tmp_path):
-    from rnr_sim import runner
     from rnr_sim.balance import _power_flags
     from rnr_sim.balance.targets import load_targets
     from rnr_sim.errors import InputError
+    from rnr_sim.runs import planning
 
     targets = tmp_path / "t.toml"
     targets.write_text('[targets]\ndeck_share_max = 0.6\n[scope]\ncards = "flagged"\n')
     tf = load_targets(targets)
     flagged = pl.read_parquet(layer_dir / "power.parquet").filter(pl.col("flag") != "")
     assert flagged.height >= 1
-    plan = runner.plan_run(runner.RunOptions(decks=FIELD, games=1, cards=[LAYER]))
+    plan = planning.plan_run(planning.RunOptions(decks=FIELD, games=1, cards=[LAYER]))
     ids, how = _power_flags(layer_dir, tf, plan)
     assert sorted(plan.catalog.cards[i].name for i in ids) == sorted(flagged["card"])
     assert how["how"] == "flagged by a power dir"
-    other = runner.plan_run(runner.RunOptions(decks=FIELD, games=1, cards=[FOUNDATION]))
+    other = planning.plan_run(planning.RunOptions(decks=FIELD, games=1, cards=[FOUNDATION]))
     with pytest.raises(InputError) as e:
         _power_flags(layer_dir, tf, other)
     assert "measured another catalog" in str(e.value) and "\n" not in str(e.value)
@@ -197,7 +197,7 @@ def test_the_same_seed_gives_the_same_table_on_one_and_two_threads(tmp_path):
 
 
 def test_a_stopped_power_run_resumes_to_the_same_table(tmp_path, monkeypatch):
-    from rnr_sim import evaluation
+    from rnr_sim.runs import evaluation
 
     whole = _small(tmp_path / "whole")
     calls = {"n": 0}
@@ -223,7 +223,7 @@ def test_the_power_dir_is_checked_by_content(tmp_path):
     import json
 
     from rnr_sim.errors import InputError
-    from rnr_sim.searchdirs import verify_power_dir
+    from rnr_sim.runs.searchdirs import verify_power_dir
 
     _small(tmp_path / "p")
     manifest = json.loads((tmp_path / "p" / "manifest.json").read_text())
@@ -253,7 +253,7 @@ def test_power_bad_input_is_one_line(args, message, capsys, tmp_path):
 def test_a_full_disk_says_how_to_resume(tmp_path, monkeypatch, capsys):
     """A full disk while a search writes its checkpoints: one line with the --resume that
     carries on (issue 44, item 12: discover's said nothing of it; the three share it)."""
-    from rnr_sim import bounds, evaluation
+    from rnr_sim.runs import bounds, evaluation
 
     def full(self, key, outcome):
         raise bounds.DiskFull(self.path(key), "No space left on device")

@@ -80,10 +80,10 @@ def test_the_mean_over_hosts_averages_per_deal_differences_before_the_gain():
 
 
 def test_the_fixed_arms_are_legal_swaps_of_each_kind():
-    from rnr_sim import runner
     from rnr_sim.discover.genome import Laws
+    from rnr_sim.runs import planning
 
-    plan = runner.plan_run(runner.RunOptions(decks=SAMPLE, games=1))
+    plan = planning.plan_run(planning.RunOptions(decks=SAMPLE, games=1))
     laws = Laws.of(plan.catalog, plan.profile)
     hosts = [swaps.Host(d.name, np.asarray(d.card_ids, dtype=np.int32), 0) for d in plan.decks]
     arms, probes = coverage.pick(laws, hosts, np.random.default_rng(3))

@@ -18,10 +18,11 @@ import pytest
 from fake_engine import REAL_ENGINE
 from typer.testing import CliRunner
 
-from rnr_sim import execution, runner
 from rnr_sim.cli import app
 from rnr_sim.compare import CompareOptions, run_compare
 from rnr_sim.errors import InputError
+from rnr_sim.runs import execution, manifests, planning, runner
+from rnr_sim.runs.execution import part_name
 
 HAVE_RAY = importlib.util.find_spec("ray") is not None
 needs_ray = pytest.mark.skipif(
@@ -39,7 +40,7 @@ def ray_cluster():
     suite's only local Ray: every test that plays on Ray is in this file, which ``make
     test``'s workers (``--dist loadfile``) run in one worker, so two Rays never start on
     one machine at once."""
-    from rnr_sim.ray_backend import import_ray, init_ray
+    from rnr_sim.runs.ray_backend import import_ray, init_ray
 
     ray = import_ray(local=True)
     init_ray(num_cpus=2)
@@ -50,7 +51,7 @@ def ray_cluster():
 def run(out: Path, decks, backend: str, **kw) -> runner.RunResult:
     kw.setdefault("games", 20)
     kw.setdefault("chunk_size", CHUNK)
-    return runner.start_run(runner.RunOptions(decks=decks, out=out, seed=5, backend=backend,
+    return runner.start_run(planning.RunOptions(decks=decks, out=out, seed=5, backend=backend,
                                               **kw), progress=False, log=lambda m: None)
 
 
@@ -108,7 +109,7 @@ def _stop_once_the_first_chunk_is_under_way(monkeypatch) -> None:
     is then under way on either backend, and nothing else is, so the run stops with one
     part whatever order the chunks finish in. (A Ctrl-C after the first part was written
     raced: on Ray the window could hand out every chunk before chunk 0 came back.)"""
-    chunk_range = runner.RunPlan.chunk_range
+    chunk_range = planning.RunPlan.chunk_range
     sent = []
 
     def interrupt_at_the_second(self, chunk):
@@ -117,7 +118,7 @@ def _stop_once_the_first_chunk_is_under_way(monkeypatch) -> None:
             os.kill(os.getpid(), signal.SIGINT)
         return chunk_range(self, chunk)
 
-    monkeypatch.setattr(runner.RunPlan, "chunk_range", interrupt_at_the_second)
+    monkeypatch.setattr(planning.RunPlan, "chunk_range", interrupt_at_the_second)
 
 
 @needs_ray
@@ -131,7 +132,7 @@ def test_a_run_stopped_on_one_backend_resumes_on_the_other(ray_cluster, local_ru
     done = stopped.manifest["chunks"]["complete"]
     assert done == list(range(len(done))) and 0 < len(done) < stopped.manifest["chunks"]["total"]
     on_disk = sorted(p.name for p in (stopped.run_dir / "games").glob("part-*.parquet"))
-    assert on_disk == [runner.part_name(c) for c in done]  # nothing extra, nothing missing
+    assert on_disk == [part_name(c) for c in done]  # nothing extra, nothing missing
     resumed = runner.resume_run(stopped.run_dir, progress=False, log=lambda m: None,
                                 backend=then)
     assert resumed.complete
@@ -153,7 +154,7 @@ def test_compare_is_identical_across_backends(ray_cluster, tmp_path):
     for side in ("baseline_dir", "variant_dir"):
         a, b = (getattr(results[k], side) for k in ("local", "ray"))
         assert hashes(a) == hashes(b) and len(hashes(a)) > 2
-    m = runner.read_manifest(results["ray"].variant_dir)
+    m = manifests.read_manifest(results["ray"].variant_dir)
     assert m["execution"][0]["backend"] == "ray"
 
 
@@ -270,7 +271,7 @@ def test_a_local_ray_is_started_on_the_loopback_address():
     it so is not left in the environment."""
     import subprocess
 
-    code = ("import os; from rnr_sim.ray_backend import import_ray, safety_warnings; "
+    code = ("import os; from rnr_sim.runs.ray_backend import import_ray, safety_warnings; "
             "ray = import_ray(local=True); print(ray.util.get_node_ip_address()); "
             "print(os.environ.get('RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER')); "
             "print(safety_warnings(ray, local=True))")
@@ -282,7 +283,7 @@ def test_a_local_ray_is_started_on_the_loopback_address():
 
 
 def test_token_authentication_turned_off_by_the_environment_is_warned(monkeypatch):
-    from rnr_sim.ray_backend import CVE, safety_warnings
+    from rnr_sim.runs.ray_backend import CVE, safety_warnings
 
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
     (warning,) = safety_warnings(None, local=False)

@@ -15,12 +15,12 @@ import polars as pl
 import pytest
 from rundir_tools import stop_after
 
-from rnr_sim import runner
 from rnr_sim.cli import main
 from rnr_sim.errors import InputError
 from rnr_sim.report import build_report
 from rnr_sim.report.build import MARKER
 from rnr_sim.report.tables import card_order
+from rnr_sim.runs import manifests, planning, runner
 
 GAMES, CHUNK = 6, 20  # 4 decks: 6 tables x 6 deals x 2 seat orders = 72 games, 4 parts
 
@@ -33,8 +33,8 @@ def made_run(tmp_path_factory, decks_module):
     driver = engine_driver()
     out = tmp_path_factory.mktemp("integrity") / "run"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(runner, "engine_driver", lambda: driver)
-        runner.start_run(runner.RunOptions(decks=decks_module, games=GAMES, chunk_size=CHUNK,
+        mp.setattr(planning, "engine_driver", lambda: driver)
+        runner.start_run(planning.RunOptions(decks=decks_module, games=GAMES, chunk_size=CHUNK,
                                            out=out), progress=False, log=lambda m: None)
     return out
 
@@ -71,7 +71,7 @@ def assert_refused(capsys, run: Path, out: Path, needle: str) -> str:
 
 
 def test_the_run_reports_as_it_is(run, tmp_path):
-    assert runner.read_manifest(run)["chunks"]["complete"] == [0, 1, 2, 3]
+    assert manifests.read_manifest(run)["chunks"]["complete"] == [0, 1, 2, 3]
     index = build_report(run, tmp_path / "out")
     assert index.is_file()
 
@@ -145,9 +145,9 @@ def test_out_refuses_the_report_of_another_run(run, decks_module, tmp_path, caps
     build_report(run, out)
     other = tmp_path / "other"  # the same decks, another seed: another run
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(runner, "engine_driver", engine_driver)
-        runner.start_run(runner.RunOptions(decks=decks_module, games=GAMES, chunk_size=CHUNK,
-                                           out=other, seed=runner.DEFAULT_SEED + 1),
+        mp.setattr(planning, "engine_driver", engine_driver)
+        runner.start_run(planning.RunOptions(decks=decks_module, games=GAMES, chunk_size=CHUNK,
+                                           out=other, seed=planning.DEFAULT_SEED + 1),
                          progress=False, log=lambda m: None)
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
     code, _, err = cli(capsys, "report", str(other), "--out", str(out))
@@ -170,7 +170,7 @@ def test_out_replaces_an_earlier_report_of_the_same_run(run, tmp_path):
 
 def test_a_resumed_run_is_the_same_run(run, tmp_path):
     out = tmp_path / "out"
-    full = runner.read_manifest(run)
+    full = manifests.read_manifest(run)
     stopped = Path(shutil.copytree(run, tmp_path / "stopped"))
     stop_after(stopped, 1)
     build_report(stopped, out)

@@ -13,16 +13,16 @@ import polars as pl
 import pytest
 from rundir_tools import stop_after
 
-from rnr_sim import identity, rundir, runner
 from rnr_sim.cli import main
 from rnr_sim.compare import compare_runs
 from rnr_sim.errors import InputError
+from rnr_sim.runs import identity, manifests, planning, rundir, runner
 
 GAMES, CHUNK = 6, 20  # 4 decks: 6 tables x 6 deals x 2 seat orders = 72 games, 4 parts
 
 
 def _run(out: Path, decks, seed: int) -> Path:
-    runner.start_run(runner.RunOptions(decks=decks, games=GAMES, chunk_size=CHUNK, out=out,
+    runner.start_run(planning.RunOptions(decks=decks, games=GAMES, chunk_size=CHUNK, out=out,
                                        seed=seed), progress=False, log=lambda m: None)
     return out
 
@@ -47,9 +47,9 @@ def report(capsys, run_dir: Path, out: Path) -> tuple[int, str]:
 
 
 def edit_manifest(run_dir: Path, change) -> None:
-    manifest = runner.read_manifest(run_dir)
+    manifest = manifests.read_manifest(run_dir)
     change(manifest)
-    runner.write_manifest(run_dir, manifest)
+    manifests.write_manifest(run_dir, manifest)
 
 
 def snapshot(run_dir: Path) -> dict[str, bytes]:
@@ -58,7 +58,7 @@ def snapshot(run_dir: Path) -> dict[str, bytes]:
 
 
 def test_every_part_carries_the_run_s_identity_and_its_place(made):
-    manifest = runner.read_manifest(made[7])
+    manifest = manifests.read_manifest(made[7])
     stamp = identity.read_stamp(made[7] / "games" / "part-00001.parquet")
     assert stamp["id"] == manifest["identity"]["id"]
     assert stamp["inputs"]["seed"] == 7
@@ -70,7 +70,7 @@ def test_every_part_carries_the_run_s_identity_and_its_place(made):
                                    for c in range(4)] + ["cards.parquet", "decks.parquet"])
     assert shas["games/part-00001.parquet"] == identity.file_sha256(
         made[7] / "games" / "part-00001.parquet")
-    other = runner.read_manifest(made[999])["identity"]
+    other = manifests.read_manifest(made[999])["identity"]
     assert other["id"] != manifest["identity"]["id"]
 
 
@@ -156,18 +156,18 @@ def test_resume_of_a_stopped_run_gives_the_uninterrupted_bytes(made, run):
     for name, data in whole.items():
         if name != "manifest.json":
             assert mine[name] == data, name
-    assert runner.read_manifest(run)["files"] == runner.read_manifest(made[7])["files"]
+    assert manifests.read_manifest(run)["files"] == manifests.read_manifest(made[7])["files"]
 
 
 def test_a_run_dir_from_before_the_checks_is_read_unchecked(run):
     """No seal in the manifest and no stamp in any file: the shape checks only."""
-    manifest = runner.read_manifest(run)
+    manifest = manifests.read_manifest(run)
     for rel in rundir.expected_files(manifest):
         frame = pl.read_parquet(run / rel)
         frame.write_parquet(run / rel)  # without metadata
     manifest.pop("identity")
     manifest.pop("files")
-    runner.write_manifest(run, manifest)
+    manifests.write_manifest(run, manifest)
     assert rundir.verify_run_dir(run, manifest) is False
     with pytest.raises(InputError, match="did not record its parts' identity"):
         runner.resume_run(run, progress=False, log=lambda m: None)
@@ -176,7 +176,7 @@ def test_a_run_dir_from_before_the_checks_is_read_unchecked(run):
 def test_the_identity_api_serves_another_dir_kind(tmp_path):
     """A dir of another kind (as a discovery dir would be) stamps, seals and verifies its
     own files with the same three calls."""
-    from rnr_sim.execution import write_parquet
+    from rnr_sim.runs.execution import write_parquet
 
     ours = {"kind": "discovery", "seed": 3, "pool": ["a", "b"]}
     manifest = {"identity": identity.seal(ours), "files": {}}

@@ -22,9 +22,12 @@ from fake_engine import (
 )
 from typer.testing import CliRunner
 
-from rnr_sim import enums, runner
+from rnr_sim import enums
 from rnr_sim.analytics.stats import wilson
+from rnr_sim.analytics.summary import format_summary, summarize
 from rnr_sim.errors import InputError
+from rnr_sim.runs import manifests, planning, runner
+from rnr_sim.runs.schema import GAMES_SCHEMA, SEATS_SCHEMA, WIN_PATHS
 
 pytestmark = [pytest.mark.skipif(not SAMPLE_CATALOG.exists(),
                                  reason="the sample catalog is not written yet"),
@@ -33,13 +36,13 @@ pytestmark = [pytest.mark.skipif(not SAMPLE_CATALOG.exists(),
 
 def run(out: Path, decks, **kw) -> runner.RunResult:
     kw.setdefault("games", 6)
-    return runner.start_run(runner.RunOptions(decks=decks, out=out, **kw), progress=False,
+    return runner.start_run(planning.RunOptions(decks=decks, out=out, **kw), progress=False,
                             log=lambda m: None)
 
 
 def tables(run_dir: Path) -> tuple[pl.DataFrame, pl.DataFrame]:
-    return (runner.scan_table(run_dir, "games").collect(),
-            runner.scan_table(run_dir, "seats").collect())
+    return (manifests.scan_table(run_dir, "games").collect(),
+            manifests.scan_table(run_dir, "seats").collect())
 
 
 def part_bytes(run_dir: Path) -> dict[str, bytes]:
@@ -51,35 +54,35 @@ def part_bytes(run_dir: Path) -> dict[str, bytes]:
 
 
 def test_two_players_play_every_pair_once():
-    t = runner.make_tables(4, 2)
+    t = planning.make_tables(4, 2)
     assert t.dtype == np.int32
     assert [tuple(r) for r in t] == list(combinations(range(4), 2))
 
 
 def test_mirrors_add_each_deck_against_itself():
-    t = [tuple(r) for r in runner.make_tables(3, 2, mirrors=True)]
+    t = [tuple(r) for r in planning.make_tables(3, 2, mirrors=True)]
     assert t == [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
-    t4 = [tuple(r) for r in runner.make_tables(4, 3, mirrors=True)]
+    t4 = [tuple(r) for r in planning.make_tables(4, 3, mirrors=True)]
     assert (2, 2, 2) in t4 and len(t4) == math.comb(4, 3) + 4
 
 
 def test_more_players_play_every_table_of_distinct_decks():
-    assert len(runner.make_tables(6, 3)) == math.comb(6, 3)
-    assert len(runner.make_tables(6, 4)) == math.comb(6, 4)
-    assert len(runner.make_tables(3, 4)) == 0
+    assert len(planning.make_tables(6, 3)) == math.comb(6, 3)
+    assert len(planning.make_tables(6, 4)) == math.comb(6, 4)
+    assert len(planning.make_tables(3, 4)) == 0
 
 
 def test_vs_keeps_only_the_tables_holding_the_deck():
-    t = [tuple(r) for r in runner.make_tables(4, 2, vs=2)]
+    t = [tuple(r) for r in planning.make_tables(4, 2, vs=2)]
     assert t == [(0, 2), (1, 2), (2, 3)]
-    t = [tuple(r) for r in runner.make_tables(4, 2, mirrors=True, vs=2)]
+    t = [tuple(r) for r in planning.make_tables(4, 2, mirrors=True, vs=2)]
     assert t == [(0, 2), (1, 2), (2, 2), (2, 3)]
 
 
 def test_game_id_names_table_deal_and_rotation():
     games, players = 7, 3
     gid = np.arange(5 * games * players)
-    table, deal, rotation = runner.game_coordinates(gid, games, players)
+    table, deal, rotation = planning.game_coordinates(gid, games, players)
     assert np.array_equal((table * games + deal) * players + rotation, gid)
     assert deal.max() == games - 1 and rotation.max() == players - 1
 
@@ -90,8 +93,8 @@ def test_game_id_names_table_deal_and_rotation():
 def test_columns_and_dtypes_match_the_contract(tmp_path, decks):
     result = run(tmp_path / "r", decks)
     games, seats = tables(tmp_path / "r")
-    assert games.schema == pl.Schema(runner.GAMES_SCHEMA)
-    assert seats.schema == pl.Schema(runner.SEATS_SCHEMA)
+    assert games.schema == pl.Schema(GAMES_SCHEMA)
+    assert seats.schema == pl.Schema(SEATS_SCHEMA)
     deck_slots = pl.read_parquet(tmp_path / "r" / "decks.parquet")
     assert deck_slots.schema == pl.Schema({"deck": pl.String, "slot": pl.Int16,
                                            "card": pl.String})
@@ -249,7 +252,7 @@ def test_a_full_disk_keeps_the_chunks_done_and_resume_finishes(tmp_path, decks, 
 
     left = sorted(p.name for p in (tmp_path / "r").rglob("*") if p.is_file())
     assert not [n for n in left if n.endswith(".tmp")]
-    m = runner.read_manifest(tmp_path / "r")
+    m = manifests.read_manifest(tmp_path / "r")
     assert m["chunks"]["complete"] == [0] and m["games_done"] == 20
     assert m["status"] == "incomplete"
 
@@ -275,7 +278,7 @@ def test_resume_refuses_a_changed_rules_file(tmp_path, decks):
     rules = tmp_path / "variant.toml"
     rules.write_text("turn_limit = 150\n")
     run(tmp_path / "r", decks, rules=rules)
-    m = runner.read_manifest(tmp_path / "r")
+    m = manifests.read_manifest(tmp_path / "r")
     assert m["rules_changed"] == {"turn_limit": 150} and m["rules_sha256"]
     rules.write_text("turn_limit = 120\n")
     with pytest.raises(InputError, match="turn_limit"):
@@ -345,7 +348,7 @@ def test_a_non_empty_out_is_never_overwritten(tmp_path, decks):
 
 def test_summary_is_computed_from_the_written_tables(tmp_path, decks):
     run(tmp_path / "r", decks, games=30)
-    summary = runner.summarize(tmp_path / "r")
+    summary = summarize(tmp_path / "r")
     games, seats = tables(tmp_path / "r")
     assert summary["games"].sum() == seats.height
     assert summary["wins"].sum() == (games["winner_seat"] >= 0).sum()
@@ -356,8 +359,8 @@ def test_summary_is_computed_from_the_written_tables(tmp_path, decks):
         assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(w / n * n_eff, n_eff))
         assert r["ci_low"] <= r["win_rate"] <= r["ci_high"]
         if w:
-            assert sum(r[p] for p in runner.WIN_PATHS) == pytest.approx(1.0)
-    text = runner.format_summary(summary)
+            assert sum(r[p] for p in WIN_PATHS) == pytest.approx(1.0)
+    text = format_summary(summary)
     assert "95% CI" in text and "Bison Deck" in text
 
 

@@ -24,7 +24,10 @@ from fake_engine import (
     sample_decks,
 )
 
-from rnr_sim import enums, runner
+from rnr_sim import enums
+from rnr_sim.runs import manifests, planning, runner
+from rnr_sim.runs.execution import part_name
+from rnr_sim.runs.schema import WIN_PATHS
 
 pytestmark = [pytest.mark.skipif(not SAMPLE_CATALOG.exists(),
                                  reason="the sample catalog is not written yet"),
@@ -32,7 +35,7 @@ pytestmark = [pytest.mark.skipif(not SAMPLE_CATALOG.exists(),
 
 
 def run_in_process(out: Path, decks, **kw) -> runner.RunResult:
-    return runner.start_run(runner.RunOptions(decks=decks, out=out, **kw), progress=False,
+    return runner.start_run(planning.RunOptions(decks=decks, out=out, **kw), progress=False,
                             log=lambda m: None)
 
 
@@ -67,18 +70,18 @@ def test_ctrl_c_stops_after_a_chunk_and_resume_finishes_the_same_run(tmp_path, d
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert f"rnr-sim run --resume {out}" in stderr
-    m = runner.read_manifest(out)
+    m = manifests.read_manifest(out)
     assert m["status"] == "incomplete"
     assert 0 < m["games_done"] < m["games_total"] == 12_000
     done = m["chunks"]["complete"]
     assert done == list(range(len(done)))
     assert sorted(p.name for p in (out / "games").iterdir()) == [
-        runner.part_name(c) for c in done]
+        part_name(c) for c in done]
 
     res = cli("run", "--resume", out, "--quiet")
     assert res.returncode == 0, res.stderr
     assert f"rnr-sim report {out}" in res.stdout
-    m = runner.read_manifest(out)
+    m = manifests.read_manifest(out)
     assert m["status"] == "complete" and m["games_done"] == 12_000
     assert len(m["resumed"]) == 1
 
@@ -88,8 +91,8 @@ def test_ctrl_c_stops_after_a_chunk_and_resume_finishes_the_same_run(tmp_path, d
     other = tmp_path / "other_chunks"
     run_in_process(other, decks, games=1000, chunk_size=5000, seed=99)
     for table in ("games", "seats"):
-        assert runner.scan_table(out, table).collect().equals(
-            runner.scan_table(other, table).collect())
+        assert manifests.scan_table(out, table).collect().equals(
+            manifests.scan_table(other, table).collect())
 
 
 def test_a_non_empty_out_exits_2_without_a_traceback(tmp_path, decks):
@@ -123,8 +126,8 @@ def test_three_and_four_player_runs_finish(tmp_path, decks, players):
                             chunk_size=50)
     n_tables = math.comb(len(decks) + len(extra), players)
     assert result.complete and result.manifest["games_total"] == n_tables * 8 * players
-    games = runner.scan_table(tmp_path / "r", "games").collect()
-    seats = runner.scan_table(tmp_path / "r", "seats").collect()
+    games = manifests.scan_table(tmp_path / "r", "games").collect()
+    seats = manifests.scan_table(tmp_path / "r", "seats").collect()
     assert (games["n_players"] == players).all()
     assert seats.height == games.height * players
     assert games["winner_seat"].is_between(-1, players - 1).all()
@@ -153,15 +156,15 @@ def test_every_victory_path_is_reachable(tmp_path, decks):
     for players, games in ((2, 400), (3, 60), (4, 30)):
         out = tmp_path / f"p{players}"
         run_in_process(out, field, players=players, games=games, mirrors=players == 2)
-        paths |= set(runner.scan_table(out, "games").collect()["path"])
-    assert set(runner.WIN_PATHS) <= paths, f"paths seen: {sorted(paths)}"
+        paths |= set(manifests.scan_table(out, "games").collect()["path"])
+    assert set(WIN_PATHS) <= paths, f"paths seen: {sorted(paths)}"
 
     rules = tmp_path / "short.toml"
     rules.write_text("turn_limit = 2\n")
     run_in_process(tmp_path / "short", field[:2], games=20, rules=rules)
-    games = runner.scan_table(tmp_path / "short", "games").collect()
+    games = manifests.scan_table(tmp_path / "short", "games").collect()
     draws = games.filter(pl.col("path") == "draw")
     assert draws.height > 0 and (draws["winner_seat"] == -1).all()
-    assert runner.read_manifest(tmp_path / "short")["rules_changed"] == {"turn_limit": 2}
+    assert manifests.read_manifest(tmp_path / "short")["rules_changed"] == {"turn_limit": 2}
     assert time.monotonic() - started < 60
     assert enums.PATHS[-1] == "draw"

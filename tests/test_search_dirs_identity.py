@@ -15,9 +15,9 @@ import pytest
 from test_balance import _run as balance_run
 from test_discover import TOY, TOY_FIELD
 
-from rnr_sim import identity, searchdirs
 from rnr_sim.cli import main
 from rnr_sim.discover import DiscoverOptions, discover
+from rnr_sim.runs import identity, searchdirs
 
 INFEASIBLE = ('[targets]\nfirst_seat = [0.70, 0.80]\n\n[scope]\ncards = ["Stamp Act"]\n'
               "max_changes = 1\n")

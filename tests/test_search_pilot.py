@@ -18,10 +18,10 @@ DECKS = sorted((REPO / "decks").glob("*.txt"))
 @pytest.fixture(scope="module")
 def eng():
     """The sample decks' engine arrays and the engine modules (compiled on first use)."""
-    from rnr_sim import runner
     from rnr_sim.engine import driver
+    from rnr_sim.runs import planning
 
-    plan = runner.plan_run(runner.RunOptions(decks=DECKS, games=2, seed=1))
+    plan = planning.plan_run(planning.RunOptions(decks=DECKS, games=2, seed=1))
     plan.compile(driver)
     driver.prepare_cache()
     from rnr_sim.engine import batch, game, layout, search
@@ -413,7 +413,7 @@ def test_the_yardstick_pool_puts_a_search_pilot_in_every_seat(eng):
     lists), its own weights the rollout pilot; its games' records differ from the
     heuristic ones on the same deals (the search changes play) and are the same on 1 and
     2 threads."""
-    from rnr_sim.evaluation import Pool
+    from rnr_sim.runs.evaluation import Pool
     from rnr_sim.skill import SEARCH_DEFAULT, search_budget
 
     plan, driver = eng[0], eng[1]

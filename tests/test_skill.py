@@ -258,7 +258,7 @@ def test_skill_out_takes_the_dirs_lock(tmp_path, capsys):
     written; a folder it created for nothing is removed again."""
     import os
 
-    from rnr_sim.dirlock import DirLock
+    from rnr_sim.runs.dirlock import DirLock
 
     out = tmp_path / "held"
     out.mkdir()

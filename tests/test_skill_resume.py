@@ -19,7 +19,7 @@ import pytest
 
 from rnr_sim import skill
 from rnr_sim.cli import main
-from rnr_sim.evaluation import Evaluator
+from rnr_sim.runs.evaluation import Evaluator
 
 REPO = Path(__file__).resolve().parent.parent
 DECKS = [REPO / "decks" / f"{n}.txt" for n in ("bison_bell_uprising", "eagle_blockade",

@@ -128,7 +128,7 @@ def _tune_args(out: Path) -> list[str]:
 def test_ctrl_c_stops_tune_after_the_games_under_way(tmp_path, monkeypatch, capsys):
     """A first Ctrl-C during the search stops it at the end of the generation's games:
     exit 130, one line, no policy file (tune keeps no checkpoint)."""
-    from rnr_sim import evaluation
+    from rnr_sim.runs import evaluation
 
     real = evaluation.Evaluator.play
     calls = {"n": 0}

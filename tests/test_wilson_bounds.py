@@ -31,11 +31,11 @@ def test_a_small_four_player_report_draws_every_error_bar(tmp_path):
     values) is written, plots and all."""
     from pathlib import Path
 
-    from rnr_sim import runner
     from rnr_sim.report.build import build_report
+    from rnr_sim.runs import planning, runner
 
     decks = sorted((Path(__file__).resolve().parent.parent / "decks").glob("*.txt"))[:5]
-    runner.start_run(runner.RunOptions(decks=decks, games=100, players=4, out=tmp_path / "r"),
+    runner.start_run(planning.RunOptions(decks=decks, games=100, players=4, out=tmp_path / "r"),
                      progress=False, log=lambda m: None)
     index = build_report(tmp_path / "r", tmp_path / "rep")
     assert Path(index).exists() and any((tmp_path / "rep" / "plots").iterdir())

@@ -175,7 +175,7 @@ def test_a_yardstick_file_of_another_run_is_refused(planted, tmp_path,
                                                      search_trace_compiled):
     other = Path(shutil.copytree(planted["run"], tmp_path / "other"))
     manifest = json.loads((other / "manifest.json").read_text(encoding="utf-8"))
-    from rnr_sim import identity
+    from rnr_sim.runs import identity
 
     stamp = identity.stamp({"kind": "run", "seed": 1}, file="yardstick", deals=16)
     pl.read_parquet(other / ys.FILE).write_parquet(other / ys.FILE, metadata=stamp)
@@ -240,8 +240,8 @@ def test_discover_checks_its_best_elites_and_keeps_its_contract(tmp_path,
     """``discover --yardstick``: yardstick.parquet and the manifest's entry, sealed with the
     dir (the check verifies it, an edited table is refused); a dir without the check keeps
     the identity it had before the check existed (no yardstick_deals in it)."""
-    from rnr_sim import searchdirs
     from rnr_sim.discover import DiscoverOptions, discover
+    from rnr_sim.runs import searchdirs
 
     out = tmp_path / "d"
     discover(DiscoverOptions(field=[TOY_FIELD], cards=[TOY], budget=50_000, seed=3, out=out,
@@ -277,17 +277,17 @@ def test_check_patch_finds_a_strengthened_card_with_both_pilots(tmp_path,
     ends a game) raises the win share of the deck holding it by far more than 12 deals'
     noise, with the heuristic pilots and with the yardstick, on the same deals: it holds;
     its opponent's falls, and holds too."""
-    from rnr_sim import runner
-    from rnr_sim.evaluation import Evaluator, Pool
     from rnr_sim.patches import apply_patch, parse_patch
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.evaluation import Evaluator, Pool
 
     plain = tmp_path / "plain.txt"
     plain.write_text(TOY_FIELD.read_text(encoding="utf-8")
                      .replace("Name: Toy Field", "Name: Plain Field")
                      .replace("4 Town Crier\n", "").replace("4 Handbill", "8 Handbill"),
                      encoding="utf-8")
-    plan = runner.plan_run(runner.RunOptions(decks=[TOY_FIELD, plain], cards=[TOY], games=2))
-    driver = runner.engine_driver()
+    plan = planning.plan_run(planning.RunOptions(decks=[TOY_FIELD, plain], cards=[TOY], games=2))
+    driver = planning.engine_driver()
     plan.compile(driver)
     patched = apply_patch(parse_patch('[cards."Town Crier"]\neffects = ["lp 99"]\n'),
                           plan.catalog)

@@ -314,8 +314,8 @@ def measure_coverage(
     same deals): the report's families come from its baseline run, the compare families
     from ``compare_runs`` (``compare_intervals_of``). ``mirrors`` is not available then
     (``rnr-sim compare`` plays no mirrors)."""
-    from rnr_sim import runner
     from rnr_sim.analytics import compute_metrics, load_run
+    from rnr_sim.runs import planning, runner
 
     if compare and mirrors:
         raise ValueError("compare plays no mirror tables")
@@ -334,7 +334,7 @@ def measure_coverage(
                 frames += [report.with_columns(tag), deltas.with_columns(tag)]
                 total += played
             else:
-                options = runner.RunOptions(decks=list(decks), games=games, players=players,
+                options = planning.RunOptions(decks=list(decks), games=games, players=players,
                                             seed=seed, threads=threads, out=out,
                                             mirrors=mirrors, command="check coverage")
                 result = runner.start_run(options, progress=False, log=lambda msg: None)

@@ -20,7 +20,7 @@ from rnr_sim.analytics.stats import (
     wilson_hi,
     wilson_lo,
 )
-from rnr_sim.schema import WIN_PATHS  # noqa: F401 (Art. III: the four paths; re-exported)
+from rnr_sim.runs.schema import WIN_PATHS  # noqa: F401 (Art. III: the four paths; re-exported)
 
 
 def deck_names(decks: pl.LazyFrame) -> pl.LazyFrame:

@@ -230,7 +230,7 @@ def compare_field_lines(baseline_dir: str | Path, variant_dir: str | Path, spec:
     """``compare --field-weights``: every deck's expected win rate against the field before
     and after the change, the paired change (``paired_against_field``), and the best
     response before and after."""
-    from rnr_sim.runner import scan_table
+    from rnr_sim.runs.manifests import scan_table
 
     decks = _two_player_decks(baseline_dir)
     weights = parse_field_weights(spec, decks)
@@ -254,7 +254,7 @@ def compare_field_lines(baseline_dir: str | Path, variant_dir: str | Path, spec:
 
 def field_lines(run_dir: str | Path, spec: str) -> list[str]:
     """The terminal answer: the field as read, then every deck against it, best first."""
-    from rnr_sim.runner import scan_table
+    from rnr_sim.runs.manifests import scan_table
 
     decks = _two_player_decks(run_dir)
     weights = parse_field_weights(spec, decks)

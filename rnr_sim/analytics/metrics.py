@@ -37,7 +37,7 @@ from rnr_sim.analytics.paths import PATH_COUNT_COLUMNS, main_path_table, main_pa
 from rnr_sim.analytics.run import Run
 from rnr_sim.analytics.seats import SCOPES, seat_interval_frame, seat_table
 from rnr_sim.analytics.stats import ratio_from_moments
-from rnr_sim.schema import WIN_PATHS
+from rnr_sim.runs.schema import WIN_PATHS
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 import polars as pl
 
 from rnr_sim.errors import InputError
-from rnr_sim.schema import DECKS_SCHEMA, GAMES_SCHEMA, SEATS_SCHEMA
+from rnr_sim.runs.schema import DECKS_SCHEMA, GAMES_SCHEMA, SEATS_SCHEMA
 
 GAMES_COLUMNS = tuple(GAMES_SCHEMA)
 SEATS_COLUMNS = tuple(SEATS_SCHEMA)
@@ -156,7 +156,7 @@ def check_parts(run_dir: str | Path, manifest: dict[str, Any]) -> dict[str, list
         raise InputError(f"{run_dir / 'games'}: the parts hold {games_seen:,} games, the "
                          f"manifest records {done:,} (games_done): the run dir was altered; "
                          "run it again")
-    from rnr_sim.rundir import verify_run_dir
+    from rnr_sim.runs.rundir import verify_run_dir
 
     verify_run_dir(run_dir, manifest)  # by content: each part's identity and SHA-256
     return out

@@ -158,7 +158,7 @@ def deal_moments(sums: pl.LazyFrame, by: Sequence[str] = (), stratum: str = DEAL
                  ) -> pl.LazyFrame:
     """Per (``by``, table): the raw moments of its deals' (y, n): ``d`` deals, ``sy``,
     ``sn``, ``syy``, ``snn``, ``syn``. They add up over disjoint sets of deals, so a run
-    read part by part can sum them (``runner.summarize``)."""
+    read part by part can sum them (``summary.summarize``)."""
     y, n = pl.col("y"), pl.col("n")
     return sums.group_by(*by, stratum).agg(
         pl.len().cast(pl.Float64).alias("d"), y.sum().alias("sy"), n.sum().alias("sn"),

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from rnr_sim.errors import InputError
-from rnr_sim.runner import DEFAULT_SEED  # the seed every command defaults to
+from rnr_sim.runs.planning import DEFAULT_SEED
 
 DEFAULT_BUDGET = 2_000_000
 MIN_BUDGET = 20_000
@@ -99,7 +99,7 @@ def _metagame_inputs(options: BalanceOptions) -> tuple[list[Path], np.ndarray | 
         return paths, None, options.cards, f"field of {len(paths)} decks"
     import polars as pl
 
-    from rnr_sim.searchdirs import verify_discovery_dir
+    from rnr_sim.runs.searchdirs import verify_discovery_dir
 
     d = Path(options.discovery)
     incomplete = (f"--discovery {d}: not a complete discovery dir (manifest.json and "
@@ -155,14 +155,14 @@ def _scope_ids(tf, plan, options: BalanceOptions, paths, out: Path, progress: bo
     if options.power is not None:
         return _power_flags(Path(options.power), tf, plan)
     # "flagged": the cards the report flags, from a run of the metagame's decks.
-    from rnr_sim import runner
     from rnr_sim.analytics.metrics import compute_metrics
     from rnr_sim.analytics.run import load_run
+    from rnr_sim.runs import planning, runner
 
     run_dir = out / "flagged-run"
     if run_dir.exists():
         shutil.rmtree(run_dir)
-    runner.start_run(runner.RunOptions(decks=paths, games=FLAG_RUN_DEALS, seed=options.seed,
+    runner.start_run(planning.RunOptions(decks=paths, games=FLAG_RUN_DEALS, seed=options.seed,
                                        cards=options.cards, rules=options.rules,
                                        threads=options.threads, out=run_dir),
                      progress=progress, log=log)
@@ -183,7 +183,7 @@ def _power_flags(d: Path, tf, plan) -> tuple[list[int], dict[str, Any]]:
     too strong or too weak, on the same catalog."""
     import polars as pl
 
-    from rnr_sim.searchdirs import verify_power_dir
+    from rnr_sim.runs.searchdirs import verify_power_dir
 
     try:
         manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
@@ -214,10 +214,11 @@ def balance(options: BalanceOptions, progress: bool = True,
     """A balance run (module docstring) into ``options.out``; ``InputError`` for bad input.
     Ctrl-C during the search stops after the games under way (``Balance.stopped``;
     ``--resume`` carries on from ``out/.balance/``)."""
-    from rnr_sim import runner
     from rnr_sim.balance.targets import knobs_of, load_targets, switch_knobs
-    from rnr_sim.dirlock import DirLock
-    from rnr_sim.execution import log_to_stderr, open_backend
+    from rnr_sim.runs import outdir, planning
+    from rnr_sim.runs.dirlock import DirLock
+    from rnr_sim.runs.execution import log_to_stderr, open_backend
+    from rnr_sim.runs.inputs import check_count
 
     log = log or log_to_stderr
     t_start = time.perf_counter()
@@ -232,17 +233,17 @@ def balance(options: BalanceOptions, progress: bool = True,
         log(f"{tf.where}: iwd_max = {tf.targets.iwd_max} is checked on the verification's "
             "fresh deals only: the search does not aim at it (to fix a card the report "
             "flags, name it in [scope] cards, or use cards = \"flagged\")")
-    budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
-    n_suggest = runner.check_count(options.suggestions, "--suggestions", 1, 20)
+    budget = check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
+    n_suggest = check_count(options.suggestions, "--suggestions", 1, 20)
     if options.yardstick:
-        runner.check_count(options.yardstick, "--yardstick", 1, 10_000)
-    runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1 - 10**7)
-    out = Path(options.out) if options.out is not None else runner.default_out("balance-")
-    runner.check_dir(out, options.resume, "balance", CHECKPOINT, "balance", "balance run",
+        check_count(options.yardstick, "--yardstick", 1, 10_000)
+    check_count(options.seed, "--seed", 0, planning.SEED_LIMIT - 1 - 10**7)
+    out = Path(options.out) if options.out is not None else outdir.default_out("balance-")
+    outdir.check_dir(out, options.resume, "balance", CHECKPOINT, "balance", "balance run",
                      given=options.out is not None)
     paths, weights, cards, source = _metagame_inputs(options)
     options.cards = cards
-    plan = runner.plan_run(runner.RunOptions(decks=paths, games=1, seed=options.seed,
+    plan = planning.plan_run(planning.RunOptions(decks=paths, games=1, seed=options.seed,
                                              cards=cards, rules=options.rules,
                                              threads=options.threads))
     n = len(plan.decks)
@@ -278,7 +279,7 @@ def balance(options: BalanceOptions, progress: bool = True,
             shutil.rmtree(out, ignore_errors=True)
         raise
     # One writer at a time: a second balance (or --resume) on this dir is told who holds it.
-    with runner.resume_on_full_disk("balance", out), DirLock(out, "balance dir"):
+    with outdir.resume_on_full_disk("balance", out), DirLock(out, "balance dir"):
         return _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs,
                         budget, n_suggest, where, log, progress, t_start)
 
@@ -286,13 +287,13 @@ def balance(options: BalanceOptions, progress: bool = True,
 def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, budget,
              n_suggest, where, log, progress, t_start) -> Balance:
     """``balance``'s phases, the dir locked: search, verification, re-discovery."""
-    from rnr_sim import runner
     from rnr_sim.balance import output, search, verify
-    from rnr_sim.evaluation import BatchStore, Evaluator, Pool
-    from rnr_sim.execution import Progress
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.evaluation import BatchStore, Evaluator, Pool
+    from rnr_sim.runs.execution import Progress
 
     n = len(plan.decks)
-    driver = runner.engine_driver()
+    driver = planning.engine_driver()
     plan.compile(driver)
     support_matters = tf.targets.min_support is not None
     # A discovery's metagame moves with its equilibrium (metrics, "adaptive"): every deck
@@ -413,10 +414,11 @@ def _yardstick(v, meta, options: BalanceOptions, log) -> dict[str, Any] | None:
     """The first suggestion's effect on every deck checked with the search pilot in every
     seat (``yardstick.check_patch``), on ``options.yardstick`` deals: does each deck's
     change hold with a stronger pilot?"""
-    from rnr_sim import runner, yardstick
+    from rnr_sim import yardstick
     from rnr_sim.cards import load_catalog
-    from rnr_sim.evaluation import Evaluator
     from rnr_sim.rules import load_profile
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.evaluation import Evaluator
 
     cards_after = meta.pool.cards if v.patch is None else np.ascontiguousarray(
         load_catalog(v.compare_dir / "variant-catalog.toml").compile(), dtype=np.int32)
@@ -429,7 +431,7 @@ def _yardstick(v, meta, options: BalanceOptions, log) -> dict[str, Any] | None:
     z = 1.959963984540054
     verdicts = {r.subject: (r.change, (r.change_hi - r.change_lo) / (2 * z))
                 for r in v.rows if r.target == "deck_share_max"}
-    with Evaluator(runner.engine_driver(), threads=options.threads) as ev:
+    with Evaluator(planning.engine_driver(), threads=options.threads) as ev:
         checks = yardstick.check_patch(ev, meta.pool, cards_after, meta.names, meta.pilots,
                                        options.yardstick,
                                        options.seed + YARDSTICK_SEED_OFFSET,

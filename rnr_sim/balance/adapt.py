@@ -56,18 +56,18 @@ def adapt(out: Path, options, tf, plan, meta, knobs, changes: Changes, after: di
     """The loop (module docstring) from a verified suggestion's ``changes`` and the
     re-discovery ``after`` it (``verify.rediscover``'s dict); ``budget`` games at most.
     Returns the rounds and whether the last patch holds (None: the budget ended first)."""
-    from rnr_sim import runner
     from rnr_sim.balance import search, verify
     from rnr_sim.discover import MIN_BUDGET as DISCOVER_MIN
     from rnr_sim.errors import InputError
-    from rnr_sim.evaluation import Evaluator, Pool
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.evaluation import Evaluator, Pool
 
     rounds: list[Round] = []
     spent = 0
     paths = list(meta.paths)
     t = tf.targets
     left_changes = tf.scope.max_changes - len(changes)
-    driver = runner.engine_driver()
+    driver = planning.engine_driver()
     for r in range(1, MAX_ROUNDS + 1):
         left = budget - spent
         rdir = out / "rounds" / f"{r:02d}"
@@ -81,7 +81,7 @@ def adapt(out: Path, options, tf, plan, meta, knobs, changes: Changes, after: di
                         + "\n", encoding="utf-8")
         paths_r = [*paths, deck]
         try:
-            plan_r = runner.plan_run(runner.RunOptions(
+            plan_r = planning.plan_run(planning.RunOptions(
                 decks=paths_r, games=1, seed=seed, cards=options.cards, rules=options.rules,
                 threads=options.threads))
         except InputError as e:  # the list needs a card the patch made legal only

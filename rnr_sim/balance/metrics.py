@@ -43,7 +43,7 @@ import numpy as np
 from rnr_sim import enums
 from rnr_sim.analytics.stats import Z95, nash_equilibrium
 from rnr_sim.balance.targets import Targets
-from rnr_sim.schema import WIN_PATHS
+from rnr_sim.runs.schema import WIN_PATHS
 
 SUPPORT_MIN = 0.01  # a deck the equilibrium plays at least 1% of the time
 #: The least one deck missing from the equilibrium's support adds to the distance (a

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rnr_sim import __version__, identity, searchdirs
+from rnr_sim import __version__
 from rnr_sim.balance.metrics import Figures
 from rnr_sim.balance.targets import (
     Changes,
@@ -41,8 +41,9 @@ from rnr_sim.balance.targets import (
     rules_toml,
     switches_changed,
 )
-from rnr_sim.execution import write_json, write_parquet
-from rnr_sim.schema import WIN_PATHS
+from rnr_sim.runs import identity, searchdirs
+from rnr_sim.runs.execution import write_json, write_parquet
+from rnr_sim.runs.schema import WIN_PATHS
 
 SUGGESTIONS_SCHEMA = {
     "rank": pl.Int32, "cards": pl.List(pl.String), "switches": pl.List(pl.String),
@@ -69,7 +70,7 @@ FIGURES_SCHEMA = {
 
 def fingerprint(plan, tf, knobs, budget: int, options, weights: np.ndarray) -> dict[str, Any]:
     """Everything that shapes the search's games, in the order a resume compares them."""
-    from rnr_sim.runner import catalog_sources
+    from rnr_sim.runs.manifests import catalog_sources
 
     return {
         "tool_version": __version__, "seed": options.seed, "budget": budget,

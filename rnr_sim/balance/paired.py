@@ -34,7 +34,7 @@ from rnr_sim.balance.targets import (
     patched_rules,
     size,
 )
-from rnr_sim.evaluation import Evaluator, Matchups, Pool
+from rnr_sim.runs.evaluation import Evaluator, Matchups, Pool
 
 SEARCH_SEED_OFFSET = 0
 #: A change found on the search's deals must meet every target by this many standard

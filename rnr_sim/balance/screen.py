@@ -39,7 +39,7 @@ import numpy as np
 from rnr_sim.balance.metrics import Figures, Games
 from rnr_sim.balance.paired import Player, Scored
 from rnr_sim.balance.targets import Changes, Knob, Targets
-from rnr_sim.schema import WIN_PATHS
+from rnr_sim.runs.schema import WIN_PATHS
 
 #: The first deal range of the screen, deals a pair; each next range doubles the deals.
 FIRST_DEALS = 8

@@ -42,7 +42,7 @@ from rnr_sim.balance import screen as scr
 from rnr_sim.balance.metrics import Figures, Judged
 from rnr_sim.balance.paired import Player, Scored
 from rnr_sim.balance.targets import Changes, Knob, Targets
-from rnr_sim.evaluation import Evaluator, Matchups, Pool
+from rnr_sim.runs.evaluation import Evaluator, Matchups, Pool
 
 POP_SIZE = 16
 STALE_GENERATIONS = 20  # generations in a row with no new candidate: the search stops

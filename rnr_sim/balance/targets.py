@@ -38,7 +38,7 @@ from rnr_sim.cards.catalog import quote_name
 from rnr_sim.cards.grammar import MAX_NUMBER, VERBS_WITHOUT_AMOUNT
 from rnr_sim.cards.schema import POSITIVE_STATS, REQUIRED_STATS, TYPE_STATS
 from rnr_sim.errors import InputError, decode_text, read_input
-from rnr_sim.schema import WIN_PATHS
+from rnr_sim.runs.schema import WIN_PATHS
 
 #: The numbers a scope may name: the stats of the card contract and ``effect`` (every
 #: effect's amount N, ``docs/design.md`` "Effect grammar"; kickers and ``activate K``

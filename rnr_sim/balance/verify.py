@@ -30,7 +30,7 @@ import polars as pl
 
 from rnr_sim.balance.metrics import Figure, Figures, Games, judge, paired
 from rnr_sim.balance.targets import Targets
-from rnr_sim.schema import WIN_PATHS
+from rnr_sim.runs.schema import WIN_PATHS
 
 VERIFY_SEED_OFFSET = 3_000_017
 REDISCOVER_SEED_OFFSET = 4_000_037
@@ -167,15 +167,15 @@ def check(rank: int, patch: Path | None, rules_b: Path | None, meta, targets: Ta
     gv = read_games(result.variant_dir, tables)
     games = result.games * 2
     if meta.mirrors:  # a mix meets itself: the mirror matches compare does not play
-        from rnr_sim import runner
         from rnr_sim.cards import load_catalog
-        from rnr_sim.evaluation import Evaluator
         from rnr_sim.rules import load_profile
+        from rnr_sim.runs import planning
+        from rnr_sim.runs.evaluation import Evaluator
 
         variant = meta.pool.cards if patch is None else np.ascontiguousarray(
             load_catalog(out / "variant-catalog.toml").compile(), dtype=np.int32)
         variant_rules = None if rules_b is None else load_profile(rules_b).compile()
-        with Evaluator(runner.engine_driver(), threads=threads) as ev:
+        with Evaluator(planning.engine_driver(), threads=threads) as ev:
             mb = meta.mirror_games(ev, meta.pool.cards, seed + VERIFY_SEED_OFFSET, deals,
                                    len(tables))
             mv = meta.mirror_games(ev, variant, seed + VERIFY_SEED_OFFSET, deals,
@@ -206,7 +206,7 @@ def check(rank: int, patch: Path | None, rules_b: Path | None, meta, targets: Ta
 
 
 def _tables(n: int) -> np.ndarray:
-    from rnr_sim.runner import make_tables
+    from rnr_sim.runs.planning import make_tables
 
     return make_tables(n, 2)
 
@@ -263,20 +263,20 @@ def patch_effect(deck: Path, patched: list[Path], unchanged: list[Path], meta, r
     interval and the paired change, by deal, the metagame's decks as strata weighted by its
     mix (``discover.meta.shares_of`` / ``edges_of``). None when the list is not legal with
     the unchanged cards."""
-    from rnr_sim import runner
     from rnr_sim.discover.meta import edges_of, shares_of
     from rnr_sim.errors import InputError
-    from rnr_sim.evaluation import Evaluator, Matchups, Pool
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.evaluation import Evaluator, Matchups, Pool
 
     outcomes, games = [], 0
     for cards, profile in ((patched, rules), (unchanged, base_rules)):
         try:
-            plan = runner.plan_run(runner.RunOptions(
+            plan = planning.plan_run(planning.RunOptions(
                 decks=[deck, *meta.paths], games=1, seed=seed, cards=list(cards), rules=profile,
                 threads=options.threads, mirrors=True))
         except InputError:
             return None
-        driver = runner.engine_driver()
+        driver = planning.engine_driver()
         plan.compile(driver)
         n = len(meta.paths)
         pol = plan.deck_policy.astype(np.int32)

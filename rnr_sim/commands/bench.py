@@ -108,7 +108,7 @@ def bench_command(
     if backend not in ("local", "ray"):
         raise InputError(f"--backend {backend}: unknown backend; choose one of local, ray")
     if backend == "ray":
-        from rnr_sim.ray_backend import import_ray
+        from rnr_sim.runs.ray_backend import import_ray
 
         import_ray(local=address is None)
     elif address is not None:

@@ -79,17 +79,17 @@ def coverage_command(
     run. The runs use the seeds --seed, --seed + 1, ... With --power, the paired intervals
     of `rnr-sim power` instead (one-copy swaps, full-set swaps, cuts, means over hosts of
     the decks), each checked against its gain on a reference 20 times a seed's deals."""
-    from rnr_sim import runner
     from rnr_sim.analytics.coverage import format_coverage, measure_coverage
     from rnr_sim.errors import InputError
+    from rnr_sim.runs import planning
 
     if seeds < 3:
         raise InputError(f"--seeds must be at least 3 (a leave-one-out reference needs "
                          f"two other seeds), not {seeds}")
     if games < 1:
         raise InputError(f"--games must be a whole number at least 1, not {games}")
-    deck_paths = list(decks) if decks else runner.sample_decks()
-    first = runner.DEFAULT_SEED if seed is None else seed
+    deck_paths = list(decks) if decks else planning.sample_decks()
+    first = planning.DEFAULT_SEED if seed is None else seed
     common = {"--players": players not in (None, 2), "--mirrors": mirrors,
               "--compare": bool(compare), "--patch": patch is not None,
               "--rules-b": rules_b is not None}

@@ -48,7 +48,7 @@ def kill_command(
     *, players, as_json,
 ) -> None:
     from rnr_sim.killcheck import KillOptions, kill_check
-    from rnr_sim.runner import sample_decks
+    from rnr_sim.runs.planning import sample_decks
 
     options = KillOptions(decks=decks or sample_decks(), games=games, chunk_size=chunk_size,
                           players=2 if players is None else players, kills=kills,

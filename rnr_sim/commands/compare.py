@@ -11,7 +11,6 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
     argument,
@@ -21,10 +20,12 @@ from rnr_sim.commands.options import (
     out_option,
     shared_options,
 )
+from rnr_sim.runs import planning
+from rnr_sim.runs.execution import log_to_stderr
 
 GamesOption = games_option("Deals per table, each in every seat order, in each run; with "
                            "--precision the most to play. Default: "
-                           f"{runner.DEFAULT_GAMES:,} (with --precision: 50,000).")
+                           f"{planning.DEFAULT_GAMES:,} (with --precision: 50,000).")
 OutOption = out_option("DIR", "New or empty folder for baseline/ and variant/. Default: "
                               "runs/compare-<YYYYmmdd-HHMMSS>.")
 
@@ -89,12 +90,12 @@ def compare_command(
     options = CompareOptions(
         decks=decks, patch=patch, rules_b=rules_b, deck_b=deck_b, games=games,
         players=2 if players is None else players,
-        seed=runner.DEFAULT_SEED if seed is None else seed,
+        seed=planning.DEFAULT_SEED if seed is None else seed,
         rules=rules, cards=cards, policy=policy, threads=threads, out=out,
         backend=backend, address=address,
         precision=precision, command=shlex.join(["rnr-sim", *sys.argv[1:]]),
     )
-    log = (lambda m: None) if (quiet or as_json) else runner.log_to_stderr
+    log = (lambda m: None) if (quiet or as_json) else log_to_stderr
     try:
         result = run_compare(options, progress=not (quiet or as_json), log=log)
     except Interrupted as e:

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim import runner
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
     argument,
@@ -21,10 +20,12 @@ from rnr_sim.commands.options import (
     out_option,
     shared_options,
 )
+from rnr_sim.runs import planning
+from rnr_sim.runs.execution import log_to_stderr
 
 NewDecksOption = deck_list_option("--decks", "The expansion's decks.")
 GamesOption = games_option(f"Deals per table, each in every seat order. "
-                           f"Default: {runner.DEFAULT_GAMES:,}.")
+                           f"Default: {planning.DEFAULT_GAMES:,}.")
 OutOption = out_option("DIR", "New or empty folder for after/ (and before/). Default: "
                               "runs/expansion-<YYYYmmdd-HHMMSS>.")
 
@@ -71,11 +72,11 @@ def expansion_command(
 
     options = ExpansionOptions(
         base_decks=decks, expansion=with_, new_decks=new_decks or [], cards=cards,
-        games=runner.DEFAULT_GAMES if games is None else games,
+        games=planning.DEFAULT_GAMES if games is None else games,
         players=2 if players is None else players,
-        seed=runner.DEFAULT_SEED if seed is None else seed, policy=policy, threads=threads,
+        seed=planning.DEFAULT_SEED if seed is None else seed, policy=policy, threads=threads,
         out=out, command=shlex.join(["rnr-sim", *sys.argv[1:]]))
-    log = (lambda m: None) if (quiet or as_json) else runner.log_to_stderr
+    log = (lambda m: None) if (quiet or as_json) else log_to_stderr
     result = run_expansion(options, progress=not (quiet or as_json), log=log)
     if result.interrupted:
         typer.echo(f"Stopped: the runs in {result.out} are incomplete; nothing was compared",

@@ -25,7 +25,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from rnr_sim.runner import DEFAULT_SEED
+from rnr_sim.runs.planning import DEFAULT_SEED
 
 #: The exit code of a command stopped by Ctrl-C (128 + SIGINT, the shell's convention).
 EXIT_INTERRUPTED = 130

@@ -50,8 +50,8 @@ def replay_command(
     and print it turn by turn: setup, every turn's draws, plays, activations and Resolve
     steps, and the rule that decided it. Game K is deal K of table 0 with first seat K
     mod P: the same game `rnr-sim run` plays for that seed, table, deal and first seat."""
-    from rnr_sim.bounds import check_deal
     from rnr_sim.replay import replay_game
+    from rnr_sim.runs.bounds import check_deal
 
     check_deal(game, max(len(decks), 1))  # the deal must fit a run's 64-bit game_id
 

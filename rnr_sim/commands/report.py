@@ -42,11 +42,11 @@ def report_command(
     checked against its manifest first: a missing, extra or unreadable parquet part is
     an error (exit 2) and nothing is written; a stopped run is reported with a banner."""
     # imported here so that other subcommands start without matplotlib
-    from rnr_sim.execution import Progress
     from rnr_sim.report import build_report
     from rnr_sim.report.balance import build_balance_report, is_balance_dir
     from rnr_sim.report.discovery import build_discovery_report, is_discovery_dir
     from rnr_sim.report.power import build_power_report, is_power_dir
+    from rnr_sim.runs.execution import Progress
 
     t0 = time.perf_counter()
     _stopped_search(Path(run_dir))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim import runner
+from rnr_sim.analytics.summary import format_summary, summarize, summary_json
 from rnr_sim.commands.options import (
     EXIT_INTERRUPTED,
     argument,
@@ -20,6 +20,7 @@ from rnr_sim.commands.options import (
     shared_options,
 )
 from rnr_sim.errors import InputError
+from rnr_sim.runs import planning, runner
 
 #: Options that shape a run's results: a resumed run takes them from its manifest.
 _SHAPE_OPTIONS = ("--games", "--players", "--seed", "--rules", "--cards", "--policy",
@@ -27,7 +28,7 @@ _SHAPE_OPTIONS = ("--games", "--players", "--seed", "--rules", "--cards", "--pol
 
 
 GamesOption = games_option(f"Deals per table, each played in every seat order. "
-                           f"Default: {runner.DEFAULT_GAMES:,}.")
+                           f"Default: {planning.DEFAULT_GAMES:,}.")
 OutOption = out_option("DIR", "New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>.")
 
 
@@ -41,7 +42,7 @@ DecksArgument = argument(list[Path] | None, metavar="DECK",
                          help="Deck list files (none with --resume).")
 ChunkSizeOption = option(int | None, "--chunk-size", metavar="N",
                          help=f"Games per chunk (one parquet part each). "
-                              f"Default: {runner.DEFAULT_CHUNK_SIZE:,}.")
+                              f"Default: {planning.DEFAULT_CHUNK_SIZE:,}.")
 VsOption = option(Path | None, "--vs", metavar="DECK",
                   help="Play only the tables holding this deck (one deck vs the field).")
 NoSpaceCheckOption = option(bool, "--no-space-check",
@@ -102,13 +103,13 @@ def run_command(
                                    backend=backend, address=address,
                                    space_check=not no_space_check)
     else:
-        options = runner.RunOptions(
+        options = planning.RunOptions(
             decks=decks or [],
-            games=runner.DEFAULT_GAMES if games is None else games,
+            games=planning.DEFAULT_GAMES if games is None else games,
             players=2 if players is None else players,
-            seed=runner.DEFAULT_SEED if seed is None else seed,
+            seed=planning.DEFAULT_SEED if seed is None else seed,
             rules=rules, cards=cards, policy=policy, threads=threads, out=out,
-            chunk_size=runner.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size,
+            chunk_size=planning.DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size,
             mirrors=mirrors, vs=vs, allow_illegal=allow_illegal, backend=backend,
             address=address, command=shlex.join(["rnr-sim", *sys.argv[1:]]),
             space_check=not no_space_check, fixes=("--allow-illegal", "--mirrors"),
@@ -126,16 +127,16 @@ def run_command(
         return
     summary = None
     if result.manifest["games_done"] and (as_json or not quiet):
-        summary = runner.summarize(result.run_dir)
+        summary = summarize(result.run_dir)
     if as_json:
-        typer.echo(json.dumps(runner.summary_json(result, summary), indent=2))
+        typer.echo(json.dumps(summary_json(result, summary), indent=2))
     elif not quiet and summary is not None:
         vs_deck = result.manifest.get("vs")
         if isinstance(vs_deck, str):
             typer.echo(f"One deck against the field (--vs): the {vs_deck} row is its result "
                        f"against the {summary.height - 1} other decks; every other row is that "
                        f"deck's result against {vs_deck} alone.")
-        typer.echo(runner.format_summary(summary))
+        typer.echo(format_summary(summary))
         typer.echo("")
     m = result.manifest
     if result.interrupted:

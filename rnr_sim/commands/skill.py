@@ -140,8 +140,8 @@ def _locked(out: Path | None):
     """``--out``'s dir, created if new and locked while skill plays and writes into it (one
     writer at a time, as `run` and the searches; a second one is told the first's pid);
     a dir it created is removed again when bad input stops it before anything is kept."""
-    from rnr_sim.dirlock import DirLock
     from rnr_sim.errors import InputError
+    from rnr_sim.runs.dirlock import DirLock
 
     if out is None:
         yield

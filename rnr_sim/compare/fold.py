@@ -64,7 +64,7 @@ def read_manifest(run_dir: Path) -> tuple[dict[str, Any], dict[str, list[Path]]]
     """A run dir's manifest and its checked parts (a missing, extra or broken part: one
     line, exit 2)."""
     from rnr_sim.analytics.run import check_parts
-    from rnr_sim.runner import read_manifest as read
+    from rnr_sim.runs.manifests import read_manifest as read
 
     manifest = read(run_dir)
     return manifest, check_parts(run_dir, manifest)

@@ -26,7 +26,7 @@ def patched_iwd(baseline_dir: Path, variant_dir: Path, cards: list[str]
     report's columns and interval, the deal as the unit). Cards no deck holds are left
     out. The two intervals are each run's own, not paired."""
     from rnr_sim.analytics.cards import adjusted_iwd, card_masks, seat_units
-    from rnr_sim.runner import scan_table
+    from rnr_sim.runs.manifests import scan_table
 
     out: dict[str, dict[str, dict[str, Any]]] = {}
     if not cards:

@@ -7,7 +7,7 @@ of (seed, table, deal, seat order) and its inputs).
 
 Deals are simulated in *looks*: deals ``[n_prev, n)`` of every table, in chunks of at
 most ``chunk_size`` games per run, staged as parquet: each look is one call of the
-execution loop ``rnr-sim run`` uses (``rnr_sim.execution.execute``). Without
+execution loop ``rnr-sim run`` uses (``rnr_sim.runs.execution.execute``). Without
 ``precision`` there is one look of ``games`` deals. With it, the run stops at the first
 look where every deck's win-rate change meets the Chow-Robbins fixed-width rule
 (``stopping_rule``), or at the ``games`` cap; a later look only appends deals (the deal
@@ -30,10 +30,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rnr_sim import bounds, enums, rundir, runner
+from rnr_sim import enums
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
-from rnr_sim.execution import (
+from rnr_sim.runs import bounds, manifests, outdir, planning, rundir
+from rnr_sim.runs.execution import (
     Chunk,
     PartSink,
     Progress,
@@ -46,9 +47,10 @@ from rnr_sim.execution import (
     write_json,
     write_parquet,
 )
-from rnr_sim.schema import GAMES_SCHEMA, SEATS_SCHEMA
+from rnr_sim.runs.inputs import check_count, check_threads
+from rnr_sim.runs.schema import GAMES_SCHEMA, SEATS_SCHEMA
 
-DEFAULT_GAMES = runner.DEFAULT_GAMES  # deals per table without --precision
+DEFAULT_GAMES = planning.DEFAULT_GAMES  # deals per table without --precision
 DEFAULT_PRECISION_CAP = 50_000  # deals per table: the cap of --precision without --games
 DEFAULT_MIN_DEALS = 200  # Chow-Robbins' initial sample n0 (deals per table)
 MAX_GROWTH = 4.0  # a look at most quadruples the deals
@@ -72,15 +74,15 @@ class CompareOptions:
     deck_b: str | Path | None = None  # a second version of decks[0], played in its place
     games: int | None = None
     players: int = 2
-    seed: int = runner.DEFAULT_SEED
+    seed: int = planning.DEFAULT_SEED
     rules: str | Path | None = None
-    cards: runner.CatalogPaths = None  # one file or several, layered in order
+    cards: planning.CatalogPaths = None  # one file or several, layered in order
     policy: str | None = None
     threads: int | None = None
     out: str | Path | None = None
     precision: float | None = None
     min_deals: int = DEFAULT_MIN_DEALS
-    chunk_size: int = runner.DEFAULT_CHUNK_SIZE
+    chunk_size: int = planning.DEFAULT_CHUNK_SIZE
     command: str | None = None
     backend: str = "local"  # where the games are played: "local" or "ray"
     address: str | None = None  # a Ray cluster to join (default: start one)
@@ -315,7 +317,7 @@ def deck_half_widths(m: WinMoments, tables: np.ndarray, per_deal: np.ndarray, n:
 @dataclass
 class _Side:
     role: str
-    plan: Any  # runner.RunPlan
+    plan: Any  # planning.RunPlan
     dir: Path
     staged: list[tuple[Path, Path, int, int]] = field(default_factory=list)
     simulate_s: float = 0.0
@@ -473,24 +475,24 @@ def run_compare(options: CompareOptions, progress: bool = True,
     from rnr_sim.rules import load_profile
 
     t_start = time.perf_counter()
-    started = runner._now()
+    started = manifests.utc_now()
     if options.patch is None and options.rules_b is None and options.deck_b is None:
         raise InputError("nothing to compare: give --patch CARDS.toml, --rules-b RULES.toml, "
                          "--deck-b DECK (a second version of the first deck), or several")
     _check_precision(options.precision)
     cap_default = DEFAULT_PRECISION_CAP if options.precision is not None else DEFAULT_GAMES
     games = cap_default if options.games is None else options.games
-    runner.check_count(games, "--games", 2)
-    runner.check_count(options.min_deals, "the initial sample (deals)", 2)
-    runner.check_count(options.players, "--players", 2, enums.MAX_PLAYERS)
-    runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1)
-    runner.check_count(options.chunk_size, "--chunk-size", 1)
-    runner.check_threads(options.threads)
+    check_count(games, "--games", 2)
+    check_count(options.min_deals, "the initial sample (deals)", 2)
+    check_count(options.players, "--players", 2, enums.MAX_PLAYERS)
+    check_count(options.seed, "--seed", 0, planning.SEED_LIMIT - 1)
+    check_count(options.chunk_size, "--chunk-size", 1)
+    check_threads(options.threads)
     where = open_backend(options.backend, options.address, options.threads)
 
     out = Path(options.out) if options.out is not None else None
     if out is not None:
-        runner.check_out(out)
+        outdir.check_out(out)
 
     from rnr_sim.decks import catalog_paths
 
@@ -527,13 +529,13 @@ def run_compare(options: CompareOptions, progress: bool = True,
     if options.deck_b is not None:
         deck_b = _deck_b(paths[0], kept, Path(options.deck_b), base_catalog, variant_catalog,
                          variant_profile)
-    n_tables = len(runner.make_tables(len(kept), options.players))
+    n_tables = len(planning.make_tables(len(kept), options.players))
     bounds.check_shape(n_tables, games, options.players)
     bounds.check_chunks(n_tables * games * options.players, options.chunk_size)
 
     # The folder (claimed and locked: one writer at a time), then the variant's catalog
     # file (the variant run reads it).
-    out, _created, lock = runner.claim_out(out, "compare-", "compare folder")
+    out, _created, lock = outdir.claim_out(out, "compare-", "compare folder")
     try:
         variant_cards = base_cards
         if patched is not None:
@@ -553,7 +555,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
             decks_v = [copy if p == paths[0] else p for p in kept]
 
         def plan(cards, rules, decks):
-            return runner.plan_run(runner.RunOptions(
+            return planning.plan_run(planning.RunOptions(
                 decks=decks, games=games, players=options.players, seed=options.seed,
                 rules=rules, cards=cards, policy=options.policy, threads=options.threads,
                 chunk_size=options.chunk_size))
@@ -563,7 +565,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
                       else options.rules, decks_v)
         assert plan_b.deck_names == plan_v.deck_names and np.array_equal(plan_b.tables,
                                                                          plan_v.tables)
-        driver = runner.engine_driver()
+        driver = planning.engine_driver()
         sides = [_Side("baseline", plan_b, out / "baseline"), _Side("variant", plan_v, out / "variant")]
         for side in sides:
             for sub in ("games", "seats"):
@@ -657,10 +659,10 @@ def run_compare(options: CompareOptions, progress: bool = True,
         rules_b_path = None if options.rules_b is None else str(Path(options.rules_b).resolve())
         for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
             side.plan = replace(side.plan, games=done, chunk_size=options.chunk_size)
-            manifest = runner.new_manifest(side.plan, driver, options.command)
+            manifest = manifests.new_manifest(side.plan, driver, options.command)
             t1 = time.perf_counter()
             manifest["files"] = _finalize(side, done, stride, options.chunk_size, manifest)
-            runner.write_tables(side.dir, side.plan, manifest, cards=cards_frame(
+            manifests.write_tables(side.dir, side.plan, manifest, cards=cards_frame(
                 side.plan.catalog, sets_from=plan_b.catalog if side is sides[1] else None))
             finalize_s[side.role] = time.perf_counter() - t1
             n_games = side.plan.games_total
@@ -679,7 +681,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
                             "patch": patch_path, "rules_b": rules_b_path,
                             **({"deck_b_replaces": deck_b.name} if deck_b is not None else {})},
             })
-            runner.write_manifest(side.dir, manifest)
+            manifests.write_manifest(side.dir, manifest)
 
         rules_changes = {k: (base_profile[k], variant_profile[k]) for k in base_profile.values
                          if base_profile[k] != variant_profile[k]}
@@ -738,7 +740,7 @@ def cards_frame(catalog, sets_from=None) -> pl.DataFrame:
     return frame.with_columns(pl.Series("set", sets, dtype=pl.String))
 
 
-def _cards_option(cards: runner.CatalogPaths) -> list[str] | None:
+def _cards_option(cards: planning.CatalogPaths) -> list[str] | None:
     """``--cards`` as ``compare.json`` records it: None (the shipped sample), or the
     files in load order."""
     if cards is None:

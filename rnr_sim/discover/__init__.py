@@ -47,7 +47,7 @@ class DiscoverOptions:
     field: Sequence[str | Path] = ()  # default: the sample decks
     cards: Any = None  # default: the Original Set
     budget: int = DEFAULT_BUDGET
-    seed: int = 20251129  # runner.DEFAULT_SEED: every command's default seed
+    seed: int = 20251129  # planning.DEFAULT_SEED: every command's default seed
     rules: str | Path | None = None
     threads: int | None = None
     backend: str = "local"
@@ -78,37 +78,38 @@ def discover(options: DiscoverOptions, progress: bool = True,
     """Run a discovery (module docstring) into ``options.out``; ``InputError`` for bad
     input. Ctrl-C stops after the games under way: ``Discovery.stopped``, and
     ``--resume`` carries on from the checkpoint in ``out/.discover/``."""
-    from rnr_sim import runner
-    from rnr_sim.dirlock import DirLock
     from rnr_sim.discover import output
     from rnr_sim.discover.genome import Laws
-    from rnr_sim.evaluation import BatchStore
-    from rnr_sim.execution import log_to_stderr, open_backend
+    from rnr_sim.runs import outdir, planning
+    from rnr_sim.runs.dirlock import DirLock
+    from rnr_sim.runs.evaluation import BatchStore
+    from rnr_sim.runs.execution import log_to_stderr, open_backend
+    from rnr_sim.runs.inputs import check_count
 
     log = log or log_to_stderr
-    budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
-    batch = runner.check_count(options.batch, "--batch", 4, 4096)
+    budget = check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
+    batch = check_count(options.batch, "--batch", 4, 4096)
     if options.yardstick:
-        runner.check_count(options.yardstick, "--yardstick", 2)
+        check_count(options.yardstick, "--yardstick", 2)
     from rnr_sim.discover.search import CELLS
 
     if options.cells not in CELLS:
         raise InputError(f"--cells {options.cells}: unknown; choose one of {', '.join(CELLS)}")
     cells = CELLS[options.cells]
-    out = Path(options.out) if options.out is not None else runner.default_out("discover-")
-    runner.check_dir(out, options.resume, "discover", CHECKPOINT, "discovery", "discovery",
+    out = Path(options.out) if options.out is not None else outdir.default_out("discover-")
+    outdir.check_dir(out, options.resume, "discover", CHECKPOINT, "discovery", "discovery",
                      given=options.out is not None)
-    field_paths = [Path(p) for p in options.field] or runner.sample_decks()
+    field_paths = [Path(p) for p in options.field] or planning.sample_decks()
     from rnr_sim.decks import catalog_paths
 
     cards = catalog_paths(options.cards, field_paths) or [ORIGINAL_SET]
     cards = [cards] if isinstance(cards, str | Path) else list(cards)
-    plan = runner.plan_run(runner.RunOptions(
+    plan = planning.plan_run(planning.RunOptions(
         decks=field_paths, games=1, seed=options.seed, cards=cards, rules=options.rules,
         threads=options.threads, mirrors=True))
     laws = Laws.of(plan.catalog, plan.profile)
     where = open_backend(options.backend, options.address, options.threads)
-    driver = runner.engine_driver()
+    driver = planning.engine_driver()
     plan.compile(driver)
     fingerprint = output.fingerprint(plan, budget, batch, options.meta, cells.name,
                                      list(cards), options.yardstick)
@@ -119,7 +120,7 @@ def discover(options: DiscoverOptions, progress: bool = True,
         raise InputError(f"--out {out}: cannot create the discovery dir ({e.strerror})") \
             from None
     # One writer at a time: a second discover (or --resume) on this dir is told who holds it.
-    with runner.resume_on_full_disk("discover", out), DirLock(out, "discovery dir"):
+    with outdir.resume_on_full_disk("discover", out), DirLock(out, "discovery dir"):
         store.open(fingerprint, options.resume)
         return _discover(out, options, plan, laws, cells, budget, batch, where, driver, store,
                          fingerprint, progress, log)
@@ -129,8 +130,8 @@ def _discover(out, options, plan, laws, cells, budget, batch, where, driver, sto
               fingerprint, progress, log) -> Discovery:
     """``discover``'s phases, the dir locked and its checkpoint store open."""
     from rnr_sim.discover import meta, output
-    from rnr_sim.evaluation import Evaluator, Pool
-    from rnr_sim.execution import Progress
+    from rnr_sim.runs.evaluation import Evaluator, Pool
+    from rnr_sim.runs.execution import Progress
 
     t0 = time.perf_counter()
     bar = Progress("discover", total=budget, show=progress, log=log)

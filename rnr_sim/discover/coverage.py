@@ -26,11 +26,11 @@ def heldout_intervals(discovery: str | Path, seeds: Sequence[int], deals: int,
                       threads: int | None = None,
                       progress: Callable[[str], None] | None = None) -> tuple[pl.DataFrame, int]:
     """(intervals per seed in ``analytics.coverage``'s columns plus ``seed``, games)."""
-    from rnr_sim import runner
     from rnr_sim.discover.meta import edges_of, shares_of
     from rnr_sim.discover.search import Field
-    from rnr_sim.evaluation import Evaluator, Pool
-    from rnr_sim.searchdirs import verify_discovery_dir
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.evaluation import Evaluator, Pool
+    from rnr_sim.runs.searchdirs import verify_discovery_dir
 
     root = Path(discovery)
     try:
@@ -50,9 +50,9 @@ def heldout_intervals(discovery: str | Path, seeds: Sequence[int], deals: int,
     field = [Path(f["path"]) for f in m["field"]]
     elites = [root / f for f in archive["deck_file"]]
     rules = (m.get("rules") or {}).get("source")  # the discovery's own profile, if not the default
-    plan = runner.plan_run(runner.RunOptions(decks=field + elites, games=1, cards=m["cards"],
+    plan = planning.plan_run(planning.RunOptions(decks=field + elites, games=1, cards=m["cards"],
                                              rules=rules, threads=threads, mirrors=True))
-    driver = runner.engine_driver()
+    driver = planning.engine_driver()
     plan.compile(driver)
     n_f, n_e = len(field), len(elites)
     fld = Field([d.card_ids for d in plan.decks[:n_f]], plan.deck_policy[:n_f])

@@ -33,7 +33,7 @@ from rnr_sim.discover.search import (
     stage_deals,
 )
 from rnr_sim.engine.policies import POLICY_NAMES
-from rnr_sim.evaluation import Evaluator, Matchups, Outcome, Pool
+from rnr_sim.runs.evaluation import Evaluator, Matchups, Outcome, Pool
 
 MAX_ROUNDS = 3
 MIN_GENERATIONS = 8
@@ -353,7 +353,7 @@ def yardstick(evaluator, pool: Pool, laws, cells: Cells, found: Found, tuned: Tu
 
 
 def _sub(out, k):
-    from rnr_sim.evaluation import Outcome
+    from rnr_sim.runs.evaluation import Outcome
 
     return Outcome(out.score[k], out.path[k], out.turns[k])
 

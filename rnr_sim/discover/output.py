@@ -30,10 +30,11 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rnr_sim import __version__, enums, identity, searchdirs
+from rnr_sim import __version__, enums
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.discover.search import CELL_PATHS, HOLDOUT_SEED_OFFSET, PILOTS
-from rnr_sim.execution import atomic_write, write_json, write_parquet
+from rnr_sim.runs import identity, searchdirs
+from rnr_sim.runs.execution import atomic_write, write_json, write_parquet
 
 ARCHIVE_SCHEMA = {
     "elite_id": pl.Int32, "cell": pl.String, "cell_row": pl.Int32, "cell_col": pl.Int32,
@@ -56,7 +57,7 @@ def fingerprint(plan, budget: int, batch: int, meta: bool, cells: str,
     """Everything that shapes a discovery's games, in the order a resume compares them
     (``yardstick_deals`` only when the best elites are checked with the yardstick: a
     discovery without the check keeps the identity it had before the check existed)."""
-    from rnr_sim.runner import catalog_sources
+    from rnr_sim.runs.manifests import catalog_sources
 
     extra = {"yardstick_deals": yardstick} if yardstick else {}
     return {

@@ -42,7 +42,7 @@ from rnr_sim import enums
 from rnr_sim.analytics.stats import Z95, paired_gain
 from rnr_sim.discover.emitter import Child
 from rnr_sim.engine.policies import POLICY_NAMES
-from rnr_sim.evaluation import Evaluator, Matchups, Outcome, Pool
+from rnr_sim.runs.evaluation import Evaluator, Matchups, Outcome, Pool
 
 #: The pilots a child is tried with at stage 1: every built-in but the random one.
 PILOTS = tuple(p for p in POLICY_NAMES if p != "random")

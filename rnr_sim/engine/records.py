@@ -1,6 +1,6 @@
 """The engine's output records: one aligned structured dtype per game and per seat, written
 by field name in the batch kernel and turned into frames once, at the boundary
-(``driver.play_games`` -> ``GameRecords`` -> ``runner.chunk_frames``).
+(``driver.play_games`` -> ``GameRecords`` -> ``execution.chunk_frames``).
 
 A new output is one field here plus the line of the batch kernel that writes it.
 """

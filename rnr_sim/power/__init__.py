@@ -54,7 +54,7 @@ class PowerOptions:
     only_set: str | None = None  # measure this set's cards only
     only_cards: Sequence[str] = ()  # measure these cards only
     budget: int = DEFAULT_BUDGET
-    seed: int = 20251129  # runner.DEFAULT_SEED: every command's default seed
+    seed: int = 20251129  # planning.DEFAULT_SEED: every command's default seed
     margin: float = DEFAULT_MARGIN
     rules: str | Path | None = None
     threads: int | None = None
@@ -90,9 +90,9 @@ class Inputs:
 
 
 def _inputs(options: PowerOptions) -> Inputs:
-    from rnr_sim import runner
     from rnr_sim.decks import catalog_paths
     from rnr_sim.discover import ORIGINAL_SET
+    from rnr_sim.runs import planning
 
     if options.discovery is not None:
         if options.deck is not None:
@@ -102,7 +102,7 @@ def _inputs(options: PowerOptions) -> Inputs:
             raise InputError(f"--discovery {options.discovery} brings its own field; drop "
                              "--field")
         return _discovery_inputs(Path(options.discovery), options)
-    fld = [Path(p) for p in options.field] or runner.sample_decks()
+    fld = [Path(p) for p in options.field] or planning.sample_decks()
     hosts = [Path(options.deck)] if options.deck is not None else []
     # --cards, else the catalogs the decks' Cards: headers name, else the Original Set
     cards = catalog_paths(options.cards, [*hosts, *fld]) or [ORIGINAL_SET]
@@ -119,7 +119,7 @@ def _discovery_inputs(d: Path, options: PowerOptions) -> Inputs:
 
     import polars as pl
 
-    from rnr_sim.searchdirs import verify_discovery_dir
+    from rnr_sim.runs.searchdirs import verify_discovery_dir
 
     try:
         manifest = json.loads((d / MANIFEST).read_text(encoding="utf-8"))
@@ -181,23 +181,24 @@ def power(options: PowerOptions, progress: bool = True,
     """A power run (module docstring) into ``options.out``; ``InputError`` for bad input.
     Ctrl-C stops after the games under way (``PowerResult.stopped``; ``--resume`` carries
     on from ``out/.power/``)."""
-    from rnr_sim import runner
     from rnr_sim.discover.genome import Laws
-    from rnr_sim.execution import log_to_stderr, open_backend
+    from rnr_sim.runs import outdir, planning
+    from rnr_sim.runs.execution import log_to_stderr, open_backend
+    from rnr_sim.runs.inputs import check_count
 
     log = log or log_to_stderr
-    budget = runner.check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
-    runner.check_count(options.seed, "--seed", 0, runner.SEED_LIMIT - 1 - FRESH_SEED_OFFSET)
+    budget = check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
+    check_count(options.seed, "--seed", 0, planning.SEED_LIMIT - 1 - FRESH_SEED_OFFSET)
     if not 0 < options.margin < 1:
         raise InputError(f"--margin {options.margin}: a share of games between 0 and 1 "
                          "(0.02: two points)")
-    out = Path(options.out) if options.out is not None else runner.default_out("power-")
-    runner.check_dir(out, options.resume, "power", CHECKPOINT, "power", "power run",
+    out = Path(options.out) if options.out is not None else outdir.default_out("power-")
+    outdir.check_dir(out, options.resume, "power", CHECKPOINT, "power", "power run",
                      given=options.out is not None)
     inputs = _inputs(options)
 
     def planned(decks: list[Path]):  # mirrors: a one-deck field is a field too
-        return runner.plan_run(runner.RunOptions(
+        return planning.plan_run(planning.RunOptions(
             decks=decks, games=1, seed=options.seed, cards=inputs.cards, rules=inputs.rules,
             threads=options.threads, mirrors=True))
 
@@ -207,16 +208,16 @@ def power(options: PowerOptions, progress: bool = True,
     deck_plan = planned(inputs.extra_hosts) if inputs.doctor else None
     laws = Laws.of(plan.catalog, plan.profile)
     ids, how = _measured_cards(plan.catalog, options)
-    driver = runner.engine_driver()
+    driver = planning.engine_driver()
     for p in (plan, deck_plan):  # the engine's arrays (pilot rows by the driver's index)
         if p is not None:
             p.compile(driver)
     setup = _Setup(options, inputs, plan, deck_plan, laws, ids, how, budget)
     setup.check_budget()
     where = open_backend(options.backend, options.address, options.threads)
-    from rnr_sim.dirlock import DirLock
-    from rnr_sim.evaluation import BatchStore
     from rnr_sim.power import output
+    from rnr_sim.runs.dirlock import DirLock
+    from rnr_sim.runs.evaluation import BatchStore
 
     fingerprint = output.fingerprint(setup)
     store = BatchStore(out / CHECKPOINT)
@@ -224,7 +225,7 @@ def power(options: PowerOptions, progress: bool = True,
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise InputError(f"--out {out}: cannot create the power dir ({e.strerror})") from None
-    with runner.resume_on_full_disk("power", out), DirLock(out, "power dir"):
+    with outdir.resume_on_full_disk("power", out), DirLock(out, "power dir"):
         store.open(fingerprint, options.resume)
         return _power(out, setup, where, driver, store, progress, log)
 
@@ -313,10 +314,10 @@ class _Setup:
 def _power(out: Path, setup: _Setup, where, driver, store, progress: bool, log) -> PowerResult:
     """The phases, the dir locked and its checkpoint store open."""
     from rnr_sim.discover.search import Field
-    from rnr_sim.evaluation import Evaluator, Pool
-    from rnr_sim.execution import Progress
     from rnr_sim.power import measure, output
     from rnr_sim.power.race import Bench
+    from rnr_sim.runs.evaluation import Evaluator, Pool
+    from rnr_sim.runs.execution import Progress
 
     options, plan, laws = setup.options, setup.plan, setup.laws
     t0 = time.perf_counter()

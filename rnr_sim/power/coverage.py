@@ -206,22 +206,23 @@ def measure(decks: Sequence[str | Path], seeds: Sequence[int], deals: int,
     ``reference`` deals of the reference seed, then on ``deals`` deals of each seed, through
     the evaluation service (``race.Bench``), and count ``truth_coverage``. ``show``: a
     progress bar on stderr."""
-    from rnr_sim import runner
     from rnr_sim.discover.genome import Laws
     from rnr_sim.discover.search import Field
-    from rnr_sim.evaluation import Evaluator, Pool
-    from rnr_sim.execution import Progress, log_to_stderr
     from rnr_sim.power.race import Bench
+    from rnr_sim.runs import planning
+    from rnr_sim.runs.evaluation import Evaluator, Pool
+    from rnr_sim.runs.execution import Progress, log_to_stderr
+    from rnr_sim.runs.inputs import check_count
 
     t0 = time.perf_counter()
-    runner.check_count(seeds[0], "--seed", 0,
-                       runner.SEED_LIMIT - 1 - max(REFERENCE_SEED_OFFSET, len(seeds)))
+    check_count(seeds[0], "--seed", 0,
+                       planning.SEED_LIMIT - 1 - max(REFERENCE_SEED_OFFSET, len(seeds)))
     reference = REFERENCE_FACTOR * deals if reference is None else reference
     ref_seed = seeds[0] + REFERENCE_SEED_OFFSET
-    plan = runner.plan_run(runner.RunOptions(decks=list(decks), games=1, seed=ref_seed,
+    plan = planning.plan_run(planning.RunOptions(decks=list(decks), games=1, seed=ref_seed,
                                              threads=threads))
     laws = Laws.of(plan.catalog, plan.profile)
-    driver = runner.engine_driver()
+    driver = planning.engine_driver()
     plan.compile(driver)
     hosts = [swaps.Host(d.name, np.asarray(d.card_ids, dtype=np.int32), int(p))
              for d, p in zip(plan.decks, plan.deck_policy, strict=True)]

@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rnr_sim import __version__, identity, searchdirs
-from rnr_sim.execution import write_json, write_parquet
+from rnr_sim import __version__
+from rnr_sim.runs import identity, searchdirs
+from rnr_sim.runs.execution import write_json, write_parquet
 
 POWER_SCHEMA = {
     "card": pl.String, "order": pl.String, "branch": pl.String, "rarity": pl.String,
@@ -42,7 +43,7 @@ ADDS_SCHEMA = {"card": pl.String, "out": pl.String, "copies": pl.Int32, "gain": 
 
 def fingerprint(setup) -> dict[str, Any]:
     """Everything that shapes a power run's games, in the order a resume compares them."""
-    from rnr_sim.runner import catalog_sources
+    from rnr_sim.runs.manifests import catalog_sources
 
     plan, o = setup.plan, setup.options
     listed = list(zip(plan.decks, plan.policies, strict=True))

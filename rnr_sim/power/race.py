@@ -20,7 +20,7 @@ import numpy as np
 
 from rnr_sim.analytics.stats import Z95, paired_gain
 from rnr_sim.discover.search import Field
-from rnr_sim.evaluation import Evaluator, Pool
+from rnr_sim.runs.evaluation import Evaluator, Pool
 
 #: Games one evaluator call plays at most (arms are split into calls of this size or less,
 #: so memory stays flat whatever the pool).

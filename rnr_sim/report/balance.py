@@ -24,7 +24,7 @@ SECTION = "Suggested changes"
 def _load(balance_dir: str | Path) -> tuple[dict[str, Any], pl.DataFrame, pl.DataFrame]:
     """The manifest, suggestions and figures, the dir checked by content first
     (``searchdirs.verify_balance_dir``: ``InputError`` naming a file not the run's own)."""
-    from rnr_sim.searchdirs import verify_balance_dir
+    from rnr_sim.runs.searchdirs import verify_balance_dir
 
     d = Path(balance_dir)
     manifest = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
@@ -35,7 +35,7 @@ def _load(balance_dir: str | Path) -> tuple[dict[str, Any], pl.DataFrame, pl.Dat
 
 def is_balance_dir(path: str | Path) -> bool:
     """Whether ``path`` holds a balance dir's manifest (``kind: "balance"``)."""
-    from rnr_sim.searchdirs import manifest_kind
+    from rnr_sim.runs.searchdirs import manifest_kind
 
     return manifest_kind(path) == "balance"
 
@@ -387,9 +387,9 @@ def build_balance_report(balance_dir: str | Path, out: str | Path) -> Path:
     """``out/index.html`` (the figure inline), ``out/summary.md`` and
     ``out/plots/balance.png`` of a balance dir; the dir is read and checked before
     anything is written."""
-    from rnr_sim.execution import atomic_write
     from rnr_sim.report import pages, plots
     from rnr_sim.report.figures import Image
+    from rnr_sim.runs.execution import atomic_write
 
     target = Path(out)
     title = f"Balance suggestions: {Path(balance_dir).resolve().name}"

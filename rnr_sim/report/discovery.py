@@ -32,7 +32,7 @@ TOP = 5  # "the five best": the staples of the top decks
 
 def is_discovery_dir(path: str | Path) -> bool:
     """Whether ``path`` holds a discovery dir's manifest (``kind: "discovery"``)."""
-    from rnr_sim.searchdirs import manifest_kind
+    from rnr_sim.runs.searchdirs import manifest_kind
 
     return manifest_kind(path) == "discovery"
 
@@ -41,7 +41,7 @@ def read(path: str | Path) -> dict[str, Any]:
     """The dir's manifest and tables, checked by content first
     (``searchdirs.verify_discovery_dir``); ``InputError`` naming the file that is missing
     or not the discovery's own."""
-    from rnr_sim.searchdirs import (
+    from rnr_sim.runs.searchdirs import (
         DISCOVERY_OPTIONAL,
         DISCOVERY_TABLES,
         read_tables,
@@ -291,8 +291,8 @@ def yardstick_lines(d: dict[str, Any]) -> list[str]:
 
 def build_discovery_report(path: str | Path, out: str | Path) -> Path:
     """Write ``out/index.html`` and ``out/summary.md`` for a discovery dir."""
-    from rnr_sim.execution import atomic_write
     from rnr_sim.report import pages
+    from rnr_sim.runs.execution import atomic_write
 
     root, out = Path(path), Path(out)
     d = read(root)

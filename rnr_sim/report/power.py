@@ -49,7 +49,7 @@ tr.strong td{background:#eafaf1}tr.weak td{background:#fdedec}
 
 def is_power_dir(path: str | Path) -> bool:
     """Whether ``path`` holds a power dir's manifest (``kind: "power"``)."""
-    from rnr_sim.searchdirs import manifest_kind
+    from rnr_sim.runs.searchdirs import manifest_kind
 
     return manifest_kind(path) == "power"
 
@@ -57,7 +57,7 @@ def is_power_dir(path: str | Path) -> bool:
 def read(path: str | Path) -> dict[str, Any]:
     """The dir's manifest and tables, checked by content first (``InputError`` naming the
     file that is missing or not the power run's own)."""
-    from rnr_sim.searchdirs import read_tables, verify_power_dir
+    from rnr_sim.runs.searchdirs import read_tables, verify_power_dir
 
     root = Path(path)
     d: dict[str, Any] = {"manifest": json.loads((root / "manifest.json").read_text("utf-8"))}
@@ -365,8 +365,8 @@ def render(d: dict[str, Any], root: Path, img: Image | None) -> tuple[str, str]:
 def build_power_report(power_dir: str | Path, out: str | Path) -> Path:
     """Write ``out/index.html``, ``out/summary.md`` and ``out/plots/power.png`` for a power
     dir; returns the page. The dir is read and checked before anything is written."""
-    from rnr_sim.execution import atomic_write
     from rnr_sim.report import pages
+    from rnr_sim.runs.execution import atomic_write
 
     root, out = Path(power_dir), Path(out)
     d = read(root)

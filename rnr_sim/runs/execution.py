@@ -57,7 +57,7 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
     """``write(tmp)`` then rename to ``path``; on failure remove ``tmp`` and raise
     ``InputError`` (an ``OSError``: unwritable dir; ``bounds.DiskFull`` for a full disk,
     also when polars reports it inside its own error) or re-raise."""
-    from rnr_sim.bounds import DiskFull, no_space_errno
+    from rnr_sim.runs.bounds import DiskFull, no_space_errno
 
     tmp = path.with_name(f".{path.name}.tmp")
     try:
@@ -81,7 +81,7 @@ def write_parquet(path: Path, frame: pl.DataFrame,
                   metadata: dict[str, str] | None = None) -> str:
     """``frame`` as ``path`` (zstd, with statistics, ``metadata`` in its footer), written
     whole or not at all; returns the SHA-256 of the bytes written."""
-    from rnr_sim.identity import file_sha256
+    from rnr_sim.runs.identity import file_sha256
 
     sha: list[str] = []
 
@@ -128,7 +128,7 @@ class Chunk:
 
 
 def engine_play(driver, plan, threads: int | None) -> Callable[[dict[str, np.ndarray]], Any]:
-    """The engine call for games of ``plan`` (a compiled ``runner.RunPlan``): per-game
+    """The engine call for games of ``plan`` (a compiled ``planning.RunPlan``): per-game
     inputs -> the engine's records."""
 
     # Only the arrays are captured (not the plan, with its catalog and decks): a remote
@@ -152,7 +152,7 @@ def engine_play(driver, plan, threads: int | None) -> Callable[[dict[str, np.nda
 def chunk_frames(plan, inputs: dict[str, np.ndarray], rec,
                  policy_names: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The ``games`` and ``seats`` frames of one chunk from the engine's records
-    (``plan``: a ``runner.RunPlan``; its ``players`` and ``deck_names`` are read)."""
+    (``plan``: a ``planning.RunPlan``; its ``players`` and ``deck_names`` are read)."""
     game_id = inputs["game_id"]
     n, p = len(game_id), plan.players
     path = np.asarray(rec.path)
@@ -381,7 +381,7 @@ def open_backend(name: str = "local", address: str | None = None,
         if address is not None:
             raise InputError("--address joins a Ray cluster: give it with --backend ray")
         return LocalBackend(threads)
-    from rnr_sim.ray_backend import RayBackend, import_ray
+    from rnr_sim.runs.ray_backend import RayBackend, import_ray
 
     import_ray(local=address is None)  # not installed: say so before anything is written
     return RayBackend(address=address, threads=threads)

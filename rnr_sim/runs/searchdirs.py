@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rnr_sim import identity
+from rnr_sim.runs import identity
 from rnr_sim.errors import InputError
 
 #: The discovery dir's Parquet tables (``discover/output.py``), stamped with their stem.

@@ -39,10 +39,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-
-from rnr_sim import enums
-from rnr_sim.errors import InputError
-from rnr_sim.execution import (
+from rnr_sim.runs.execution import (
     Chunk,
     Progress,
     StopOnInterrupt,
@@ -51,6 +48,9 @@ from rnr_sim.execution import (
     write_json,
     write_parquet,
 )
+
+from rnr_sim import enums
+from rnr_sim.errors import InputError
 
 #: Games per chunk when played here: small enough that Ctrl-C and the bar answer within a
 #: second or two, large enough that the engine's threads stay busy.
@@ -76,7 +76,7 @@ class Pool:
     @classmethod
     def of_plan(cls, plan, policies: np.ndarray | None = None,
                 search: np.ndarray | None = None) -> Pool:
-        """The arrays of a compiled ``runner.RunPlan`` (its decks; its policy table unless
+        """The arrays of a compiled ``planning.RunPlan`` (its decks; its policy table unless
         ``policies`` is given)."""
         table = plan.policy_table if policies is None else policies
         return cls(plan.cards, plan.rules, plan.deck_cards, plan.deck_size,

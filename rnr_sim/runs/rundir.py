@@ -21,8 +21,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from rnr_sim import identity
-from rnr_sim.execution import part_name
+from rnr_sim.runs.execution import part_name
+
+from rnr_sim.runs import identity
 
 #: The run dir's tables besides its parts, stamped and recorded like them.
 TABLE_FILES = ("decks.parquet", "cards.parquet")

@@ -117,7 +117,7 @@ def init_ray(address: str | None = None, num_cpus: int | None = None,
     turns it off). Returns the seconds it took."""
     ray = import_ray(local=address is None)
     if log is None:
-        from rnr_sim.execution import log_to_stderr as log
+        from rnr_sim.runs.execution import log_to_stderr as log
     for warning in safety_warnings(ray, local=address is None):
         log(warning)
     t0 = time.perf_counter()
