@@ -13,13 +13,13 @@ import pytest
 from fake_engine import REAL_ENGINE, REPO
 from typer.testing import CliRunner
 
-from rnr_sim.analytics.coverage import (
+from rnr_sim.analytics.stats import wilson
+from rnr_sim.checks.coverage import (
     COMPARE_NORMAL,
     COMPARE_SCORE,
     compare_intervals_of,
     coverage_table,
 )
-from rnr_sim.analytics.stats import wilson
 from rnr_sim.compare.paired import CHANGE_SCHEMA
 
 #: Three sample decks; Four Branches Convention holds Minuteman Volley (the built-in patch).

@@ -170,7 +170,7 @@ def test_check_coverage_re_measures_elites_as_discover_does(toy_discovery):
     discovery reports, not others."""
     import json
 
-    from rnr_sim.discover.coverage import heldout_intervals
+    from rnr_sim.checks.discovery_coverage import heldout_intervals
 
     m = json.loads((toy_discovery / "manifest.json").read_text())
     frame, _ = heldout_intervals(toy_discovery, [m["seed"] + 1_000_003],

@@ -16,12 +16,9 @@ from hypothesis import HealthCheck, given, settings
 
 from rnr_sim import enums
 from rnr_sim.cards import parse_catalog, parse_effect
-from rnr_sim.cli import main
-from rnr_sim.decks import is_legal, validate_deck
-from rnr_sim.engine.driver import GameRecords
-from rnr_sim.fuzz import strategies as S
-from rnr_sim.fuzz.check import Batch, DeckFacts, check_records, compare_records
-from rnr_sim.fuzz.play import (
+from rnr_sim.checks.fuzz import strategies as S
+from rnr_sim.checks.fuzz.check import Batch, DeckFacts, check_records, compare_records
+from rnr_sim.checks.fuzz.play import (
     build_case,
     case_source,
     game_plan,
@@ -29,6 +26,9 @@ from rnr_sim.fuzz.play import (
     play_case,
     run_fuzz,
 )
+from rnr_sim.cli import main
+from rnr_sim.decks import is_legal, validate_deck
+from rnr_sim.engine.driver import GameRecords
 from rnr_sim.patches import catalog_toml
 from rnr_sim.rules import SWITCHES, load_profile
 
@@ -129,7 +129,7 @@ def test_small_fixed_fuzz_run_is_clean():
 @fixed(8)
 @given(S.cases(max_cards=30, max_decks=4))
 def test_hypothesis_cases_play_clean_at_two_to_four_players(case):
-    from rnr_sim.fuzz.check import check_records as check
+    from rnr_sim.checks.fuzz.check import check_records as check
 
     for players in (2, 3, 4):
         seat_deck, deal, first = game_plan(0, len(case.decks), players, 48)
@@ -254,7 +254,7 @@ def test_a_changed_replay_is_reported_as_nondeterminism():
 
 
 def test_play_case_reports_a_refused_input_as_rejected(monkeypatch):
-    from rnr_sim.fuzz import play as fuzz_play
+    from rnr_sim.checks.fuzz import play as fuzz_play
 
     real = S.gen_catalog
 
@@ -283,7 +283,7 @@ def test_check_fuzz_command_prints_counts_and_exits_0_when_clean(capsys):
 
 def test_check_fuzz_command_exits_1_and_names_the_seed_on_a_failure(monkeypatch, capsys,
                                                                     tmp_path):
-    from rnr_sim.fuzz import check as fuzz_check
+    from rnr_sim.checks.fuzz import check as fuzz_check
 
     real = fuzz_check.check_records
 
@@ -291,7 +291,7 @@ def test_check_fuzz_command_exits_1_and_names_the_seed_on_a_failure(monkeypatch,
         rec.violations[0] = 1  # a planted invariant break in every batch's first game
         return real(rec, batch, limit)
 
-    monkeypatch.setattr("rnr_sim.fuzz.play.check_records", strict)
+    monkeypatch.setattr("rnr_sim.checks.fuzz.play.check_records", strict)
     code = main(["check", "fuzz", "--games", "16", "--case-games", "16", "--players", "2",
                  "--seed", "77", "--no-progress", "--dump", str(tmp_path)])
     out = capsys.readouterr().out
@@ -311,7 +311,7 @@ def test_check_fuzz_command_refuses_bad_options_with_exit_2(args, capsys):
 
 
 def test_turn_limit_counts_rounds_at_three_and_four_players_under_r45():
-    from rnr_sim.fuzz.check import turn_limit
+    from rnr_sim.checks.fuzz.check import turn_limit
 
     scaled = {"turn_limit": 200, "turn_limit_scales": True}
     assert [turn_limit(scaled, p) for p in (2, 3, 4)] == [200, 300, 400]
@@ -320,10 +320,10 @@ def test_turn_limit_counts_rounds_at_three_and_four_players_under_r45():
 
 
 def test_a_traced_replay_that_differs_or_draws_a_ua_is_caught():
+    from rnr_sim.checks.fuzz.check import trace_problems
     from rnr_sim.engine import driver
     from rnr_sim.engine import layout as L
     from rnr_sim.engine import trace as T
-    from rnr_sim.fuzz.check import trace_problems
 
     case = build_case(case_source(13), 13)
     seat_deck, deal, first = game_plan(13, len(case.decks), 2, 8)

@@ -9,7 +9,7 @@ import sys
 
 import fake_engine
 
-from rnr_sim.killcheck import KillOptions, kill_check
+from rnr_sim.checks.kill import KillOptions, kill_check
 
 FAKE = (sys.executable, "-c", fake_engine._BOOTSTRAP)
 
@@ -26,7 +26,7 @@ def test_runs_killed_at_random_moments_resume_to_the_same_bytes(tmp_path, decks)
 
 
 def test_a_dir_that_differs_is_reported_and_kept(tmp_path, decks, monkeypatch):
-    from rnr_sim import killcheck
+    from rnr_sim.checks import kill as killcheck
 
     real = killcheck.differences
     monkeypatch.setattr(killcheck, "differences",

@@ -1,4 +1,4 @@
-"""``rnr_sim.audit``: each finding read off a hand-built trace (rows ``turn, event, seat,
+"""``rnr_sim.checks.pilots``: each finding read off a hand-built trace (rows ``turn, event, seat,
 a..e`` as the engine writes them), and ``rnr-sim check pilots`` end to end."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from engine_harness import Table, card
 
-from rnr_sim.audit import Audit, audit_trace
+from rnr_sim.checks.pilots import Audit, audit_trace
 from rnr_sim.cli import main
 from rnr_sim.engine import trace as ev
 

@@ -15,7 +15,8 @@ from fake_engine import REAL_ENGINE, REPO
 from typer.testing import CliRunner
 
 from rnr_sim.analytics.stats import Z95, paired_gain
-from rnr_sim.power import coverage, swaps
+from rnr_sim.checks import power_coverage as coverage
+from rnr_sim.power import swaps
 from rnr_sim.power.race import Arm
 
 needs_engine = pytest.mark.skipif(not REAL_ENGINE, reason="needs the real engine's play")

@@ -79,7 +79,7 @@ def coverage_command(
     run. The runs use the seeds --seed, --seed + 1, ... With --power, the paired intervals
     of `rnr-sim power` instead (one-copy swaps, full-set swaps, cuts, means over hosts of
     the decks), each checked against its gain on a reference 20 times a seed's deals."""
-    from rnr_sim.analytics.coverage import format_coverage, measure_coverage
+    from rnr_sim.checks.coverage import format_coverage, measure_coverage
     from rnr_sim.errors import InputError
     from rnr_sim.runs import planning
 
@@ -134,8 +134,8 @@ def _discovery_coverage(discovery: Path, seeds: list[int], games: int, threads, 
     """The coverage of a discovery dir's held-out intervals (``discover.coverage``)."""
     import time
 
-    from rnr_sim.analytics.coverage import CoverageRun, coverage_table
-    from rnr_sim.discover.coverage import heldout_intervals
+    from rnr_sim.checks.coverage import CoverageRun, coverage_table
+    from rnr_sim.checks.discovery_coverage import heldout_intervals
 
     t0 = time.perf_counter()
     intervals, total = heldout_intervals(discovery, seeds, games, threads, log)
@@ -160,7 +160,7 @@ def _check_mode(mode: str, what: str, games: int, given: dict[str, bool]) -> Non
 def _power_coverage(decks: list[Path], seeds: list[int], games: int, threads,
                     as_json: bool) -> None:
     """The coverage of power's paired intervals (``power.coverage``), printed."""
-    from rnr_sim.power.coverage import format_power_coverage, measure, subjects_table
+    from rnr_sim.checks.power_coverage import format_power_coverage, measure, subjects_table
 
     cov = measure(decks, seeds, games, threads=threads, show=not as_json)
     if as_json:

@@ -75,8 +75,8 @@ def fuzz_command(
     # The fuzzer plays the engine's checked build: an array index out of range raises
     # instead of reading a wrong element (engine/indexing.py). Read at the engine's import.
     os.environ.setdefault("RNR_SIM_CHECKED_INDICES", "1")
-    from rnr_sim.fuzz.play import MAX_SEED, run_fuzz
-    from rnr_sim.fuzz.report import format_report, write_replays
+    from rnr_sim.checks.fuzz.play import MAX_SEED, run_fuzz
+    from rnr_sim.checks.fuzz.report import format_report, write_replays
 
     counts = parse_players(players)
     if games < 1:

@@ -1,5 +1,5 @@
 """``rnr-sim check kill``: runs killed with SIGKILL at random moments and finished write the
-run dir a run never stopped writes (``rnr_sim.killcheck``)."""
+run dir a run never stopped writes (``rnr_sim.checks.kill``)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def kill_command(
     )] = None,
     *, players, as_json,
 ) -> None:
-    from rnr_sim.killcheck import KillOptions, kill_check
+    from rnr_sim.checks.kill import KillOptions, kill_check
     from rnr_sim.runs.planning import sample_decks
 
     options = KillOptions(decks=decks or sample_decks(), games=games, chunk_size=chunk_size,

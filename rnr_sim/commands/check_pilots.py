@@ -1,5 +1,5 @@
 """``rnr-sim check pilots``: replays of the given decks read for the plays a good player
-would not make (``rnr_sim.audit``)."""
+would not make (``rnr_sim.checks.pilots``)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def pilots_command(
     whose Draw Pile still held 30 or more. Also counts Attack-on-Attack fights (won,
     even, blocks), Player 2 free Pillars with a lost on-resolve effect (R41) and the
     most Pillars in play. Exit 0 when no fault was seen, 1 otherwise, 2 on bad input."""
-    from rnr_sim.audit import COUNTS, FAULTS, audit_games
+    from rnr_sim.checks.pilots import COUNTS, FAULTS, audit_games
 
     if len(decks) < 2:
         raise InputError(f"check pilots needs 2 or more deck lists, got {len(decks)}")

@@ -29,9 +29,8 @@ from typing import Any
 import numpy as np
 
 from rnr_sim import enums
-from rnr_sim.errors import InputError
-from rnr_sim.fuzz import strategies as S
-from rnr_sim.fuzz.check import (
+from rnr_sim.checks.fuzz import strategies as S
+from rnr_sim.checks.fuzz.check import (
     CATEGORIES,
     Batch,
     DeckFacts,
@@ -40,7 +39,8 @@ from rnr_sim.fuzz.check import (
     compare_records,
     trace_problems,
 )
-from rnr_sim.fuzz.source import NumpySource, Source
+from rnr_sim.checks.fuzz.source import NumpySource, Source
+from rnr_sim.errors import InputError
 
 CASE_GAMES = 512  # games per case and player count: two engine tasks, both cores busy
 REPLAY_SHARE = 8  # one game in REPLAY_SHARE is replayed alone for the determinism check

@@ -6,7 +6,7 @@ import shlex
 from pathlib import Path
 
 from rnr_sim import enums
-from rnr_sim.fuzz.play import FuzzReport, game_plan
+from rnr_sim.checks.fuzz.play import FuzzReport, game_plan
 from rnr_sim.rules import SWITCHES
 
 

@@ -27,8 +27,8 @@ from typing import Any
 from rnr_sim import enums
 from rnr_sim.cards.grammar import MAX_NUMBER, VERBS_WITHOUT_AMOUNT
 from rnr_sim.cards.schema import KEYWORD_ORDER, POSITIVE_STATS, REQUIRED_STATS, TYPE_STATS
+from rnr_sim.checks.fuzz.source import Source
 from rnr_sim.engine.policies import POLICY_NAMES
-from rnr_sim.fuzz.source import Source
 from rnr_sim.rules import SWITCHES
 
 CARD_VERBS = enums.VERBS[1:]
@@ -504,7 +504,7 @@ def catalogs(max_cards: int = 40):
     """A hypothesis strategy of catalog tables (``gen_catalog``)."""
     from hypothesis import strategies as st
 
-    from rnr_sim.fuzz.source import HypothesisSource
+    from rnr_sim.checks.fuzz.source import HypothesisSource
 
     return st.composite(lambda draw: gen_catalog(HypothesisSource(draw), max_cards))()
 
@@ -513,7 +513,7 @@ def profiles():
     """A hypothesis strategy of rules switches (``gen_profile``)."""
     from hypothesis import strategies as st
 
-    from rnr_sim.fuzz.source import HypothesisSource
+    from rnr_sim.checks.fuzz.source import HypothesisSource
 
     return st.composite(lambda draw: gen_profile(HypothesisSource(draw)))()
 
@@ -523,8 +523,8 @@ def cases(max_cards: int = 40, max_decks: int = 4):
     decks and policies, loaded through the project's own readers."""
     from hypothesis import strategies as st
 
-    from rnr_sim.fuzz.play import build_case
-    from rnr_sim.fuzz.source import HypothesisSource
+    from rnr_sim.checks.fuzz.play import build_case
+    from rnr_sim.checks.fuzz.source import HypothesisSource
 
     return st.composite(lambda draw: build_case(HypothesisSource(draw), seed=0,
                                                 max_cards=max_cards,
