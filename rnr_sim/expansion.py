@@ -557,7 +557,7 @@ def summarize(result: ExpansionResult) -> dict[str, Any]:
 
 def write_summary(result: ExpansionResult, summary: dict[str, Any]) -> Path:
     """``expansion.json`` in the after run dir (where ``rnr-sim report`` finds it)."""
-    from rnr_sim.runs.execution import write_json
+    from rnr_sim.files import write_json
 
     path = result.after_dir / SUMMARY
     write_json(path, summary)

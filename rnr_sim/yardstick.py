@@ -327,15 +327,9 @@ def play_run(run_dir: str | Path, deals: int, threads: int | None = None,
     to ``run_dir/yardstick.parquet`` (seat rows with their game's fields; stamped with the
     run's identity, ``deals``, the budget and the seconds). Returns that stamp's figures,
     or None when Ctrl-C stopped it (nothing written)."""
+    from rnr_sim.files import write_parquet
     from rnr_sim.runs import identity, manifests, planning, rundir, runner
-    from rnr_sim.runs.execution import (
-        Chunk,
-        Progress,
-        chunk_frames,
-        log_to_stderr,
-        open_backend,
-        write_parquet,
-    )
+    from rnr_sim.runs.execution import Chunk, Progress, chunk_frames, log_to_stderr, open_backend
 
     log = log or log_to_stderr
     run_dir = Path(run_dir)

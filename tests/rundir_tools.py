@@ -7,9 +7,10 @@ from pathlib import Path
 
 import polars as pl
 
+from rnr_sim.files import file_sha256
 from rnr_sim.runs import manifests
 from rnr_sim.runs.execution import part_name
-from rnr_sim.runs.identity import KEY, file_sha256
+from rnr_sim.runs.identity import KEY
 
 
 def rewrite_part(part: Path, frame: pl.DataFrame) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from rnr_sim import files
 from rnr_sim.cli import main
 from rnr_sim.errors import InputError
 from rnr_sim.runs import bounds, manifests, planning, runner
@@ -101,7 +102,7 @@ def test_a_full_disk_while_writing_the_manifest_counts_the_manifest_on_disk(
     def write_manifest(run_dir, manifest):
         calls["n"] += 1
         if calls["n"] == 4:  # 2 at the start, chunk 0's; chunk 1's fails
-            raise bounds.DiskFull(run_dir / "manifest.json", "No space left on device")
+            raise files.DiskFull(run_dir / "manifest.json", "No space left on device")
         real(run_dir, manifest)
 
     monkeypatch.setattr(runner, "write_manifest", write_manifest)

@@ -11,8 +11,9 @@ import numpy as np
 import polars as pl
 import pytest
 
+from rnr_sim.files import write_parquet
 from rnr_sim.progress import COMPILE_MESSAGE
-from rnr_sim.runs.execution import Chunk, Progress, execute, part_name, write_parquet
+from rnr_sim.runs.execution import Chunk, Progress, execute, part_name
 
 GAMES_PER_CHUNK = 3
 

@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 import pytest
 
+from rnr_sim import files
 from rnr_sim.cards import load_catalog
 from rnr_sim.cli import main
 from rnr_sim.decks import is_legal, load_deck, parse_deck, validate_deck
@@ -253,10 +254,10 @@ def test_power_bad_input_is_one_line(args, message, capsys, tmp_path):
 def test_a_full_disk_says_how_to_resume(tmp_path, monkeypatch, capsys):
     """A full disk while a search writes its checkpoints: one line with the --resume that
     carries on (issue 44, item 12: discover's said nothing of it; the three share it)."""
-    from rnr_sim.runs import bounds, evaluation
+    from rnr_sim.runs import evaluation
 
     def full(self, key, outcome):
-        raise bounds.DiskFull(self.path(key), "No space left on device")
+        raise files.DiskFull(self.path(key), "No space left on device")
 
     monkeypatch.setattr(evaluation.BatchStore, "put", full)
     code = main(["power", "--cards", str(LAYER), "--set", "Power Test", "--field",

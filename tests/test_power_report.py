@@ -22,10 +22,10 @@ import pytest
 from browser import CHROMIUM, run_script
 
 from rnr_sim.cli import main
+from rnr_sim.files import write_parquet
 from rnr_sim.report import links
 from rnr_sim.report.power import UNPLAYED, build_power_report
 from rnr_sim.runs import searchdirs
-from rnr_sim.runs.execution import write_parquet
 
 ROOT = Path(__file__).parent.parent
 TINY = ["--cards", str(ROOT / "rnr_sim" / "data" / "foundation.toml"),

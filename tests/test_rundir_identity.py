@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 from rundir_tools import stop_after
 
+from rnr_sim import files
 from rnr_sim.cli import main
 from rnr_sim.compare import compare_runs
 from rnr_sim.errors import InputError
@@ -68,7 +69,7 @@ def test_every_part_carries_the_run_s_identity_and_its_place(made):
     shas = manifest["files"]
     assert sorted(shas) == sorted([f"{t}/part-0000{c}.parquet" for t in ("games", "seats")
                                    for c in range(4)] + ["cards.parquet", "decks.parquet"])
-    assert shas["games/part-00001.parquet"] == identity.file_sha256(
+    assert shas["games/part-00001.parquet"] == files.file_sha256(
         made[7] / "games" / "part-00001.parquet")
     other = manifests.read_manifest(made[999])["identity"]
     assert other["id"] != manifest["identity"]["id"]
@@ -176,7 +177,7 @@ def test_a_run_dir_from_before_the_checks_is_read_unchecked(run):
 def test_the_identity_api_serves_another_dir_kind(tmp_path):
     """A dir of another kind (as a discovery dir would be) stamps, seals and verifies its
     own files with the same three calls."""
-    from rnr_sim.runs.execution import write_parquet
+    from rnr_sim.files import write_parquet
 
     ours = {"kind": "discovery", "seed": 3, "pool": ["a", "b"]}
     manifest = {"identity": identity.seal(ours), "files": {}}

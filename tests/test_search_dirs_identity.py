@@ -15,6 +15,7 @@ import pytest
 from test_balance import _run as balance_run
 from test_discover import TOY, TOY_FIELD
 
+from rnr_sim import files
 from rnr_sim.cli import main
 from rnr_sim.discover import DiscoverOptions, discover
 from rnr_sim.runs import identity, searchdirs
@@ -85,10 +86,10 @@ def test_both_kinds_carry_their_identity_and_verify_clean(made, tmp_path, capsys
         for name in tables:
             stamp = identity.read_stamp(d / f"{name}.parquet")
             assert stamp["id"] == m["identity"]["id"] and stamp["place"] == {"file": name}
-            assert m["files"][f"{name}.parquet"] == identity.file_sha256(d / f"{name}.parquet")
+            assert m["files"][f"{name}.parquet"] == files.file_sha256(d / f"{name}.parquet")
         written = sorted(str(p.relative_to(d)) for p in (d / texts).iterdir())
         assert written and sorted(f for f in m["files"] if f.startswith(texts)) == written
-        assert all(m["files"][f] == identity.file_sha256(d / f) for f in written)
+        assert all(m["files"][f] == files.file_sha256(d / f) for f in written)
         out = tmp_path / f"report-{key}"
         assert main(["report", str(d), "--out", str(out)]) == 0
         assert (out / "index.html").is_file()

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rnr_sim.errors import InputError
-from rnr_sim.runs.identity import file_sha256
+from rnr_sim.files import file_sha256
 
 #: The manifest entries that must equal the reference's (the rest are times and dates).
 SAME_IN_MANIFEST = ("status", "games_done", "games_total", "chunks", "files", "identity",

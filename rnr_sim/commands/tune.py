@@ -104,7 +104,7 @@ def tune_command(
 
     base = result.start_base if result.start_base in POLICIES else "balanced"
     if out is not None:  # whole or not at all; a full disk or a read-only folder: one line
-        from rnr_sim.runs.execution import atomic_write
+        from rnr_sim.files import atomic_write
 
         text = policy_toml(result, base)
         atomic_write(out, lambda tmp: tmp.write_text(text, encoding="utf-8"))

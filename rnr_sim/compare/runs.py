@@ -33,6 +33,7 @@ import polars as pl
 from rnr_sim import enums
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
+from rnr_sim.files import write_json, write_parquet
 from rnr_sim.runs import bounds, manifests, outdir, planning, rundir
 from rnr_sim.runs.execution import (
     Chunk,
@@ -44,8 +45,6 @@ from rnr_sim.runs.execution import (
     log_to_stderr,
     open_backend,
     part_name,
-    write_json,
-    write_parquet,
 )
 from rnr_sim.runs.inputs import check_count, check_threads
 from rnr_sim.runs.schema import GAMES_SCHEMA, SEATS_SCHEMA

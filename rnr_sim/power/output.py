@@ -20,8 +20,8 @@ import numpy as np
 import polars as pl
 
 from rnr_sim import __version__
+from rnr_sim.files import write_json, write_parquet
 from rnr_sim.runs import identity, searchdirs
-from rnr_sim.runs.execution import write_json, write_parquet
 
 POWER_SCHEMA = {
     "card": pl.String, "order": pl.String, "branch": pl.String, "rarity": pl.String,

@@ -387,9 +387,9 @@ def build_balance_report(balance_dir: str | Path, out: str | Path) -> Path:
     """``out/index.html`` (the figure inline), ``out/summary.md`` and
     ``out/plots/balance.png`` of a balance dir; the dir is read and checked before
     anything is written."""
+    from rnr_sim.files import atomic_write
     from rnr_sim.report import pages, plots
     from rnr_sim.report.figures import Image
-    from rnr_sim.runs.execution import atomic_write
 
     target = Path(out)
     title = f"Balance suggestions: {Path(balance_dir).resolve().name}"

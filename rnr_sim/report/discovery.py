@@ -291,8 +291,8 @@ def yardstick_lines(d: dict[str, Any]) -> list[str]:
 
 def build_discovery_report(path: str | Path, out: str | Path) -> Path:
     """Write ``out/index.html`` and ``out/summary.md`` for a discovery dir."""
+    from rnr_sim.files import atomic_write
     from rnr_sim.report import pages
-    from rnr_sim.runs.execution import atomic_write
 
     root, out = Path(path), Path(out)
     d = read(root)

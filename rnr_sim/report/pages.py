@@ -43,6 +43,6 @@ def claim(out: Path, source: Path, kind: str) -> None:
 
 def mark(out: Path, source: Path, kind: str) -> None:
     """Record in ``out`` whose page it holds (``claim`` reads it on the next report)."""
-    from rnr_sim.runs.execution import write_json
+    from rnr_sim.files import write_json
 
     write_json(out / MARKER, {"kind": kind, "source": str(source.resolve())})

@@ -365,8 +365,8 @@ def render(d: dict[str, Any], root: Path, img: Image | None) -> tuple[str, str]:
 def build_power_report(power_dir: str | Path, out: str | Path) -> Path:
     """Write ``out/index.html``, ``out/summary.md`` and ``out/plots/power.png`` for a power
     dir; returns the page. The dir is read and checked before anything is written."""
+    from rnr_sim.files import atomic_write
     from rnr_sim.report import pages
-    from rnr_sim.runs.execution import atomic_write
 
     root, out = Path(power_dir), Path(out)
     d = read(root)

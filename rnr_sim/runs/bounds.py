@@ -33,29 +33,7 @@ MAX_CHUNKS = 100_000
 #: measured on the sample decks at 2, 3 and 4 players (38.3, 48.6, 59.2 bytes a game,
 #: docs/benchmarks.md), rounded up.
 BYTES_FIXED, BYTES_PER_SEAT = 18, 11
-#: The errno values that mean "no room left" (ENOSPC, and a quota's EDQUOT).
-NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 SPACE_FLAG = "--no-space-check"
-
-
-class DiskFull(InputError):
-    """A write failed for want of space (``path`` is the file that could not be written)."""
-
-    def __init__(self, path: Path, reason: str):
-        super().__init__(f"{path}: cannot write ({reason})")
-        self.path = Path(path)
-        self.reason = reason
-
-
-def no_space_errno(error: BaseException) -> int | None:
-    """The errno of a write error when it means the disk is full, else None. polars
-    reports the OS error inside its own exception's text ("... (os error 28)")."""
-    if isinstance(error, OSError):
-        return error.errno if error.errno in NO_SPACE else None
-    found = re.search(r"\(os error (\d+)\)", str(error))
-    if found and int(found.group(1)) in NO_SPACE:
-        return int(found.group(1))
-    return None
 
 
 def format_bytes(n: float) -> str:

@@ -39,15 +39,8 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from rnr_sim.runs.execution import (
-    Chunk,
-    Progress,
-    StopOnInterrupt,
-    execute,
-    local,
-    write_json,
-    write_parquet,
-)
+from rnr_sim.runs.execution import Chunk, Progress, StopOnInterrupt, execute, local
+from rnr_sim.files import write_json, write_parquet
 
 from rnr_sim import enums
 from rnr_sim.errors import InputError

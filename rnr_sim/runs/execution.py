@@ -43,61 +43,12 @@ import polars as pl
 
 from rnr_sim import enums
 from rnr_sim.errors import InputError
+from rnr_sim.files import write_parquet
 from rnr_sim.progress import compile_clock
 
 
 def log_to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-# ---------------------------------------------------------------------------- atomic writes
-
-
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """``write(tmp)`` then rename to ``path``; on failure remove ``tmp`` and raise
-    ``InputError`` (an ``OSError``: unwritable dir; ``bounds.DiskFull`` for a full disk,
-    also when polars reports it inside its own error) or re-raise."""
-    from rnr_sim.runs.bounds import DiskFull, no_space_errno
-
-    tmp = path.with_name(f".{path.name}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except BaseException as e:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        full = no_space_errno(e) if isinstance(e, Exception) else None
-        if full is not None:
-            raise DiskFull(path, os.strerror(full)) from None
-        if isinstance(e, OSError):
-            reason = e.strerror or str(e)
-            raise InputError(f"{path}: cannot write ({reason})") from None
-        raise
-
-
-def write_parquet(path: Path, frame: pl.DataFrame,
-                  metadata: dict[str, str] | None = None) -> str:
-    """``frame`` as ``path`` (zstd, with statistics, ``metadata`` in its footer), written
-    whole or not at all; returns the SHA-256 of the bytes written."""
-    from rnr_sim.runs.identity import file_sha256
-
-    sha: list[str] = []
-
-    def write(tmp: Path) -> None:
-        frame.write_parquet(tmp, compression="zstd", statistics=True, metadata=metadata)
-        sha.append(file_sha256(tmp))
-
-    atomic_write(path, write)
-    return sha[0]
-
-
-def write_json(path: Path, data: Any) -> None:
-    """``data`` as indented UTF-8 JSON at ``path``, written whole or not at all (manifests,
-    ``compare.json``, ``expansion.json``, a checkpoint's plan)."""
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    atomic_write(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def part_name(chunk: int) -> str:

@@ -10,7 +10,7 @@ SHA-256. The identity's ``id`` is the SHA-256 of that description: the same inpu
 the same id, so two runs of the same inputs write the same bytes::
 
     meta = stamp(identity, file="games", chunk=3)     # Parquet key-value metadata
-    sha = execution.write_parquet(path, frame, metadata=meta)
+    sha = files.write_parquet(path, frame, metadata=meta)
     manifest["identity"] = seal(identity)             # {"id", "inputs"}
     manifest["files"]["games/part-00003.parquet"] = sha
 
@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rnr_sim import files
 from rnr_sim.errors import InputError
 
 #: The Parquet key-value metadata key of a stamp.
@@ -89,16 +90,7 @@ def read_stamp(path: Path) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else {"id": None, "inputs": {}, "place": None}
 
 
-def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes (``InputError`` naming it if it cannot be read)."""
-    h = hashlib.sha256()
-    try:
-        with open(path, "rb") as f:
-            while block := f.read(1 << 20):
-                h.update(block)
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror or e})") from None
-    return h.hexdigest()
+
 
 
 def differences(these: Mapping[str, Any], those: Mapping[str, Any], label: str,
