@@ -41,6 +41,7 @@ import numpy as np
 from rnr_sim.errors import InputError
 from rnr_sim.progress import compile_clock
 from rnr_sim.runs import planning, runner
+from rnr_sim.runs.inputs import GameInputs
 
 DEFAULT_GAMES = 200_000  # engine games per timed call
 DEFAULT_PURE_GAMES = 200  # games played as plain Python
@@ -110,21 +111,18 @@ def sample_plan(games: int) -> planning.RunPlan:
     return plan
 
 
-def spread_inputs(plan: planning.RunPlan, games: int) -> dict[str, np.ndarray]:
+def spread_inputs(plan: planning.RunPlan, games: int) -> GameInputs:
     """Engine inputs of ``games`` games spread evenly over every table of ``plan``."""
     inputs = plan.chunk_inputs(0, plan.games_total)
     if games >= plan.games_total:
         return inputs
     ids = np.linspace(0, plan.games_total - 1, games).round().astype(np.int64)
-    return {k: np.ascontiguousarray(v[ids]) for k, v in inputs.items()}
+    return inputs[ids]
 
 
-def play(plan: planning.RunPlan, inputs: dict[str, np.ndarray], threads: int | None):
-    return _driver().play_games(
-        plan.cards, plan.deck_cards, plan.deck_size, inputs["seat_deck"],
-        inputs["seat_policy"], inputs["table_id"], inputs["deal"], inputs["first_seat"],
-        plan.rules, plan.seed, threads=threads, policies=plan.policy_table,
-    )
+def play(plan: planning.RunPlan, inputs: GameInputs, threads: int | None):
+    return inputs.play(_driver(), plan.cards, plan.deck_cards, plan.deck_size, plan.rules,
+                       plan.seed, threads=threads, policies=plan.policy_table)
 
 
 def best_of(repeat: int, call: Callable[[], Any]) -> tuple[float, float, list[float], Any]:
@@ -152,11 +150,11 @@ def rates(n: int, wall: float, cpu: float, walls: list[float], digits: int) -> d
     }
 
 
-def time_engine(plan: planning.RunPlan, inputs: dict[str, np.ndarray], threads: int,
+def time_engine(plan: planning.RunPlan, inputs: GameInputs, threads: int,
                 repeat: int = 1) -> tuple[dict[str, Any], Any]:
     """Timed, warm calls of the engine (the best of ``repeat``): wall and CPU seconds, rates;
     and the records."""
-    n = len(inputs["deal"])
+    n = len(inputs)
     wall, cpu, walls, records = best_of(repeat, lambda: play(plan, inputs, threads))
     return {
         "threads": threads,
@@ -180,7 +178,7 @@ def pure_python_paired(plan: planning.RunPlan, games: int, repeat: int,
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     cmd = [sys.executable, "-m", "rnr_sim.bench", "--pure-server", str(games)]
     engine_inputs = spread_inputs(plan, min(PAIRED_ENGINE_GAMES, plan.games_total))
-    n_engine = len(engine_inputs["deal"])
+    n_engine = len(engine_inputs)
     proc = subprocess.Popen(cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     runs: list[dict[str, Any]] = []
@@ -232,7 +230,7 @@ def _pure_server(games: int) -> None:
     warnings.simplefilter("ignore", RuntimeWarning)
     plan = sample_plan(games)
     inputs = spread_inputs(plan, games)
-    n = len(inputs["deal"])
+    n = len(inputs)
     print("ready", flush=True)
     for _ in sys.stdin:
         with np.errstate(over="ignore"):
@@ -293,7 +291,7 @@ def run_bench(options: BenchOptions, log: Callable[[str], None] = lambda m: None
     winners = []
     try:
         for t in threads:
-            log(f"Engine: {len(inputs['deal']):,} games on {t} thread{'s' if t > 1 else ''}…")
+            log(f"Engine: {len(inputs):,} games on {t} thread{'s' if t > 1 else ''}…")
             row, records = time_engine(plan, inputs, t, options.repeat)
             engine.append(row)
             winners.append((records.winner_seat, records.path, records.turns))

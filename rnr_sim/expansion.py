@@ -41,8 +41,8 @@ import polars as pl
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
 from rnr_sim.runs import manifests, outdir, planning, runner
+from rnr_sim.runs.arguments import check_count
 from rnr_sim.runs.execution import log_to_stderr
-from rnr_sim.runs.inputs import check_count
 
 SUMMARY = "expansion.json"
 BEFORE_CATALOG = "before-catalog.toml"

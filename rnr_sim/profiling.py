@@ -262,10 +262,10 @@ def _child(games: int, lines: bool) -> dict[str, Any]:
     with compile_clock(driver.needs_compile(), message=message):
         bench.play(plan, warm, 1)
     code = jit_code.code_map(lines=lines)
-    print(f"Profiling {len(inputs['deal']):,} games on 1 thread under perf…", file=sys.stderr,
+    print(f"Profiling {len(inputs):,} games on 1 thread under perf…", file=sys.stderr,
           flush=True)
     ips, wall = _record(perf, lambda: bench.play(plan, inputs, 1))
-    n = len(inputs["deal"])
+    n = len(inputs)
     result = {"games": n, "wall_s": round(wall, 3), "games_per_s": round(n / wall, 1),
               "lines_compiled": lines}
     result.update(aggregate(ips, code, lines))

@@ -361,8 +361,8 @@ def _call_frame(plan, group: list[DeckPilot], call: Call, games: Matchups,
         "pilot": np.array([group[k].pilot for k in pilot], dtype=object),
         "policy": np.array([group[k].policy for k in pilot], dtype=object),
         "opponent": np.array([names[j] for j in games.field_deck[field]], dtype=object),
-        "table_id": inputs["table_id"], "deal": inputs["deal"],
-        "first_seat": inputs["first_seat"], "score": outcome.score.ravel(),
+        "table_id": inputs.table_id, "deal": inputs.deal,
+        "first_seat": inputs.first_seat, "score": outcome.score.ravel(),
         "seconds": np.full(n, (outcome.seconds or 0.0) / max(1, n)),
     }, schema=TIMED_SCHEMA)
 

@@ -166,7 +166,7 @@ def tune(deck: str | Path, field_decks: Sequence[str | Path], budget: int = DEFA
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1000:
         raise InputError(f"--budget must be a whole number of games, at least 1000, not "
                          f"{budget!r}")
-    from rnr_sim.runs.inputs import check_count
+    from rnr_sim.runs.arguments import check_count
 
     check_count(budget, "--budget", 1000, MAX_BUDGET)  # the bound discover and balance set
     if holdout_deals is not None:

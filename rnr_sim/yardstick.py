@@ -53,6 +53,7 @@ import polars as pl
 
 from rnr_sim.analytics.stats import Z95, paired_gain
 from rnr_sim.errors import InputError
+from rnr_sim.runs.inputs import GameInputs
 
 #: The run dir's file of yardstick games (seat rows with their game's fields).
 FILE = "yardstick.parquet"
@@ -353,11 +354,8 @@ def play_run(run_dir: str | Path, deals: int, threads: int | None = None,
     search = np.tile(np.asarray(row, dtype=np.int64), (len(plan.policy_table), 1))
     ids = subsample_ids(plan, deals)
     table, deal, rotation = planning.game_coordinates(ids, plan.games, plan.players)
-    seat_deck = np.ascontiguousarray(plan.tables[table])
-    inputs = {"game_id": ids, "seat_deck": seat_deck,
-              "seat_policy": np.ascontiguousarray(plan.deck_policy[seat_deck]),
-              "table_id": table, "deal": deal, "first_seat": rotation.astype(np.int32)}
-    chunks = [Chunk(i, {k: v[a:a + CHUNK] for k, v in inputs.items()})
+    inputs = GameInputs.at_tables(plan.tables, plan.deck_policy, table, deal, rotation, ids)
+    chunks = [Chunk(i, inputs[a:a + CHUNK])
               for i, a in enumerate(range(0, len(ids), CHUNK))]
     cards, deck_cards, deck_size = plan.cards, plan.deck_cards, plan.deck_size
     rules, seed, policies = plan.rules, plan.seed, plan.policy_table
@@ -365,10 +363,8 @@ def play_run(run_dir: str | Path, deals: int, threads: int | None = None,
     remote = getattr(where, "remote", False)
 
     def play(chunk: Chunk):
-        i = chunk.inputs
-        return driver.play_games(cards, deck_cards, deck_size, i["seat_deck"],
-                                 i["seat_policy"], i["table_id"], i["deal"], i["first_seat"],
-                                 rules, seed, threads=None if remote else where.threads,
+        return chunk.inputs.play(driver, cards, deck_cards, deck_size, rules, seed,
+                                 threads=None if remote else where.threads,
                                  policies=policies, search=search)
 
     frames: dict[int, pl.DataFrame] = {}

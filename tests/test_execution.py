@@ -14,12 +14,20 @@ import pytest
 from rnr_sim.files import write_parquet
 from rnr_sim.progress import COMPILE_MESSAGE
 from rnr_sim.runs.execution import Chunk, Progress, execute, part_name
+from rnr_sim.runs.inputs import GameInputs
 
 GAMES_PER_CHUNK = 3
 
 
+def numbered(game_id: np.ndarray) -> GameInputs:
+    """Inputs that only number their games (the tests' ``play`` reads nothing else)."""
+    zeros = np.zeros(len(game_id), dtype=np.int64)
+    seats = np.zeros((len(game_id), 2), dtype=np.int32)
+    return GameInputs(game_id, seats, seats, zeros, zeros, zeros.astype(np.int32))
+
+
 def make_chunks(n: int) -> list[Chunk]:
-    return [Chunk(i, {"game_id": np.arange(i * GAMES_PER_CHUNK, (i + 1) * GAMES_PER_CHUNK)})
+    return [Chunk(i, numbered(np.arange(i * GAMES_PER_CHUNK, (i + 1) * GAMES_PER_CHUNK)))
             for i in range(n)]
 
 
@@ -34,7 +42,7 @@ class Recorder:
 
     def play(self, chunk: Chunk) -> pl.DataFrame:
         self.played.append(chunk.index if chunk.games == GAMES_PER_CHUNK else -1)
-        return pl.DataFrame({"game_id": chunk.inputs["game_id"]})
+        return pl.DataFrame({"game_id": chunk.inputs.game_id})
 
     def write(self, chunk: Chunk, records: pl.DataFrame) -> None:
         write_parquet(self.root / part_name(chunk.index), records)

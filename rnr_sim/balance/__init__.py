@@ -46,6 +46,17 @@ ADAPT_SHARE = 0.15
 #: Of each re-discovery's games, the share kept to replay its strongest deck with the
 #: unchanged cards (``verify.patch_effect``).
 PATCH_EFFECT_SHARE = 0.05
+
+
+def budget_ledger(games: int, rediscover: bool = True):
+    """The budget after the flagged run, in the order ``balance`` spends it: search
+    (``SEARCH_SHARE``), verification (what is left but the later shares), re-discovery and
+    adaptation (theirs; none without re-discovery)."""
+    from rnr_sim.runs.budget import Ledger
+
+    later = (REDISCOVER_SHARE, ADAPT_SHARE) if rediscover else (0.0, 0.0)
+    return Ledger(games, {"search": SEARCH_SHARE, "verify": 0.0, "rediscover": later[0],
+                          "adapt": later[1]}, rest=("verify",))
 DEFAULT_SUGGESTIONS = 3
 MIN_VERIFY_DEALS = 20
 FLAG_RUN_DEALS = 400  # deals a table of the run whose report flags the scope's cards
@@ -216,9 +227,9 @@ def balance(options: BalanceOptions, progress: bool = True,
     ``--resume`` carries on from ``out/.balance/``)."""
     from rnr_sim.balance.targets import knobs_of, load_targets, switch_knobs
     from rnr_sim.runs import outdir, planning
+    from rnr_sim.runs.arguments import check_count
     from rnr_sim.runs.dirlock import DirLock
     from rnr_sim.runs.execution import log_to_stderr, open_backend
-    from rnr_sim.runs.inputs import check_count
 
     log = log or log_to_stderr
     t_start = time.perf_counter()
@@ -303,10 +314,9 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
     meta = search.Metagame(plan.deck_names, paths, weights, Pool.of_plan(plan),
                            plan.deck_policy.astype(np.int32), np.arange(n), fld, source,
                            mirrors=options.discovery is not None)
-    share_re = REDISCOVER_SHARE if options.rediscover else 0.0
-    share_adapt = ADAPT_SHARE if options.rediscover else 0.0
-    budget_left = budget - int(scope_how.get("games", 0))  # the flagged run's games
-    search_budget = int(budget_left * SEARCH_SHARE)
+    ledger = budget_ledger(budget - int(scope_how.get("games", 0)),  # the flagged run's
+                           options.rediscover)
+    search_budget = ledger.allowance("search")
     fingerprint = output.fingerprint(plan, tf, knobs, budget, options, weights)
     store = BatchStore(out / CHECKPOINT)
     store.open(fingerprint, options.resume)
@@ -329,7 +339,8 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
     # Verification: every suggestion through compare on fresh deals.
     (out / "suggestions").mkdir(exist_ok=True)
     files = output.write_patches(out, plan.catalog, plan.profile, knobs, found, tf)
-    verify_games = budget_left - found.games - int(budget_left * (share_re + share_adapt))
+    ledger.spend("search", found.games)
+    verify_games = ledger.allowance("verify")
     per_deal = 2 * len(plan.tables) * 2
     deals = max(MIN_VERIFY_DEALS, verify_games // max(1, len(files) * per_deal))
     t0 = time.perf_counter()
@@ -352,7 +363,8 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
 
     t0 = time.perf_counter()
     after: dict[int, dict[str, Any]] = {}
-    left = int(budget_left * share_re)
+    ledger.spend("verify", sum(v.games for v in checked))
+    left = ledger.allowance("rediscover")
     per = max(DISCOVER_MIN, left // max(1, len(files)))
     for v in checked:
         if left < DISCOVER_MIN:
@@ -389,9 +401,8 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
     if first is not None:
         from rnr_sim.balance import adapt
 
-        spent = found.games + sum(v.games for v in checked) + sum(
-            a["games"] for a in after.values())
-        b = min(int(budget_left * share_adapt), budget_left - spent)
+        ledger.spend("rediscover", sum(a["games"] for a in after.values()))
+        b = min(ledger.allowance("adapt"), ledger.left())
         changes = found.suggestions[first.rank - 1].changes
         rounds, holds = adapt.adapt(out, options, tf, plan, meta, knobs, changes,
                                     after[first.rank], b, options.seed, log, progress)

@@ -110,7 +110,7 @@ def differences(run_dir: Path, reference: Path) -> list[str]:
 def kill_check(options: KillOptions, log: Callable[[str], None] = lambda m: None
                ) -> KillReport:
     """Play the reference and the killed runs (see the module docstring)."""
-    from rnr_sim.runs.inputs import check_count
+    from rnr_sim.runs.arguments import check_count
 
     check_count(options.kills, "--kills", 1, 1000)
     check_count(options.games, "--games", 1)

@@ -210,9 +210,9 @@ def measure(decks: Sequence[str | Path], seeds: Sequence[int], deals: int,
     from rnr_sim.discover.search import Field
     from rnr_sim.power.race import Bench
     from rnr_sim.runs import planning
+    from rnr_sim.runs.arguments import check_count
     from rnr_sim.runs.evaluation import Evaluator, Pool
     from rnr_sim.runs.execution import Progress, log_to_stderr
-    from rnr_sim.runs.inputs import check_count
 
     t0 = time.perf_counter()
     check_count(seeds[0], "--seed", 0,

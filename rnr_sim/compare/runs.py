@@ -35,6 +35,7 @@ from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
 from rnr_sim.files import write_json, write_parquet
 from rnr_sim.runs import bounds, manifests, outdir, planning, rundir
+from rnr_sim.runs.arguments import check_count, check_threads
 from rnr_sim.runs.execution import (
     Chunk,
     PartSink,
@@ -46,7 +47,7 @@ from rnr_sim.runs.execution import (
     open_backend,
     part_name,
 )
-from rnr_sim.runs.inputs import check_count, check_threads
+from rnr_sim.runs.inputs import GameInputs
 from rnr_sim.runs.schema import GAMES_SCHEMA, SEATS_SCHEMA
 
 DEFAULT_GAMES = planning.DEFAULT_GAMES  # deals per table without --precision
@@ -323,22 +324,14 @@ class _Side:
     write_s: float = 0.0
 
 
-def _inputs(plan, t0: int, t1: int, d0: int, d1: int, stride: int) -> dict[str, np.ndarray]:
+def _inputs(plan, t0: int, t1: int, d0: int, d1: int, stride: int) -> GameInputs:
     """Engine inputs of tables [t0, t1) x deals [d0, d1) x every seat order, table-major.
     ``game_id`` is provisional: numbered with ``stride`` deals per table."""
     p = plan.players
     t, d, r = np.meshgrid(np.arange(t0, t1, dtype=np.int64), np.arange(d0, d1, dtype=np.int64),
                           np.arange(p, dtype=np.int64), indexing="ij")
     t, d, r = t.ravel(), d.ravel(), r.ravel()
-    seat_deck = np.ascontiguousarray(plan.tables[t])
-    return {
-        "game_id": (t * stride + d) * p + r,
-        "seat_deck": seat_deck,
-        "seat_policy": np.ascontiguousarray(plan.deck_policy[seat_deck]),
-        "table_id": t,
-        "deal": d,
-        "first_seat": r.astype(np.int32),
-    }
+    return GameInputs.at_tables(plan.tables, plan.deck_policy, t, d, r, (t * stride + d) * p + r)
 
 
 def _pieces(n_tables: int, players: int, d0: int, d1: int, chunk_size: int):
@@ -385,14 +378,14 @@ class _Staging:
         # (inputs are table-major, every seat order of a deal together)
         winner = np.asarray(rec.winner_seat).reshape(-1, p)
         wins = (winner[:, :, None] == np.arange(p)[None, None, :]).sum(axis=1).astype(float)
-        table = inputs["table_id"][::p]
+        table = inputs.table_id[::p]
         if chunk.tag == "baseline":
             self._waiting[chunk.index] = (table, wins)
         else:
             table_b, wins_b = self._waiting.pop(chunk.index)
             self._look_wins.add_deals(table_b, wins_b, wins)
         self.parts[chunk.tag].write(chunk, rec)
-        tables = inputs["table_id"]
+        tables = inputs.table_id
         staged = (*self.parts[chunk.tag].paths(chunk), int(tables.min()), int(tables.max()) + 1)
         self.look.append((self.sides[chunk.tag], staged))
 

@@ -35,6 +35,17 @@ MIN_BUDGET = 50_000
 MAX_BUDGET = 10**10
 SEARCH_SHARE = 0.75
 MATRIX_SHARE = 0.08
+
+
+def budget_ledger(budget: int):
+    """``discover``'s budget in the order it spends it (the module docstring): the search
+    (``SEARCH_SHARE``), tuning (``meta.TUNE_SHARE``), the held-out re-measure (what is left
+    but the matrix's share) and the metagame's matrix (what is left then)."""
+    from rnr_sim.discover.meta import TUNE_SHARE
+    from rnr_sim.runs.budget import Ledger
+
+    return Ledger(budget, {"search": SEARCH_SHARE, "tune": TUNE_SHARE, "heldout": 0.0,
+                           "metagame": MATRIX_SHARE}, rest=("heldout", "metagame"))
 BATCH = 64  # children a generation
 CHECKPOINT = ".discover"
 MANIFEST = "manifest.json"
@@ -81,10 +92,10 @@ def discover(options: DiscoverOptions, progress: bool = True,
     from rnr_sim.discover import output
     from rnr_sim.discover.genome import Laws
     from rnr_sim.runs import outdir, planning
+    from rnr_sim.runs.arguments import check_count
     from rnr_sim.runs.dirlock import DirLock
     from rnr_sim.runs.evaluation import BatchStore
     from rnr_sim.runs.execution import log_to_stderr, open_backend
-    from rnr_sim.runs.inputs import check_count
 
     log = log or log_to_stderr
     budget = check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
@@ -138,19 +149,27 @@ def _discover(out, options, plan, laws, cells, budget, batch, where, driver, sto
     with where, bar, Evaluator(driver, backend=None if options.backend == "local" else where,
                                threads=options.threads, progress=bar, store=store) as ev:
         pool = Pool.of_plan(plan)
-        found = meta.rounds(ev, pool, plan, laws, cells, budget, batch, options.seed, options.meta,
-                            bar)
+        ledger = budget_ledger(budget)
+        found = meta.rounds(ev, pool, plan, laws, cells, ledger.allowance("search"), batch,
+                            options.seed, options.meta, bar)
         if found is None:
             return _stopped(out, ev, budget, log)
-        tuned = meta.tune_elites(ev, plan, laws, found, budget, options.seed, driver)
+        ledger.spend("search", found.search_games)
+        tuned = meta.tune_elites(ev, plan, laws, found, ledger.allowance("tune"), options.seed,
+                                 driver)
         if tuned is None:
             return _stopped(out, ev, budget, log)
-        heldout = meta.heldout(ev, pool, plan, laws, found, tuned, budget, options.seed)
+        ledger.spend("tune", tuned.games)
+        heldout = meta.heldout(ev, pool, plan, laws, found, tuned, ledger.allowance("heldout"),
+                               options.seed)
         if heldout is None:
             return _stopped(out, ev, budget, log)
+        ledger.spend("heldout", heldout.games)
         bar.set_postfix(f"{len(found.share)} elites, best held-out "
                         f"{100 * heldout.share.max():.1f}%")
-        matrix = meta.metagame(ev, pool, plan, found, tuned, heldout, budget, options.seed)
+        matrix = meta.metagame(ev, pool, plan, found, tuned, heldout,
+                               ledger.allowance("metagame"),
+                               options.seed)
         if matrix is None:
             return _stopped(out, ev, budget, log)
         checked = None

@@ -81,13 +81,12 @@ def _archive(laws, cells: Cells, seed: int, n_field: int, deals: int):
             "slots": ((laws.size,), np.int32), "deals": ((n_field, deals), np.float32)})
 
 
-def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, budget: int, batch: int,
-           seed: int, meta: bool, bar) -> Found | None:
-    """The search (one round, or ``--meta`` rounds); None once Ctrl-C stopped it."""
-    from rnr_sim.discover import SEARCH_SHARE
+def rounds(ev: Evaluator, pool: Pool, plan, laws, cells: Cells, search_budget: int,
+           batch: int, seed: int, meta: bool, bar) -> Found | None:
+    """The search (one round, or ``--meta`` rounds) on ``search_budget`` games; None once
+    Ctrl-C stopped it."""
     from rnr_sim.discover.emitter import DeckEmitter
 
-    search_budget = int(budget * SEARCH_SHARE)
     n_rounds = MAX_ROUNDS if meta else 1
     # In --meta mode each later round needs a matrix to find the mix: a slice of its budget.
     per_round = search_budget // n_rounds
@@ -259,16 +258,13 @@ class Heldout:
 
 
 def heldout(ev: Evaluator, pool: Pool, plan, laws, found: Found, tuned: Tuned | None,
-            budget: int, seed: int) -> Heldout | None:
-    """Every elite and the field's decks on fresh deals (``HOLDOUT_SEED_OFFSET``)."""
-    from rnr_sim.discover import MATRIX_SHARE
-
+            left: int, seed: int) -> Heldout | None:
+    """Every elite and the field's decks on fresh deals (``HOLDOUT_SEED_OFFSET``), as many
+    as ``left`` games allow."""
     field_ids = [np.repeat(np.arange(laws.n_cards, dtype=np.int32), c) for c in found.field_counts]
     fld = Field(field_ids, found.field_pilots, found.field_weights)
     sample_ids = [d.card_ids for d in plan.decks]
     elite_ids = [np.repeat(np.arange(laws.n_cards, dtype=np.int32), c) for c in found.counts]
-    left = budget - found.search_games - (tuned.games if tuned else 0) \
-        - int(budget * MATRIX_SHARE)
     n_subj = len(elite_ids) + len(sample_ids)
     deals = max(2, left // (n_subj * len(fld) * 2))
     pool, pilot_rows = elite_pilots(pool.with_decks(field_ids + elite_ids + sample_ids), found,
@@ -359,13 +355,13 @@ def _sub(out, k):
 
 
 def metagame(ev: Evaluator, pool: Pool, plan, found: Found, tuned: Tuned | None,
-             held: Heldout, budget: int, seed: int) -> dict | None:
+             held: Heldout, left: int, seed: int) -> dict | None:
     """The best elites (by held-out share, at most ``TOP``) and the sample decks against
-    each other: the matchup matrix, its equilibrium and the metagame's paths."""
+    each other, on as many deals as ``left`` games allow: the matchup matrix, its
+    equilibrium and the metagame's paths."""
 
     top = np.argsort(-held.share, kind="stable")[:TOP]
     n = len(top) + len(plan.decks)
-    left = budget - found.search_games - held.games - (tuned.games if tuned else 0)
     deals = max(2, left // (n * n * 2))
     fld = Field([d.card_ids for d in plan.decks], plan.deck_policy.astype(np.int32))
     sub = Found(found.counts[top], found.cell[top], found.measures[top], held.share[top],
@@ -434,18 +430,18 @@ class Tuned:
     games: int
 
 
-def tune_elites(ev: Evaluator, plan, laws, found: Found, budget: int, seed: int,
+def tune_elites(ev: Evaluator, plan, laws, found: Found, share: int, seed: int,
                 driver) -> Tuned | None:
     """``tune`` (CMA-ES, kept only on a held-out gain) for the pilots of the ``TUNE_TOP``
-    best elites against the search's field, through ``ev``; none when the budget's
-    ``TUNE_SHARE`` gives an elite fewer than ``MIN_TUNE`` games."""
+    best elites against the search's field, through ``ev``, on ``share`` games (the
+    budget's ``TUNE_SHARE``); none when that gives an elite fewer than ``MIN_TUNE``."""
     import copy
 
     from rnr_sim import tune
     from rnr_sim.pilots import builtin
 
     top = np.argsort(-found.share, kind="stable")[:TUNE_TOP]
-    each = int(budget * TUNE_SHARE) // max(1, len(top))
+    each = share // max(1, len(top))
     if each < MIN_TUNE or not len(top):
         return Tuned({}, 0)
     n = len(plan.decks)

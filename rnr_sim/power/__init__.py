@@ -38,6 +38,16 @@ DEFAULT_MARGIN = 0.02  # "too strong": a swap lifts its best host by more than 2
 WORTH_SHARE = 0.10
 DOCTOR_CUT_SHARE = 0.30
 FRESH_SHARE = 0.20
+
+
+def budget_ledger(budget: int, doctor: bool = False):
+    """``power``'s budget in the order it spends it (the module docstring): the cards'
+    worth (``WORTH_SHARE``, the doctor's ``DOCTOR_CUT_SHARE``), the race (what is left but
+    the fresh deals') and the fresh deals (``FRESH_SHARE``)."""
+    from rnr_sim.runs.budget import Ledger
+
+    return Ledger(budget, {"worth": DOCTOR_CUT_SHARE if doctor else WORTH_SHARE, "race": 0.0,
+                           "fresh": FRESH_SHARE}, rest=("race",))
 FRESH_SEED_OFFSET = 6_000_029
 CHECKPOINT = ".power"
 MANIFEST = "manifest.json"
@@ -183,8 +193,8 @@ def power(options: PowerOptions, progress: bool = True,
     on from ``out/.power/``)."""
     from rnr_sim.discover.genome import Laws
     from rnr_sim.runs import outdir, planning
+    from rnr_sim.runs.arguments import check_count
     from rnr_sim.runs.execution import log_to_stderr, open_backend
-    from rnr_sim.runs.inputs import check_count
 
     log = log or log_to_stderr
     budget = check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
@@ -257,9 +267,9 @@ class _Setup:
         self.games_per_deal = 2 * n_field
         n_cards = sum(len(set(h.slots.tolist())) for h in self.hosts)
         self.worth_arms = n_cards
-        cut_share = DOCTOR_CUT_SHARE if inputs.doctor else WORTH_SHARE
-        self.worth_deals = int(cut_share * budget) // ((n_cards + len(self.hosts))
-                                                        * self.games_per_deal)
+        self.ledger = budget_ledger(budget, inputs.doctor)
+        self.worth_deals = self.ledger.allowance("worth") // ((n_cards + len(self.hosts))
+                                                             * self.games_per_deal)
         # The race's arms, counted with the hosts' cards in catalog order (the worth phase
         # orders them; the count of legal swaps barely moves with the order).
         if inputs.doctor:
@@ -271,8 +281,11 @@ class _Setup:
             arms, _, _ = measure.power_arms(laws, self.hosts, ids, [])
             self.n_fresh = len(ids)
         self.race_arms = max(1, len(arms))
-        self.fresh_deals = int(FRESH_SHARE * budget) // ((self.n_fresh + len(self.hosts))
-                                                         * self.games_per_deal)
+        self.fresh_deals = self.ledger.allowance("fresh") // ((self.n_fresh + len(self.hosts))
+                                                             * self.games_per_deal)
+        # the race is held to what leaves the fresh deals whole
+        self.ledger.hold("fresh", self.fresh_deals * (self.n_fresh + len(self.hosts))
+                         * self.games_per_deal)
 
     def first_deals(self, spent: int) -> int:
         """The race's first stage (deals a field deck) once ``spent`` games are played."""
@@ -284,8 +297,8 @@ class _Setup:
         return int(left // per)
 
     def race_budget(self, spent: int) -> int:
-        fresh = self.fresh_deals * (self.n_fresh + len(self.hosts)) * self.games_per_deal
-        return self.budget - spent - fresh
+        """The race's games once ``spent`` games are played: the rest but the fresh deals'."""
+        return self.ledger.total - spent - self.ledger.later("race")
 
     def check_budget(self) -> None:
         """Refuse a budget that cannot give every arm of each phase ``MIN_FIRST_DEALS``

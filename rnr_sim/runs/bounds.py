@@ -17,13 +17,12 @@ and a full disk answered in one line (docs/design.md, "Run dir").
 
 from __future__ import annotations
 
-import errno
 import math
-import re
 import shutil
 from pathlib import Path
 
 from rnr_sim.errors import InputError
+from rnr_sim.files import DiskFull
 
 #: The most games a run can number (game_id is an int64).
 GAME_ID_MAX = 2**63 - 1

@@ -39,11 +39,12 @@ from typing import Any
 
 import numpy as np
 import polars as pl
-from rnr_sim.runs.execution import Chunk, Progress, StopOnInterrupt, execute, local
-from rnr_sim.files import write_json, write_parquet
 
 from rnr_sim import enums
 from rnr_sim.errors import InputError
+from rnr_sim.files import write_json, write_parquet
+from rnr_sim.runs.execution import Chunk, Progress, StopOnInterrupt, execute, local
+from rnr_sim.runs.inputs import GameInputs
 
 #: Games per chunk when played here: small enough that Ctrl-C and the bar answer within a
 #: second or two, large enough that the engine's threads stay busy.
@@ -136,7 +137,7 @@ class Matchups:
     def games(self) -> int:
         return int(np.prod(self.shape))
 
-    def inputs(self) -> dict[str, np.ndarray]:
+    def inputs(self) -> GameInputs:
         """The engine's per-game inputs of every game, in the class docstring's order."""
         s, f, d, r = self.shape
         grid = np.meshgrid(np.arange(s), np.arange(f),
@@ -145,12 +146,11 @@ class Matchups:
         subj, pos, deal, order = (a.ravel() for a in grid)
         seat_deck = np.stack([self.subject_deck[subj], self.field_deck[pos]], axis=1)
         seat_policy = np.stack([self.subject_policy[subj], self.field_policy[pos]], axis=1)
-        return {"game_id": np.arange(len(subj), dtype=np.int64),
-                "seat_deck": np.ascontiguousarray(seat_deck, dtype=np.int32),
-                "seat_policy": np.ascontiguousarray(seat_policy, dtype=np.int32),
-                "table_id": np.ascontiguousarray(self.field_table[pos]),
-                "deal": deal.astype(np.int64),
-                "first_seat": order.astype(np.int32)}
+        return GameInputs(game_id=np.arange(len(subj), dtype=np.int64),
+                          seat_deck=np.ascontiguousarray(seat_deck, dtype=np.int32),
+                          seat_policy=np.ascontiguousarray(seat_policy, dtype=np.int32),
+                          table_id=np.ascontiguousarray(self.field_table[pos]),
+                          deal=deal.astype(np.int64), first_seat=order.astype(np.int32))
 
 
 @dataclass
@@ -366,7 +366,7 @@ class Evaluator:
         remote = getattr(self.backend, "remote", False)
         piece = (max(MIN_REMOTE_CHUNK, -(-n // (2 * self.backend.workers))) if remote
                  else LOCAL_CHUNK)
-        chunks = [Chunk(i, {k: v[a:a + piece] for k, v in inputs.items()})
+        chunks = [Chunk(i, inputs[a:a + piece])
                   for i, a in enumerate(range(0, n, piece))]
         play = _engine_call(self.driver, pool, seed, None if remote else self.threads)
         sink = _Collect()
@@ -393,11 +393,9 @@ def _engine_call(driver, pool: Pool, seed: int, threads: int | None):
     cards, deck_cards, deck_size = pool.cards, pool.deck_cards, pool.deck_size
     rules, policies, search = pool.rules, pool.policies, pool.search
 
-    def play(inputs: dict[str, np.ndarray]):
+    def play(inputs: GameInputs):
         kw = {} if search is None else {"search": search}
-        return driver.play_games(cards, deck_cards, deck_size, inputs["seat_deck"],
-                                 inputs["seat_policy"], inputs["table_id"], inputs["deal"],
-                                 inputs["first_seat"], rules, seed, threads=threads,
-                                 policies=policies, **kw)
+        return inputs.play(driver, cards, deck_cards, deck_size, rules, seed, threads=threads,
+                           policies=policies, **kw)
 
     return play

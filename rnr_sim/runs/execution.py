@@ -26,8 +26,6 @@ the chunks in ``skip`` are not played again.
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import sys
 import threading
@@ -45,6 +43,7 @@ from rnr_sim import enums
 from rnr_sim.errors import InputError
 from rnr_sim.files import write_parquet
 from rnr_sim.progress import compile_clock
+from rnr_sim.runs.inputs import GameInputs
 
 
 def log_to_stderr(message: str) -> None:
@@ -67,18 +66,18 @@ class Chunk:
     "baseline" or "variant")."""
 
     index: int
-    inputs: dict[str, np.ndarray]
+    inputs: GameInputs
     tag: str = ""
 
     @property
     def games(self) -> int:
-        return len(self.inputs["game_id"])
+        return len(self.inputs)
 
     def first_game(self) -> Chunk:
-        return Chunk(self.index, {k: v[:1] for k, v in self.inputs.items()}, self.tag)
+        return Chunk(self.index, self.inputs[:1], self.tag)
 
 
-def engine_play(driver, plan, threads: int | None) -> Callable[[dict[str, np.ndarray]], Any]:
+def engine_play(driver, plan, threads: int | None) -> Callable[[GameInputs], Any]:
     """The engine call for games of ``plan`` (a compiled ``planning.RunPlan``): per-game
     inputs -> the engine's records."""
 
@@ -87,12 +86,9 @@ def engine_play(driver, plan, threads: int | None) -> Callable[[dict[str, np.nda
     cards, deck_cards, deck_size = plan.cards, plan.deck_cards, plan.deck_size
     rules, seed, policies = plan.rules, plan.seed, plan.policy_table
 
-    def play(inputs: dict[str, np.ndarray]):
-        return driver.play_games(
-            cards, deck_cards, deck_size, inputs["seat_deck"],
-            inputs["seat_policy"], inputs["table_id"], inputs["deal"], inputs["first_seat"],
-            rules, seed, threads=threads, policies=policies,
-        )
+    def play(inputs: GameInputs):
+        return inputs.play(driver, cards, deck_cards, deck_size, rules, seed, threads=threads,
+                           policies=policies)
 
     return play
 
@@ -100,21 +96,21 @@ def engine_play(driver, plan, threads: int | None) -> Callable[[dict[str, np.nda
 # ---------------------------------------------------------------------------- records -> parts
 
 
-def chunk_frames(plan, inputs: dict[str, np.ndarray], rec,
+def chunk_frames(plan, inputs: GameInputs, rec,
                  policy_names: Sequence[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The ``games`` and ``seats`` frames of one chunk from the engine's records
     (``plan``: a ``planning.RunPlan``; its ``players`` and ``deck_names`` are read)."""
-    game_id = inputs["game_id"]
+    game_id = inputs.game_id
     n, p = len(game_id), plan.players
     path = np.asarray(rec.path)
     if n and (path.min() < 0 or path.max() >= len(enums.PATHS)):
         raise RuntimeError(f"engine returned a path outside 0..{len(enums.PATHS) - 1}")
     winner = np.asarray(rec.winner_seat, dtype=np.int8)
-    first = inputs["first_seat"].astype(np.int8)
+    first = inputs.first_seat.astype(np.int8)
     games = pl.DataFrame({
         "game_id": game_id,
-        "table_id": inputs["table_id"].astype(np.int32),
-        "deal": inputs["deal"],
+        "table_id": inputs.table_id.astype(np.int32),
+        "deal": inputs.deal,
         "n_players": np.full(n, p, dtype=np.int8),
         "first_seat": first,
         "winner_seat": winner,
@@ -132,9 +128,9 @@ def chunk_frames(plan, inputs: dict[str, np.ndarray], rec,
     seats = pl.DataFrame({
         "game_id": np.repeat(game_id, p),
         "seat": np.tile(seat, n),
-        "deck": pl.Series(plan.deck_names, dtype=pl.String).gather(inputs["seat_deck"].ravel()),
+        "deck": pl.Series(plan.deck_names, dtype=pl.String).gather(inputs.seat_deck.ravel()),
         "policy": pl.Series(list(policy_names), dtype=pl.String).gather(
-            inputs["seat_policy"].ravel()),
+            inputs.seat_policy.ravel()),
         "won": (winner[:, None] == seat[None, :]).ravel(),
         "is_first": (first[:, None] == seat[None, :]).ravel(),
         "final_lp": flat(rec.final_lp, np.int32),

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rnr_sim import files
 from rnr_sim.errors import InputError
+from rnr_sim.files import file_sha256
 
 #: The Parquet key-value metadata key of a stamp.
 KEY = "rnr_sim.identity"

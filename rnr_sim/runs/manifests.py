@@ -10,13 +10,12 @@ from typing import Any
 
 import polars as pl
 
-from rnr_sim import files
-from rnr_sim import __version__
+from rnr_sim import __version__, files
 from rnr_sim.errors import InputError
+from rnr_sim.files import write_json, write_parquet
 from rnr_sim.pilots import policy_rows
 from rnr_sim.runs import identity, rundir
 from rnr_sim.runs.execution import part_name
-from rnr_sim.files import write_json, write_parquet
 from rnr_sim.runs.planning import (
     RunPlan,
     main_branch,

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from rnr_sim import files
 from rnr_sim.errors import InputError
-from rnr_sim.runs import bounds
 from rnr_sim.runs.dirlock import LOCK_NAME, DirLock
 from rnr_sim.runs.manifests import MANIFEST
 

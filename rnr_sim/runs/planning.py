@@ -28,7 +28,8 @@ from rnr_sim import enums
 from rnr_sim.errors import InputError
 from rnr_sim.pilots import policy_rows, resolve_policies
 from rnr_sim.runs import bounds
-from rnr_sim.runs.inputs import check_count, check_threads
+from rnr_sim.runs.arguments import check_count, check_threads
+from rnr_sim.runs.inputs import GameInputs
 
 #: ``--cards`` as the commands take it: one catalog file, several layered in order
 #: (docs/design.md, "Layered catalogs"), or ``None`` / empty for the shipped sample.
@@ -164,19 +165,12 @@ class RunPlan:
         self.deck_policy = np.array([index[p] for p in self.policies], dtype=np.int32)
         self.rules = np.ascontiguousarray(self.profile.compile(), dtype=np.int64)
 
-    def chunk_inputs(self, start: int, stop: int) -> dict[str, np.ndarray]:
+    def chunk_inputs(self, start: int, stop: int) -> GameInputs:
         """The per-game engine inputs of games ``start..stop-1``."""
         game_id = np.arange(start, stop, dtype=np.int64)
         table, deal, rotation = game_coordinates(game_id, self.games, self.players)
-        seat_deck = np.ascontiguousarray(self.tables[table])
-        return {
-            "game_id": game_id,
-            "seat_deck": seat_deck,
-            "seat_policy": np.ascontiguousarray(self.deck_policy[seat_deck]),
-            "table_id": table,
-            "deal": deal,
-            "first_seat": rotation.astype(np.int32),
-        }
+        return GameInputs.at_tables(self.tables, self.deck_policy, table, deal, rotation,
+                                    game_id)
 
 
 
@@ -198,7 +192,7 @@ def load_decks(paths: Sequence[Path], catalog) -> list:
     return decks
 
 
-def _check_legal(decks: list, catalog, profile, fixes: tuple[str, ...] = ()) -> None:
+def check_legal(decks: list, catalog, profile, fixes: tuple[str, ...] = ()) -> None:
     from rnr_sim.decks import validate_deck
 
     for deck in decks:
@@ -243,7 +237,7 @@ def plan_run(options: RunOptions) -> RunPlan:
     profile = load_profile(None if options.rules is None else Path(options.rules).resolve())
     decks = load_decks(paths, catalog)
     if not options.allow_illegal:
-        _check_legal(decks, catalog, profile, options.fixes)
+        check_legal(decks, catalog, profile, options.fixes)
     policies = resolve_policies(decks, options.policy)
     tables = make_tables(len(decks), players, options.mirrors, vs_index)
     if len(tables) == 0:

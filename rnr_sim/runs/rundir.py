@@ -21,9 +21,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from rnr_sim.runs.execution import part_name
-
 from rnr_sim.runs import identity
+from rnr_sim.runs.execution import part_name
 
 #: The run dir's tables besides its parts, stamped and recorded like them.
 TABLE_FILES = ("decks.parquet", "cards.parquet")

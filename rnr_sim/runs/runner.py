@@ -36,11 +36,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rnr_sim import files
-from rnr_sim import __version__
+from rnr_sim import __version__, files
 from rnr_sim.errors import InputError
 from rnr_sim.pilots import policy_rows
-from rnr_sim.runs import bounds, rundir
+from rnr_sim.runs import bounds, planning, rundir
+from rnr_sim.runs.arguments import check_threads
 from rnr_sim.runs.dirlock import DirLock
 from rnr_sim.runs.execution import (
     Chunk,
@@ -52,7 +52,6 @@ from rnr_sim.runs.execution import (
     open_backend,
     part_name,
 )
-from rnr_sim.runs.inputs import check_threads
 from rnr_sim.runs.manifests import (
     MANIFEST,
     file_sha256,
@@ -70,7 +69,6 @@ from rnr_sim.runs.outdir import (
     remove_started,
     resume_hint,
 )
-from rnr_sim.runs import planning
 from rnr_sim.runs.planning import (
     DEFAULT_CHUNK_SIZE,
     RunOptions,

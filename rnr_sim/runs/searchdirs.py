@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from rnr_sim.runs import identity
 from rnr_sim.errors import InputError
+from rnr_sim.runs import identity
 
 #: The discovery dir's Parquet tables (``discover/output.py``), stamped with their stem.
 DISCOVERY_TABLES = ("archive", "deck_cards", "field", "field_cards", "matchups", "cards",
