@@ -272,11 +272,7 @@ def balance(options: BalanceOptions, progress: bool = True,
     if weights is None:
         weights = np.full(n, 1.0 / n)
     weights = weights / weights.sum()
-    fresh = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"--out {out}: cannot create the balance dir ({e.strerror})") from None
+    fresh = outdir.make_dir(out, "balance dir")
     try:
         ids, scope_how = _scope_ids(tf, plan, options, paths, out, progress, log)
         knobs = knobs_of(plan.catalog, ids, tf.scope.fields, tf.scope.max_step) + \

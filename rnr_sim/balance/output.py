@@ -41,7 +41,7 @@ from rnr_sim.balance.targets import (
     rules_toml,
     switches_changed,
 )
-from rnr_sim.files import write_json, write_parquet
+from rnr_sim.files import file_sha256, write_json, write_parquet
 from rnr_sim.runs import identity, searchdirs
 from rnr_sim.runs.schema import WIN_PATHS
 
@@ -210,7 +210,7 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
              for name, frame in (("suggestions", suggestions),
                                  ("candidates", candidates_frame(found, knobs)),
                                  ("figures", figures))}
-    files |= {r[k]: files.file_sha256(out / r[k]) for r in sug_rows
+    files |= {r[k]: file_sha256(out / r[k]) for r in sug_rows
               for k in ("file", "rules_file") if r[k] is not None}
     games_verify = sum(v.games for v in checked)
     games_re = sum(a["games"] for a in after.values())

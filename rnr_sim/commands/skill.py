@@ -142,15 +142,12 @@ def _locked(out: Path | None):
     a dir it created is removed again when bad input stops it before anything is kept."""
     from rnr_sim.errors import InputError
     from rnr_sim.runs.dirlock import DirLock
+    from rnr_sim.runs.outdir import make_dir
 
     if out is None:
         yield
         return
-    created = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"--out {out}: cannot create ({e.strerror or e})") from None
+    created = make_dir(out)
     try:
         with DirLock(out, "run dir"):
             yield

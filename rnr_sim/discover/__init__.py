@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from rnr_sim.errors import InputError
+from rnr_sim.runs.planning import SearchOptions
 
 ORIGINAL_SET = Path(__file__).resolve().parent.parent / "data" / "original.toml"
 DEFAULT_BUDGET = 1_000_000
@@ -52,23 +53,15 @@ MANIFEST = "manifest.json"
 
 
 @dataclass
-class DiscoverOptions:
+class DiscoverOptions(SearchOptions):
     """What ``rnr-sim discover`` was asked for; ``None`` means the default."""
 
     field: Sequence[str | Path] = ()  # default: the sample decks
     cards: Any = None  # default: the Original Set
     budget: int = DEFAULT_BUDGET
-    seed: int = 20251129  # planning.DEFAULT_SEED: every command's default seed
-    rules: str | Path | None = None
-    threads: int | None = None
-    backend: str = "local"
-    address: str | None = None
-    out: str | Path | None = None
-    resume: bool = False
     meta: bool = False
     batch: int = BATCH
     cells: str = "path-speed"  # the archive's measures: search.CELLS
-    command: str | None = None
     yardstick: int = 0  # deals a field deck the best elites replay with the yardstick
 
 

@@ -33,7 +33,7 @@ import polars as pl
 from rnr_sim import __version__, enums
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.discover.search import CELL_PATHS, HOLDOUT_SEED_OFFSET, PILOTS
-from rnr_sim.files import atomic_write, write_json, write_parquet
+from rnr_sim.files import atomic_write, file_sha256, write_json, write_parquet
 from rnr_sim.runs import identity, searchdirs
 
 ARCHIVE_SCHEMA = {
@@ -134,7 +134,7 @@ def write(out: Path, plan, laws, cells, found, tuned, held, matrix, fp: dict[str
 
     def text(rel: str, body: str) -> None:
         atomic_write(out / rel, lambda tmp: tmp.write_text(body, encoding="utf-8"))
-        files[rel] = files.file_sha256(out / rel)
+        files[rel] = file_sha256(out / rel)
 
     edges = cells.col_edges()
     pillar, rights = laws.of_type("pillar"), laws.of_type("rights")

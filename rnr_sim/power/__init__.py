@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from rnr_sim.errors import InputError
+from rnr_sim.runs.planning import SearchOptions
 
 DEFAULT_BUDGET = 20_000_000
 MIN_BUDGET = 20_000
@@ -54,7 +55,7 @@ MANIFEST = "manifest.json"
 
 
 @dataclass
-class PowerOptions:
+class PowerOptions(SearchOptions):
     """What ``rnr-sim power`` was asked for; ``None`` means the default."""
 
     field: Sequence[str | Path] = ()  # default: the sample decks
@@ -64,15 +65,7 @@ class PowerOptions:
     only_set: str | None = None  # measure this set's cards only
     only_cards: Sequence[str] = ()  # measure these cards only
     budget: int = DEFAULT_BUDGET
-    seed: int = 20251129  # planning.DEFAULT_SEED: every command's default seed
     margin: float = DEFAULT_MARGIN
-    rules: str | Path | None = None
-    threads: int | None = None
-    backend: str = "local"
-    address: str | None = None
-    out: str | Path | None = None
-    resume: bool = False
-    command: str | None = None
 
 
 @dataclass

@@ -86,6 +86,21 @@ def main_branch(deck, catalog) -> str:
 
 
 @dataclass
+class SearchOptions:
+    """What the search commands (``discover``, ``power``) take beside their own options:
+    the seed, the rules, where the games are played, the dir and whether to resume it."""
+
+    seed: int = DEFAULT_SEED
+    rules: str | Path | None = None
+    threads: int | None = None
+    backend: str = "local"  # where the games are played: "local" or "ray"
+    address: str | None = None  # a Ray cluster to join (default: start one)
+    out: str | Path | None = None
+    resume: bool = False
+    command: str | None = None
+
+
+@dataclass
 class RunOptions:
     """What ``rnr-sim run`` was asked for; ``None`` means the default."""
 

@@ -1,13 +1,8 @@
 """The ``run`` command's runs of games (docs/design.md).
 
-A run plays every *table* (a tuple of P deck indices, one per seat) for ``games`` deals,
-each deal in every cyclic rotation of the first seat, so seat advantage cancels inside
-each table. Games are numbered so that a game's identity never depends on how the run
-is cut up::
-
-    game_id = (table * games + deal) * players + rotation        first_seat = rotation
-
-and the engine makes each game a pure function of (inputs, seed, table, deal,
+A run plays every table of its decks for ``games`` deals in every seat order, each game
+numbered and seeded as ``planning`` says, so a game is a pure function of (inputs, seed,
+table, deal,
 first_seat). Games are simulated in chunks of consecutive ``game_id`` s; chunk c is
 written as ``games/part-{c:05d}.parquet`` and ``seats/part-{c:05d}.parquet`` (each
 atomically: a temporary name, then ``os.replace``), and only then recorded in
