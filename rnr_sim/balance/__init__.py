@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from rnr_sim.errors import InputError
-from rnr_sim.runs.planning import DEFAULT_SEED
+from rnr_sim.runs.planning import SearchOptions
 
 DEFAULT_BUDGET = 2_000_000
 MIN_BUDGET = 20_000
@@ -64,8 +64,8 @@ CHECKPOINT = ".balance"
 MANIFEST = "manifest.json"
 
 
-@dataclass
-class BalanceOptions:
+@dataclass(kw_only=True)
+class BalanceOptions(SearchOptions):
     """What ``rnr-sim balance`` was asked for; ``None`` means the default."""
 
     targets: str | Path
@@ -73,18 +73,10 @@ class BalanceOptions:
     discovery: str | Path | None = None
     cards: Any = None
     budget: int = DEFAULT_BUDGET
-    seed: int = DEFAULT_SEED
-    rules: str | Path | None = None
-    threads: int | None = None
-    backend: str = "local"  # where the games are played: "local" or "ray"
-    address: str | None = None  # a Ray cluster to join (default: start one)
-    out: str | Path | None = None
     suggestions: int = DEFAULT_SUGGESTIONS
     rediscover: bool = True
-    resume: bool = False
     power: str | Path | None = None  # a power dir whose flags are the "flagged" cards
     yardstick: int = 0  # deals the first suggestion is checked on with the search pilot
-    command: str | None = None
 
 
 @dataclass

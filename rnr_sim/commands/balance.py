@@ -11,14 +11,7 @@ from pathlib import Path
 import typer
 
 from rnr_sim.balance import DEFAULT_BUDGET, DEFAULT_SUGGESTIONS
-from rnr_sim.commands.options import (
-    DEFAULT_SEED,
-    EXIT_INTERRUPTED,
-    deck_list_option,
-    option,
-    out_option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 
 
 def register(app: typer.Typer) -> None:
@@ -44,36 +37,36 @@ def register(app: typer.Typer) -> None:
     )(balance_command)
 
 
-FieldOption = deck_list_option("--field", "The decks of the metagame (or --discovery).")
-TargetsOption = option(Path | None, "--targets", metavar="T.toml",
+FieldOption = opt.deck_list_option("--field", "The decks of the metagame (or --discovery).")
+TargetsOption = opt.option(Path | None, "--targets", metavar="T.toml",
                        help="The targets and the scope (docs/design.md, \"Balance targets\").")
-DiscoveryOption = option(Path | None, "--discovery", metavar="DIR",
+DiscoveryOption = opt.option(Path | None, "--discovery", metavar="DIR",
                          help="A discovery dir: its elites and field, weighted by its "
                               "equilibrium mix, are the metagame (its catalog, unless --cards).")
-BudgetOption = option(int, "--budget", metavar="GAMES", show_default=True,
+BudgetOption = opt.option(int, "--budget", metavar="GAMES", show_default=True,
                       help="Every game the command plays: search, verification, re-discovery "
                            "(twice discover's default: a discovery is one of its steps).")
-OutOption = out_option("DIR", "The balance dir. Default: runs/balance-<date-time>.")
-SuggestionsOption = option(int, "--suggestions", metavar="N", show_default=True,
+OutOption = opt.out_option("DIR", "The balance dir. Default: runs/balance-<date-time>.")
+SuggestionsOption = opt.option(int, "--suggestions", metavar="N", show_default=True,
                            help="Suggestions kept and verified, at most.")
-RediscoverOption = option(bool, "--rediscover/--no-rediscover", show_default=True,
+RediscoverOption = opt.option(bool, "--rediscover/--no-rediscover", show_default=True,
                           help="Search the metagame again with each patched catalog (discover).")
-PowerOption = option(Path | None, "--power", metavar="DIR",
+PowerOption = opt.option(Path | None, "--power", metavar="DIR",
                      help="A power dir (rnr-sim power): with cards = \"flagged\", the cards "
                           "it flags too strong or too weak (instead of the report's flags).")
-YardstickOption = option(int, "--yardstick", metavar="DEALS",
+YardstickOption = opt.option(int, "--yardstick", metavar="DEALS",
                          help="After the verification, replay the first suggestion's effect "
                               "on every deck on DEALS deals with the search pilot in every "
                               "seat, paired with the heuristic pilots (outside --budget: 4 x "
                               "decks x (decks - 1) x DEALS x 2 games, half of them the "
                               "search pilot's, about 20 a second on 2 cores), and say "
                               "whether each deck's change holds. Default: 0, no check.")
-ResumeOption = option(bool, "--resume", help="Carry on a stopped balance run: --resume DIR, "
+ResumeOption = opt.option(bool, "--resume", help="Carry on a stopped balance run: --resume DIR, "
                                              "as run takes it, or --resume --out DIR (give "
                                              "the same options).")
 
 
-@shared_options
+@opt.shared_options
 def balance_command(
     field: FieldOption = None,
     targets: TargetsOption = None,
@@ -95,7 +88,7 @@ def balance_command(
         raise InputError("balance needs --targets T.toml (docs/design.md, \"Balance targets\")")
     options = BalanceOptions(targets=targets, field=field or [], discovery=discovery,
                              cards=cards, budget=budget,
-                             seed=DEFAULT_SEED if seed is None else seed, rules=rules,
+                             seed=opt.DEFAULT_SEED if seed is None else seed, rules=rules,
                              threads=threads, backend=backend, address=address, out=out,
                              suggestions=suggestions, rediscover=rediscover, resume=resume,
                              power=power, yardstick=yardstick,
@@ -106,11 +99,11 @@ def balance_command(
     except (Interrupted, KeyboardInterrupt):
         typer.echo("Stopped after the search; `--resume` replays the search from its "
                    "checkpoint and verifies and searches the metagame again.", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(opt.EXIT_INTERRUPTED) from None
     if result.stopped:
         for m in result.messages:
             typer.echo(m, err=True)
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(opt.EXIT_INTERRUPTED)
     if as_json:
         typer.echo(json.dumps({"out": str(result.out), "manifest": result.manifest,
                                "suggestions": result.suggestions.to_dicts()},

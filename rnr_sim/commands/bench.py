@@ -6,14 +6,10 @@ import json
 
 import typer
 
-from rnr_sim.commands.options import (
-    games_option,
-    option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 from rnr_sim.errors import InputError
 
-GamesOption = games_option("Engine games per timed call. Default: 200,000 (--quick: 2,000).")
+GamesOption = opt.games_option("Engine games per timed call. Default: 200,000 (--quick: 2,000).")
 
 
 def register(app: typer.Typer) -> None:
@@ -41,29 +37,29 @@ def _parse_threads(values: list[str] | None) -> list[int] | None:
     return out
 
 
-ThreadCountsOption = option(list[str] | None, "--threads", "-t", metavar="N[,N...]",
+ThreadCountsOption = opt.option(list[str] | None, "--threads", "-t", metavar="N[,N...]",
                             help="Thread counts to time (repeat or comma-separate). Default: 1 "
                                  "and all.")
-PureGamesOption = option(int | None, "--pure-games", metavar="N",
+PureGamesOption = opt.option(int | None, "--pure-games", metavar="N",
                          help="Games played as plain Python (NUMBA_DISABLE_JIT=1); 0 skips it. "
                               "Default: 200 (--quick: 10).")
-RunGamesOption = option(int | None, "--run-games", metavar="N",
+RunGamesOption = opt.option(int | None, "--run-games", metavar="N",
                         help="Games of the end-to-end `rnr-sim run`; 0 skips it. Default: "
                              "200,000 (--quick: 2,000).")
-RepeatOption = option(int | None, "--repeat", "-r", metavar="N",
+RepeatOption = opt.option(int | None, "--repeat", "-r", metavar="N",
                       help="Timed runs per measurement; the fastest counts. Default: 3 (--quick: "
                            "1).")
-QuickOption = option(bool, "--quick", help="Tiny sizes: checks the bench runs, in seconds.")
-ProfileOption = option(bool, "--profile",
+QuickOption = opt.option(bool, "--quick", help="Tiny sizes: checks the bench runs, in seconds.")
+ProfileOption = opt.option(bool, "--profile",
                        help="Instead of timing: play --games games (default 100,000) on 1 thread "
                             "under Linux perf and print where their time goes, by compiled "
                             "kernel.")
-LinesOption = option(bool, "--lines",
+LinesOption = opt.option(bool, "--lines",
                      help="With --profile: by source function and line (the engine compiled once "
                           "more, with line tables, and cached beside the numba cache).")
 
 
-@shared_options
+@opt.shared_options
 def bench_command(
     games: GamesOption = None,
     threads: ThreadCountsOption = None,

@@ -11,7 +11,7 @@ import typer
 from rnr_sim import enums
 from rnr_sim.cards import load_catalog
 from rnr_sim.cards.schema import TYPE_STATS
-from rnr_sim.commands.options import argument, option, shared_options
+from rnr_sim.commands import options as opt
 from rnr_sim.decks import is_legal, load_deck, validate_deck
 from rnr_sim.display import format_table
 from rnr_sim.errors import InputError
@@ -48,15 +48,15 @@ def register(app: typer.Typer) -> None:
 # ---------------------------------------------------------------------------- cards
 
 
-CardTypeOption = option(str | None, "--type", metavar="T",
+CardTypeOption = opt.option(str | None, "--type", metavar="T",
                         help=f"Only this Order: {', '.join(enums.CARD_TYPES)}.")
-BranchOption = option(str | None, "--branch", metavar="B",
+BranchOption = opt.option(str | None, "--branch", metavar="B",
                       help=f"Only this Branch: {', '.join(enums.BRANCHES)}.")
-SetNameOption = option(str | None, "--set", metavar="NAME",
+SetNameOption = opt.option(str | None, "--set", metavar="NAME",
                        help="Only the cards this set defines (errata'd or not), any case.")
 
 
-@shared_options
+@opt.shared_options
 def cards_command(
     card_type: CardTypeOption = None,
     branch: BranchOption = None,
@@ -162,10 +162,10 @@ def pick(value: str | None, valid: tuple[str, ...], option: str, what: str) -> s
 # ---------------------------------------------------------------------------- validate
 
 
-DecksArgument = argument(list[Path], metavar="DECK", help="Deck list files.")
+DecksArgument = opt.argument(list[Path], metavar="DECK", help="Deck list files.")
 
 
-@shared_options
+@opt.shared_options
 def validate_command(
     decks: DecksArgument,
     *, cards, rules,
@@ -211,8 +211,8 @@ def validate_command(
 # ---------------------------------------------------------------------------- rules
 
 
-@shared_options
-@shared_options
+@opt.shared_options
+@opt.shared_options
 def rules_command(*, rules, as_json) -> None:
     """Show every rules switch: value, default, ruling and the article it reads."""
     profile = load_profile(rules)

@@ -10,7 +10,7 @@ import importlib
 
 import typer
 
-from rnr_sim.commands.options import Group
+from rnr_sim.commands import options as opt
 
 #: Modules that add ``check`` subcommands; each exposes ``register(check_app) -> None``.
 CHECK_MODULES: list[str] = ["rnr_sim.commands.check_fuzz", "rnr_sim.commands.check_coverage",
@@ -21,7 +21,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``check`` group (and every check module's subcommands) to the app."""
     check_app = typer.Typer(
         name="check",
-        cls=Group,
+        cls=opt.Group,
         help="Standing checks of the tool itself (fuzzing, interval coverage), run at scale.",
         no_args_is_help=True,
         add_completion=False,

@@ -10,14 +10,9 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import (
-    argument,
-    games_option,
-    option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 
-GamesOption = games_option("Deals per table in each run.", default=200)
+GamesOption = opt.games_option("Deals per table in each run.", default=200)
 
 
 def register(check_app: typer.Typer) -> None:
@@ -28,25 +23,25 @@ def register(check_app: typer.Typer) -> None:
                              "--games 300")(coverage_command)
 
 
-DecksArgument = argument(list[Path] | None, metavar="[DECK]...",
+DecksArgument = opt.argument(list[Path] | None, metavar="[DECK]...",
                          help="Deck lists. Default: the sample decks (decks/*.txt).")
-SeedsOption = option(int, "--seeds", "-k", metavar="K",
+SeedsOption = opt.option(int, "--seeds", "-k", metavar="K",
                      help="Independent seeds (runs), at least 3.")
-CompareOption = option(bool | None, "--compare/--no-compare",
+CompareOption = opt.option(bool | None, "--compare/--no-compare",
                        help="Also measure compare's deltas (each seed then plays a baseline and "
                             "a variant on the same deals: about 1.5 times as long). Default: on, "
                             "off with --mirrors (compare plays no mirrors).")
-PatchOption = option(Path | None, "--patch", metavar="CARDS.toml",
+PatchOption = opt.option(Path | None, "--patch", metavar="CARDS.toml",
                      help="The variant's card patch for --compare (as for `rnr-sim compare`). "
                           "Default: Minuteman Volley damage 3 -> 6, unless --rules-b.")
-RulesBOption = option(Path | None, "--rules-b", metavar="RULES.toml",
+RulesBOption = opt.option(Path | None, "--rules-b", metavar="RULES.toml",
                       help="The variant's rules profile for --compare.")
-DiscoveryOption = option(Path | None, "--discovery", metavar="DIR",
+DiscoveryOption = opt.option(Path | None, "--discovery", metavar="DIR",
                          help="Measure instead the held-out intervals of a discovery dir "
                               "(`rnr-sim discover`): its elites and field decks re-measured "
                               "against its field on --seeds seeds of --games deals a field "
                               "deck.")
-PowerOption = option(bool, "--power",
+PowerOption = opt.option(bool, "--power",
                      help="Measure instead the paired intervals of `rnr-sim power` (a swap's "
                           "gain, a cut's worth, the mean over hosts) on fixed arms of the "
                           "decks: how often each seed's interval (--games deals a field deck) "
@@ -54,7 +49,7 @@ PowerOption = option(bool, "--power",
                           "seed.")
 
 
-@shared_options
+@opt.shared_options
 def coverage_command(
     decks: DecksArgument = None,
     seeds: SeedsOption = 20,

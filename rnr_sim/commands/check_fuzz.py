@@ -9,13 +9,13 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import games_option, option, shared_options
+from rnr_sim.commands import options as opt
 from rnr_sim.errors import InputError
 
 DEFAULT_GAMES = 100_000
 DEFAULT_SEED = 1
 
-GamesOption = games_option("Games to play at least (whole cases: rounded up).",
+GamesOption = opt.games_option("Games to play at least (whole cases: rounded up).",
                            default=DEFAULT_GAMES)
 
 
@@ -43,17 +43,17 @@ def parse_players(text: str) -> list[int]:
     return out
 
 
-SeedOption = option(int, "--seed", metavar="S", help="First case's seed (0 to 2**63-1).")
-PlayersOption = option(str, "--players", metavar="P[,P...]",
+SeedOption = opt.option(int, "--seed", metavar="S", help="First case's seed (0 to 2**63-1).")
+PlayersOption = opt.option(str, "--players", metavar="P[,P...]",
                        help="Player counts to play each case at.")
-CaseGamesOption = option(int, "--case-games", metavar="G", help="Games per case and player count.")
-DumpOption = option(Path | None, "--dump", metavar="DIR",
+CaseGamesOption = opt.option(int, "--case-games", metavar="G", help="Games per case and player count.")
+DumpOption = opt.option(Path | None, "--dump", metavar="DIR",
                     help="Write each failing case's catalog, rules and deck files to "
                          "DIR/case-<seed>/, with the `rnr-sim replay` line of each failing game.")
-ProgressOption = option(bool, "--progress/--no-progress", help="Show a progress bar.")
+ProgressOption = opt.option(bool, "--progress/--no-progress", help="Show a progress bar.")
 
 
-@shared_options
+@opt.shared_options
 def fuzz_command(
     games: GamesOption = DEFAULT_GAMES,
     seed: SeedOption = DEFAULT_SEED,

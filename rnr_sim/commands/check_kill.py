@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 
-from rnr_sim.commands.options import games_option, shared_options
+from rnr_sim.commands import options as opt
 
-GamesOption = games_option("Deals per table of each run.")
+GamesOption = opt.games_option("Deals per table of each run.")
 
 
 def register(check_app: typer.Typer) -> None:
@@ -29,7 +29,7 @@ def register(check_app: typer.Typer) -> None:
     )(kill_command)
 
 
-@shared_options
+@opt.shared_options
 def kill_command(
     decks: Annotated[list[Path] | None, typer.Argument(
         metavar="DECK...", show_default=False,

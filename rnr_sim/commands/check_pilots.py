@@ -8,16 +8,12 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import (
-    argument,
-    games_option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 from rnr_sim.display import format_table
 from rnr_sim.errors import InputError
 
 DEFAULT_GAMES = 20
-GamesOption = games_option("Games per ordered pairing.", default=DEFAULT_GAMES)
+GamesOption = opt.games_option("Games per ordered pairing.", default=DEFAULT_GAMES)
 
 
 def register(check_app: typer.Typer) -> None:
@@ -28,10 +24,10 @@ def register(check_app: typer.Typer) -> None:
                              "20")(pilots_command)
 
 
-DecksArgument = argument(list[Path], metavar="DECK...", help="2 or more deck lists.")
+DecksArgument = opt.argument(list[Path], metavar="DECK...", help="2 or more deck lists.")
 
 
-@shared_options
+@opt.shared_options
 def pilots_command(
     decks: DecksArgument,
     games: GamesOption = DEFAULT_GAMES,

@@ -11,22 +11,14 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import (
-    EXIT_INTERRUPTED,
-    argument,
-    field_weights_option,
-    games_option,
-    option,
-    out_option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 from rnr_sim.runs import planning
 from rnr_sim.runs.execution import log_to_stderr
 
-GamesOption = games_option("Deals per table, each in every seat order, in each run; with "
+GamesOption = opt.games_option("Deals per table, each in every seat order, in each run; with "
                            "--precision the most to play. Default: "
                            f"{planning.DEFAULT_GAMES:,} (with --precision: 50,000).")
-OutOption = out_option("DIR", "New or empty folder for baseline/ and variant/. Default: "
+OutOption = opt.out_option("DIR", "New or empty folder for baseline/ and variant/. Default: "
                               "runs/compare-<YYYYmmdd-HHMMSS>.")
 
 
@@ -37,26 +29,26 @@ def register(app: typer.Typer) -> None:
                        "volley.toml --precision 0.01")(compare_command)
 
 
-DecksArgument = argument(list[Path], metavar="DECK", help="Deck list files.")
-PatchOption = option(Path | None, "--patch", metavar="CARDS.toml",
+DecksArgument = opt.argument(list[Path], metavar="DECK", help="Deck list files.")
+PatchOption = opt.option(Path | None, "--patch", metavar="CARDS.toml",
                      help='Card patch: [cards."Name"] fields to change, [[add]] cards, remove = '
                           "[...] (docs/designers.md).")
-RulesBOption = option(Path | None, "--rules-b", metavar="PATH",
+RulesBOption = opt.option(Path | None, "--rules-b", metavar="PATH",
                       help="The variant's rules profile (a full profile, as for --rules).")
-DeckBOption = option(Path | None, "--deck-b", metavar="DECK",
+DeckBOption = opt.option(Path | None, "--deck-b", metavar="DECK",
                      help="A second version of the first DECK: the variant plays it in that "
                           "deck's place, with its pilot, on the same deals (paired), against "
                           "the same field.")
-FieldWeightsOption = field_weights_option(
+FieldWeightsOption = opt.field_weights_option(
     "each deck's expected win rate against it before and after the change, paired on the "
     "same deals, and the best response before and after")
-PrecisionOption = option(float | None, "--precision", metavar="X",
+PrecisionOption = opt.option(float | None, "--precision", metavar="X",
                          help="Add deals until every deck's win-rate change has a 95% half-width "
                               "of at most X (0.01 = 1 point), by the Chow-Robbins rule; --games "
                               "caps it.")
 
 
-@shared_options
+@opt.shared_options
 def compare_command(
     decks: DecksArgument,
     patch: PatchOption = None,
@@ -100,7 +92,7 @@ def compare_command(
         result = run_compare(options, progress=not (quiet or as_json), log=log)
     except Interrupted as e:
         typer.echo(f"Stopped: {e}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(opt.EXIT_INTERRUPTED) from None
     t0 = time.perf_counter()
     paired = compare_runs(result.baseline_dir, result.variant_dir)
     result.timings["analysis_s"] = round(time.perf_counter() - t0, 3)
@@ -137,4 +129,4 @@ def compare_command(
                    f"({t['compile_s']:.1f} s engine start), {t['analysis_s']:.1f} s "
                    "paired analysis" + (f", {t['report_s']:.1f} s report" if index else ""))
     if result.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(opt.EXIT_INTERRUPTED)

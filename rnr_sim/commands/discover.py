@@ -9,34 +9,27 @@ import sys
 
 import typer
 
-from rnr_sim.commands.options import (
-    DEFAULT_SEED,
-    EXIT_INTERRUPTED,
-    deck_list_option,
-    option,
-    out_option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 from rnr_sim.discover import BATCH, DEFAULT_BUDGET
 
-FieldOption = deck_list_option("--field", "The decks every candidate plays. Default: the "
+FieldOption = opt.deck_list_option("--field", "The decks every candidate plays. Default: the "
                                           "shipped sample decks.")
-BudgetOption = option(int, "--budget", metavar="GAMES", show_default=True,
+BudgetOption = opt.option(int, "--budget", metavar="GAMES", show_default=True,
                       help="Every game the command plays: search, tuning, held-out, metagame. "
                            "(balance's default is twice this: a discovery is one of its steps.)")
-OutOption = out_option("DIR", "The discovery dir. Default: runs/discover-<date-time>.")
-ResumeOption = option(bool, "--resume", help="Carry on a stopped discovery: --resume DIR, as "
+OutOption = opt.out_option("DIR", "The discovery dir. Default: runs/discover-<date-time>.")
+ResumeOption = opt.option(bool, "--resume", help="Carry on a stopped discovery: --resume DIR, as "
                                              "run takes it, or --resume --out DIR (give the "
                                              "same options).")
-MetaOption = option(bool, "--meta", help="Search in rounds, each against the equilibrium mix "
+MetaOption = opt.option(bool, "--meta", help="Search in rounds, each against the equilibrium mix "
                                          "of the round before, until the mix settles (at most "
                                          "3 rounds).")
-BatchOption = option(int, "--batch", metavar="N", show_default=True,
+BatchOption = opt.option(int, "--batch", metavar="N", show_default=True,
                      help="Children a generation (fewer on a small budget).")
-CellsOption = option(str, "--cells", metavar="KIND", show_default=True,
+CellsOption = opt.option(str, "--cells", metavar="KIND", show_default=True,
                      help="The archive's cells: path-speed (the path of most wins x the mean "
                           "turn of the wins) or branch (main Branch x its share of the cards).")
-YardstickOption = option(int, "--yardstick", metavar="DEALS",
+YardstickOption = opt.option(int, "--yardstick", metavar="DEALS",
                          help="After the held-out re-measure, replay the 3 best elites "
                               "against the field on the first DEALS held-out deals of each "
                               "field deck with the search pilot in every seat (outside "
@@ -54,7 +47,7 @@ def register(app: typer.Typer) -> None:
                        "--seed 7 --out runs/discovery")(discover_command)
 
 
-@shared_options
+@opt.shared_options
 def discover_command(
     field: FieldOption = None,
     budget: BudgetOption = DEFAULT_BUDGET,
@@ -83,7 +76,7 @@ def discover_command(
     from rnr_sim.discover import DiscoverOptions, discover
 
     options = DiscoverOptions(field=field or (), cards=cards, budget=budget,
-                              seed=DEFAULT_SEED if seed is None else seed,
+                              seed=opt.DEFAULT_SEED if seed is None else seed,
                               rules=rules, threads=threads, backend=backend, address=address,
                               out=out, resume=resume, meta=meta, batch=batch, cells=cells,
                               command=shlex.join(["rnr-sim", *sys.argv[1:]]),
@@ -93,7 +86,7 @@ def discover_command(
     if result.stopped:
         for m in result.messages:
             typer.echo(m, err=True)
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(opt.EXIT_INTERRUPTED)
     if as_json:
         typer.echo(json.dumps({"out": str(result.out), "manifest": result.manifest,
                                "archive": result.archive.to_dicts(),

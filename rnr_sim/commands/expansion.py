@@ -11,22 +11,14 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import (
-    EXIT_INTERRUPTED,
-    argument,
-    deck_list_option,
-    games_option,
-    option,
-    out_option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 from rnr_sim.runs import planning
 from rnr_sim.runs.execution import log_to_stderr
 
-NewDecksOption = deck_list_option("--decks", "The expansion's decks.")
-GamesOption = games_option(f"Deals per table, each in every seat order. "
+NewDecksOption = opt.deck_list_option("--decks", "The expansion's decks.")
+GamesOption = opt.games_option(f"Deals per table, each in every seat order. "
                            f"Default: {planning.DEFAULT_GAMES:,}.")
-OutOption = out_option("DIR", "New or empty folder for after/ (and before/). Default: "
+OutOption = opt.out_option("DIR", "New or empty folder for after/ (and before/). Default: "
                               "runs/expansion-<YYYYmmdd-HHMMSS>.")
 
 
@@ -39,13 +31,13 @@ def register(app: typer.Typer) -> None:
                        "decks/expansion/*.txt")(expansion_command)
 
 
-DecksArgument = argument(list[Path], metavar="BASE_DECK",
+DecksArgument = opt.argument(list[Path], metavar="BASE_DECK",
                          help="The decks of the field before the expansion.")
-WithOption = option(Path, "--with", metavar="EXPANSION.toml",
+WithOption = opt.option(Path, "--with", metavar="EXPANSION.toml",
                     help="The expansion's catalog file (new cards and errata over the base).")
 
 
-@shared_options
+@opt.shared_options
 def expansion_command(
     decks: DecksArgument,
     with_: WithOption,
@@ -81,7 +73,7 @@ def expansion_command(
     if result.interrupted:
         typer.echo(f"Stopped: the runs in {result.out} are incomplete; nothing was compared",
                    err=True)
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(opt.EXIT_INTERRUPTED)
     summary = summarize(result)
     write_summary(result, summary)
     index = None

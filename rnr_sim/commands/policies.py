@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import option, shared_options
+from rnr_sim.commands import options as opt
 
 
 def _weights_help() -> str:
@@ -31,11 +31,11 @@ def register(app: typer.Typer) -> None:
                 epilog="Example: rnr-sim policies --show policies/tempo.toml")(policies_command)
 
 
-ShowOption = option(Path | None, "--show", metavar="POLICY.toml",
+ShowOption = opt.option(Path | None, "--show", metavar="POLICY.toml",
                     help="Check a policy file and show its weights beside its base's.")
 
 
-@shared_options
+@opt.shared_options
 def policies_command(
     show: ShowOption = None,
     *, as_json,

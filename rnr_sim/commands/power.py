@@ -10,14 +10,7 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import (
-    DEFAULT_SEED,
-    EXIT_INTERRUPTED,
-    deck_list_option,
-    option,
-    out_option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 from rnr_sim.power import DEFAULT_BUDGET, DEFAULT_MARGIN
 
 
@@ -45,28 +38,28 @@ def register(app: typer.Typer) -> None:
     )(power_command)
 
 
-FieldOption = deck_list_option("--field", "The decks the hosts play (and, without --deck, "
+FieldOption = opt.deck_list_option("--field", "The decks the hosts play (and, without --deck, "
                                "the hosts). Default: the sample decks.")
-DiscoveryOption = option(Path | None, "--discovery", metavar="DIR",
+DiscoveryOption = opt.option(Path | None, "--discovery", metavar="DIR",
                          help="A discovery dir: its field, with its best elites as hosts too "
                               "(its catalog and rules, unless --cards/--rules).")
-DeckOption = option(Path | None, "--deck", metavar="DECK",
+DeckOption = opt.option(Path | None, "--deck", metavar="DECK",
                     help="The deck doctor: which cards of this deck to cut, what to put in.")
-SetOption = option(str | None, "--set", metavar="NAME",
+SetOption = opt.option(str | None, "--set", metavar="NAME",
                    help="Measure only this set's cards (its new cards and its errata; with --card, "
                         "those too).")
-CardOption = option(list[str] | None, "--card", metavar="NAME",
+CardOption = opt.option(list[str] | None, "--card", metavar="NAME",
                     help="Measure only this card (the option again for more).")
-BudgetOption = option(int, "--budget", metavar="GAMES", show_default=True,
+BudgetOption = opt.option(int, "--budget", metavar="GAMES", show_default=True,
                       help="Every game the command plays.")
-MarginOption = option(float, "--margin", metavar="SHARE", show_default=True,
+MarginOption = opt.option(float, "--margin", metavar="SHARE", show_default=True,
                       help="Too strong: a swap lifts its best host by more than this share.")
-OutOption = out_option("DIR", "The power dir. Default: runs/power-<date-time>.")
-ResumeOption = option(bool, "--resume", help="Carry on a stopped power run in --out (give "
+OutOption = opt.out_option("DIR", "The power dir. Default: runs/power-<date-time>.")
+ResumeOption = opt.option(bool, "--resume", help="Carry on a stopped power run in --out (give "
                                              "the same options).")
 
 
-@shared_options
+@opt.shared_options
 def power_command(
     field: FieldOption = None,
     discovery: DiscoveryOption = None,
@@ -84,7 +77,7 @@ def power_command(
 
     options = PowerOptions(field=field or (), discovery=discovery, deck=deck, cards=cards,
                            only_set=only_set, only_cards=card or (), budget=budget,
-                           seed=DEFAULT_SEED if seed is None else seed, margin=margin,
+                           seed=opt.DEFAULT_SEED if seed is None else seed, margin=margin,
                            rules=rules, threads=threads, backend=backend, address=address,
                            out=out, resume=resume,
                            command=shlex.join(["rnr-sim", *sys.argv[1:]]))
@@ -93,7 +86,7 @@ def power_command(
     if result.stopped:
         for m in result.messages:
             typer.echo(m, err=True)
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(opt.EXIT_INTERRUPTED)
     if as_json:
         typer.echo(json.dumps({"out": str(result.out), "manifest": result.manifest,
                                **{k: v.to_dicts() for k, v in result.tables.items()

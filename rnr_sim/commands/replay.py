@@ -6,11 +6,7 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import (
-    argument,
-    option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 
 
 def register(app: typer.Typer) -> None:
@@ -20,23 +16,23 @@ def register(app: typer.Typer) -> None:
                        "decks/bison_stampede.txt --game 3")(replay_command)
 
 
-DecksArgument = argument(list[Path], metavar="DECK", help="2 to 4 deck list files, one per seat.")
-GameOption = option(int, "--game", "-g", metavar="K", show_default=True,
+DecksArgument = opt.argument(list[Path], metavar="DECK", help="2 to 4 deck list files, one per seat.")
+GameOption = opt.option(int, "--game", "-g", metavar="K", show_default=True,
                     help="Which game: deal K, first seat K mod the number of decks.")
-SearchSeatOption = option(int | None, "--search-seat", metavar="Q",
+SearchSeatOption = opt.option(int | None, "--search-seat", metavar="Q",
                           help="Seat Q plays the search pilot (its own pilot plays the "
                                "rollouts); the log shows each option it weighed and its value.")
-RolloutsOption = option(int, "--rollouts", "-k", metavar="K", show_default=True,
+RolloutsOption = opt.option(int, "--rollouts", "-k", metavar="K", show_default=True,
                         help="Search: playouts per option and determinization.")
-DeterminizationsOption = option(int, "--determinizations", metavar="N",
+DeterminizationsOption = opt.option(int, "--determinizations", metavar="N",
                                 help="Search: redeals of the hidden cards per decision.")
-OpenListsOption = option(bool, "--open-lists",
+OpenListsOption = opt.option(bool, "--open-lists",
                          help="Search: the seat knows the other decks' lists (default: it "
                               "believes each one of the decks given, from what it has seen, "
                               "R59).")
 
 
-@shared_options
+@opt.shared_options
 def replay_command(
     decks: DecksArgument,
     game: GameOption = 0,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import argument, field_weights_option, option, out_option
+from rnr_sim.commands import options as opt
 
-OutOption = out_option("DIR", "Report folder: new, empty, or an earlier report of the same run "
+OutOption = opt.out_option("DIR", "Report folder: new, empty, or an earlier report of the same run "
                               "(its files are replaced). Default: reports/<run dir name>.")
 
 
@@ -20,13 +20,13 @@ def register(app: typer.Typer) -> None:
                        "reports/meta")(report_command)
 
 
-RunDirArgument = argument(Path, metavar="RUN_DIR", help="A run dir written by `rnr-sim run`, "
+RunDirArgument = opt.argument(Path, metavar="RUN_DIR", help="A run dir written by `rnr-sim run`, "
                           "a discovery dir written by `rnr-sim discover`, a balance dir "
                           "written by `rnr-sim balance`, or a power dir written by "
                           "`rnr-sim power` (its Card power page; with --deck, the deck "
                           "doctor's).")
-SvgOption = option(bool, "--svg", help="Draw the figures as SVG instead of PNG.")
-FieldWeightsOption = field_weights_option(
+SvgOption = opt.option(bool, "--svg", help="Draw the figures as SVG instead of PNG.")
+FieldWeightsOption = opt.field_weights_option(
     "a run dir's decks against it, each deck's expected win rate, best response first")
 
 

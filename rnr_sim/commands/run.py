@@ -10,15 +10,7 @@ from pathlib import Path
 import typer
 
 from rnr_sim.analytics.summary import format_summary, summarize, summary_json
-from rnr_sim.commands.options import (
-    EXIT_INTERRUPTED,
-    argument,
-    field_weights_option,
-    games_option,
-    option,
-    out_option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 from rnr_sim.errors import InputError
 from rnr_sim.runs import planning, runner
 
@@ -27,9 +19,9 @@ _SHAPE_OPTIONS = ("--games", "--players", "--seed", "--rules", "--cards", "--pol
                   "--out", "--chunk-size", "--mirrors", "--vs", "--allow-illegal")
 
 
-GamesOption = games_option(f"Deals per table, each played in every seat order. "
+GamesOption = opt.games_option(f"Deals per table, each played in every seat order. "
                            f"Default: {planning.DEFAULT_GAMES:,}.")
-OutOption = out_option("DIR", "New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>.")
+OutOption = opt.out_option("DIR", "New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>.")
 
 
 def register(app: typer.Typer) -> None:
@@ -38,30 +30,30 @@ def register(app: typer.Typer) -> None:
                 epilog="Example: rnr-sim run decks/*.txt --games 10000 --threads 2")(run_command)
 
 
-DecksArgument = argument(list[Path] | None, metavar="DECK",
+DecksArgument = opt.argument(list[Path] | None, metavar="DECK",
                          help="Deck list files (none with --resume).")
-ChunkSizeOption = option(int | None, "--chunk-size", metavar="N",
+ChunkSizeOption = opt.option(int | None, "--chunk-size", metavar="N",
                          help=f"Games per chunk (one parquet part each). "
                               f"Default: {planning.DEFAULT_CHUNK_SIZE:,}.")
-VsOption = option(Path | None, "--vs", metavar="DECK",
+VsOption = opt.option(Path | None, "--vs", metavar="DECK",
                   help="Play only the tables holding this deck (one deck vs the field).")
-NoSpaceCheckOption = option(bool, "--no-space-check",
+NoSpaceCheckOption = opt.option(bool, "--no-space-check",
                            help="Start even if the run's estimated parquet is more than the "
                                 "free disk space.")
-FieldWeightsOption = field_weights_option(
+FieldWeightsOption = opt.field_weights_option(
     "after the run, every deck's expected win rate against it, best response first")
-YardstickOption = option(int | None, "--yardstick", metavar="DEALS",
+YardstickOption = opt.option(int | None, "--yardstick", metavar="DEALS",
                         help="After the run, play deals 0..DEALS-1 of every table again with "
                              "the search pilot in every seat (about 20 such games a second "
                              "on 2 cores) into the run dir; `rnr-sim report` then says "
                              "whether its verdict's decks and cards hold with a stronger "
                              "pilot (two players). With --resume, a finished run gains it.")
-ResumeOption = option(Path | None, "--resume", metavar="DIR",
+ResumeOption = opt.option(Path | None, "--resume", metavar="DIR",
                       help="Finish a stopped run in DIR (its decks and options come from its "
                            "manifest).")
 
 
-@shared_options
+@opt.shared_options
 def run_command(
     decks: DecksArgument = None,
     games: GamesOption = None,
@@ -143,7 +135,7 @@ def run_command(
         typer.echo(f"Stopped: {m['games_done']:,} of {m['games_total']:,} games are in "
                    f"{result.run_dir}. Continue with: rnr-sim run --resume {run_dir}",
                    err=True)
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(opt.EXIT_INTERRUPTED)
     if yardstick is not None:
         _yardstick(result, yardstick, threads, backend, address, quiet, as_json)
     if not as_json:
@@ -174,7 +166,7 @@ def _yardstick(result, deals: int, threads, backend, address, quiet: bool,
     if figures is None:
         typer.echo(f"Stopped the yardstick check (the run itself is complete); play it with: "
                    f"rnr-sim run --resume {run_dir} --yardstick {deals}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED)
+        raise typer.Exit(opt.EXIT_INTERRUPTED)
     if not quiet:
         typer.echo(f"Yardstick: deals 0-{figures['deals'] - 1} of every table played again "
                    f"with the search pilot in every seat, {figures['games']:,} games in "

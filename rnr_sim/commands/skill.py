@@ -13,20 +13,11 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import (
-    DEFAULT_SEED,
-    EXIT_INTERRUPTED,
-    argument,
-    field_weights_option,
-    games_option,
-    option,
-    out_option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 
-GamesOption = games_option("Deals per opponent (each in both seat orders, for every pilot).",
+GamesOption = opt.games_option("Deals per opponent (each in both seat orders, for every pilot).",
                            default=200)
-OutOption = out_option("RUN_DIR", "Write skill.parquet into this folder (a run dir or a new "
+OutOption = opt.out_option("RUN_DIR", "Write skill.parquet into this folder (a run dir or a new "
                                   "folder).")
 
 
@@ -39,41 +30,41 @@ def register(app: typer.Typer) -> None:
                        "runs/meta")(skill_command)
 
 
-DecksArgument = argument(list[Path], metavar="DECK", help="Deck lists (at least 2).")
-TunedOption = option(list[str] | None, "--tuned", metavar="DECK=FILE",
+DecksArgument = opt.argument(list[Path], metavar="DECK", help="Deck lists (at least 2).")
+TunedOption = opt.option(list[str] | None, "--tuned", metavar="DECK=FILE",
                      help="The tuned pilot of a deck (its list's path or its name) as a policy "
                           "file; repeat for more decks. Default: the deck's Policy: file, if any.")
-SearchOption = option(bool, "--search",
+SearchOption = opt.option(bool, "--search",
                       help="Add the search pilot (the yardstick) at its default budget, "
                            "K=8 rollouts x N=2 determinizations (--rollouts and "
                            "--determinizations set another). Strength and cost: "
                            "docs/benchmarks.md.")
-RolloutsOption = option(int, "--rollouts", "-k", metavar="K",
+RolloutsOption = opt.option(int, "--rollouts", "-k", metavar="K",
                         help="Add the search pilot: K rollouts per legal action and "
                              "determinization at each Play Phase decision (0: no search pilot, "
                              "unless --search). Its cost: docs/benchmarks.md.")
-GateOption = option(float | None, "--gate", metavar="Z",
+GateOption = opt.option(float | None, "--gate", metavar="Z",
                     help="The search pilot leaves its own pilot's pick only for an option "
                          "better by Z standard errors, paired over the same playouts "
                          "(default 1; 0: the best mean).")
-OpenListsOption = option(bool, "--open-lists",
+OpenListsOption = opt.option(bool, "--open-lists",
                          help="The search pilot knows its opponents' deck lists (a tournament "
                               "that publishes them). Default: it deals their hidden cards from "
                               "what it has seen and the decks given (R59).")
-DeterminizationsOption = option(int, "--determinizations", metavar="N",
+DeterminizationsOption = opt.option(int, "--determinizations", metavar="N",
                                 help="With --rollouts: deals of the hidden cards (opponents' "
                                      "hands and Draw Piles) per rollout batch; each option is "
                                      "weighed on K x N playouts.")
-FieldWeightsOption = field_weights_option(
+FieldWeightsOption = opt.field_weights_option(
     "after the table against every deck, each deck's pilots again against that field "
     "(the field decks it meets, weights scaled over them), paired as above")
-ResumeOption = option(bool, "--resume",
+ResumeOption = opt.option(bool, "--resume",
                       help="Continue the run stopped (Ctrl-C) with this --out RUN_DIR: give the "
                            "same decks and options; the games kept in RUN_DIR/.skill/ are not "
                            "played again.")
 
 
-@shared_options
+@opt.shared_options
 def skill_command(
     decks: DecksArgument,
     games: GamesOption = 200,
@@ -108,7 +99,7 @@ def skill_command(
     from rnr_sim.errors import InputError
 
     check_before_play(field_weights, list(decks))
-    seed = DEFAULT_SEED if seed is None else seed
+    seed = opt.DEFAULT_SEED if seed is None else seed
     if search and rollouts == 0:
         from rnr_sim.skill import SEARCH_DEFAULT
 
@@ -180,7 +171,7 @@ def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, b
                               backend, address, budget, as_json)
         typer.echo(f"Stopped: {stopped.kept:,} of {stopped.total:,} games kept in {out}; "
                    f"continue with: {again}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(opt.EXIT_INTERRUPTED) from None
     finally:
         for bar in bars:
             bar.close()

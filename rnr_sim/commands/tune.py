@@ -8,22 +8,14 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.commands.options import (
-    DEFAULT_SEED,
-    EXIT_INTERRUPTED,
-    argument,
-    deck_list_option,
-    option,
-    out_option,
-    shared_options,
-)
+from rnr_sim.commands import options as opt
 
-FieldOption = deck_list_option("--field", "The decks of the field (as discover and balance "
+FieldOption = opt.deck_list_option("--field", "The decks of the field (as discover and balance "
                                           "name it).")
 #: tune's old name for --field, kept working for scripts (hidden from the help).
-VsOption = deck_list_option("--vs", "The decks of the field: the old name of --field.",
+VsOption = opt.deck_list_option("--vs", "The decks of the field: the old name of --field.",
                             hidden=True)
-OutOption = out_option("POLICY.toml", "Write the resulting policy file here (refuses to "
+OutOption = opt.out_option("POLICY.toml", "Write the resulting policy file here (refuses to "
                                       "overwrite).")
 
 
@@ -36,16 +28,16 @@ def register(app: typer.Typer) -> None:
                        "200000 --out policies/scroll.toml")(tune_command)
 
 
-DeckArgument = argument(Path, metavar="DECK", help="The deck whose pilot is tuned.")
-BudgetOption = option(int, "--budget", metavar="GAMES", help="Games the search may play.")
-HoldoutOption = option(int | None, "--holdout", metavar="DEALS",
+DeckArgument = opt.argument(Path, metavar="DECK", help="The deck whose pilot is tuned.")
+BudgetOption = opt.option(int, "--budget", metavar="GAMES", help="Games the search may play.")
+HoldoutOption = opt.option(int | None, "--holdout", metavar="DEALS",
                        help="Deals per field deck for the held-out check. Default: a quarter of "
                             "the budget's games, at least 200 deals.")
-PolicyOption = option(str | None, "--policy", metavar="P",
+PolicyOption = opt.option(str | None, "--policy", metavar="P",
                       help="Start policy (built-in or file). Default: the deck's own.")
 
 
-@shared_options
+@opt.shared_options
 def tune_command(
     deck: DeckArgument,
     field: FieldOption = None,
@@ -87,7 +79,7 @@ def tune_command(
         bars[0].update(games)
 
     try:
-        result = tune(deck, vs, budget=budget, seed=DEFAULT_SEED if seed is None else seed,
+        result = tune(deck, vs, budget=budget, seed=opt.DEFAULT_SEED if seed is None else seed,
                       cards=cards, rules=rules, policy=policy, threads=threads,
                       holdout_deals=holdout, progress=progress, backend=backend,
                       address=address)
@@ -96,7 +88,7 @@ def tune_command(
             bar.close()
         typer.echo("Stopped after the games under way; nothing written (tune keeps no "
                    "checkpoint: run it again to tune).", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise typer.Exit(opt.EXIT_INTERRUPTED) from None
     finally:
         for bar in bars:
             bar.close()

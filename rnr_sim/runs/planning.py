@@ -87,7 +87,7 @@ def main_branch(deck, catalog) -> str:
 
 @dataclass
 class SearchOptions:
-    """What the search commands (``discover``, ``power``) take beside their own options:
+    """What the search commands (``discover``, ``balance``, ``power``) take beside their own:
     the seed, the rules, where the games are played, the dir and whether to resume it."""
 
     seed: int = DEFAULT_SEED
