@@ -275,10 +275,13 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
         holder = _shipped_catalog_holding([n for _, n in unknown], catalog)
         if holder is not None and len(unknown) == len(problems):
             line, name = unknown[0]
+            fix = (f"the deck's own header 'Cards: {headers['cards']}' names its catalog, "
+                   "and --cards replaced it: drop --cards" if "cards" in headers else
+                   f"add --cards {holder} (or the header line 'Cards: {Path(holder).stem}' "
+                   "to the deck)")
             raise InputError(f"{where}: {len(unknown)} card{'s' if len(unknown) > 1 else ''} "
                              f"not in the catalog ({catalog.name}) are in {holder} "
-                             f"({shown(name)}, line {line}): add --cards {holder} (or "
-                             f"the header line 'Cards: {Path(holder).stem}' to the deck)")
+                             f"({shown(name)}, line {line}): {fix}")
         if len(problems) == 1:
             raise InputError(problems[0])
         more = len(problems) - MAX_PROBLEMS
@@ -296,28 +299,31 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
 
 
 def _shipped_catalog_holding(names: list[str], catalog: Catalog) -> str | None:
-    """The shipped catalog file (``rnr_sim/data/*.toml``, as a path from here when it can
-    be) that holds every one of ``names``, the catalog loaded aside, or None: a deck of the
-    expansion given without its ``--cards`` is told which file to add."""
+    """The smallest shipped catalog file (``rnr_sim/data/*.toml``, as a path from here when
+    it can be) that holds every one of ``names``, the catalog loaded aside, or None: a deck
+    of the expansion given without its ``--cards`` is told which file to add (the smallest:
+    an expansion that layers over the Original Set holds its cards too)."""
     import os
 
     from rnr_sim.cards.catalog import load_catalog
 
     if not names:
         return None
+    holders = []
     for path in sorted((Path(__file__).parent / "data").glob("*.toml")):
         try:
             other = load_catalog(path)
         except InputError:
             continue
-        if other.sha256 == catalog.sha256:
-            continue
-        if all(other.lookup(n) is not None for n in names):
-            try:
-                return os.path.relpath(path)
-            except ValueError:  # another drive
-                return str(path)
-    return None
+        if other.sha256 != catalog.sha256 and all(other.lookup(n) is not None for n in names):
+            holders.append((len(other.cards), path))
+    if not holders:
+        return None
+    path = min(holders)[1]
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive
+        return str(path)
 
 
 def _looks_like_toml(lines: list[str]) -> bool:

@@ -575,7 +575,13 @@ def test_the_patched_cards_own_figures_and_the_balance_line_come_first(strong):
     assert "adjusted IWD (the report's flag: inside each deck, at equal game length): before " \
         in block
     assert "\nBalance: the decks' win rates spread " in head
-    assert ("closer together after the change" in head) != ("further apart" in head)
+    verdicts = ("closer together after the change", "further apart after the change",
+                "no clear change in how far apart")
+    assert sum(v in head for v in verdicts) == 1
+    from rnr_sim.compare.text import spread_verdict
+    assert spread_verdict(-0.01, 0.004).startswith("the decks sit closer")
+    assert spread_verdict(0.01, 0.004).startswith("the decks sit further")
+    assert spread_verdict(-0.003, 0.004).startswith("no clear change")  # within the noise
     summary = summary_json(result, paired)
     assert set(summary["patched_adjusted_iwd"]["Minuteman Volley"]) == {"baseline", "variant"}
     assert change_text({"change": 0.0, "lo": 0.0, "hi": 0.0}) == "0 pp (no change)"
@@ -607,3 +613,30 @@ def test_deck_b_plays_a_second_version_of_the_first_deck_on_the_same_deals(
             "the same cards") in out
     assert "\nDeck B: Abolitionist Front wins " in out and f"as --deck-b {v2}, on the same " \
         "deals: " in out
+
+
+def test_a_patch_no_deck_holds_is_said_before_any_game():
+    """Issue 41 (a new user's friction): a patch to a card no deck of the comparison holds
+    cannot change a game; compare says so before it plays."""
+    from types import SimpleNamespace
+
+    from rnr_sim.cards import load_catalog
+    from rnr_sim.compare.runs import _warn_unheld
+    from rnr_sim.decks import catalog_paths
+
+    catalog = load_catalog(catalog_paths(None, DECKS[:2]))
+    said: list[str] = []
+    unheld = SimpleNamespace(changed=(("Whaleboat Raid", "damage", 2, 3),), removed=())
+    _warn_unheld(unheld, DECKS[:2], catalog, said.append)
+    assert said and said[0].startswith("Note: no deck here holds Whaleboat Raid")
+    held = next(iter(load_deck_names(DECKS[0], catalog)))
+    said.clear()
+    _warn_unheld(SimpleNamespace(changed=((held, "cost", 1, 2),), removed=()), DECKS[:2],
+                 catalog, said.append)
+    assert not said
+
+
+def load_deck_names(path, catalog) -> set[str]:
+    from rnr_sim.decks import load_deck
+
+    return set(load_deck(path, catalog).slots)

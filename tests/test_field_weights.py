@@ -10,7 +10,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rnr_sim.analytics.field import against_field, deck_names, parse_field_weights
+from rnr_sim.analytics.field import (
+    against_field,
+    best_response,
+    deck_names,
+    parse_field_weights,
+)
 from rnr_sim.cli import main
 from rnr_sim.errors import InputError
 
@@ -65,6 +70,22 @@ def test_report_field_weights_answers_for_a_run_dir(engine, decks, tmp_path, cap
     assert main(["report", str(out), "--out", str(tmp_path / "rep"), "--field-weights",
                  f"{names[2]}=1"]) == 0
     assert f"Against your field (100% {names[2]})" in capsys.readouterr().out
+    page = (tmp_path / "rep" / "summary.md").read_text()  # the page answers it too
+    assert "## Against your field" in page and f"Your field: 100% {names[2]}." in page
+    assert '<section id="field"><h2>Against your field</h2>' in \
+        (tmp_path / "rep" / "index.html").read_text()
+    assert pl.read_csv(tmp_path / "rep" / "field.csv").height == len(decks)
+
+
+def test_the_best_response_names_the_decks_it_is_not_told_apart_from():
+    table = pl.DataFrame({"deck": ["A", "B", "C"], "expected": [0.56, 0.55, 0.40],
+                          "lo": [0.54, 0.53, 0.38], "hi": [0.58, 0.57, 0.42],
+                          "missing": ["", "", ""]})
+    line = best_response(table)
+    assert line.startswith("Best response: A (56.0%); not told apart from it at this number "
+                           "of deals: B (")
+    assert "C" not in line.split("deals:")[1]  # clear of it
+    assert best_response(table.filter(pl.col("deck") != "B")) == "Best response: A (56.0%)."
 
 
 def test_a_vs_run_says_what_its_rows_are_and_judges_only_that_deck(engine, decks, tmp_path,

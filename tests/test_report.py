@@ -11,9 +11,9 @@ import pytest
 from analytics_fixtures import RandomSpec, random_run, tiny_run
 
 from rnr_sim.cli import main
+from rnr_sim.display import diff_text, interval, p_text, pct, pp, rate_text
 from rnr_sim.errors import InputError
 from rnr_sim.report import build_report
-from rnr_sim.report.format import diff_text, interval, p_text, pct, pp, rate_text
 
 SECTIONS = ("verdict", "decks", "matchups", "paths", "seats", "branches", "cards", "length",
             "method", "reproduce")

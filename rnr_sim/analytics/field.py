@@ -252,22 +252,44 @@ def compare_field_lines(baseline_dir: str | Path, variant_dir: str | Path, spec:
     return out
 
 
-def field_lines(run_dir: str | Path, spec: str) -> list[str]:
-    """The terminal answer: the field as read, then every deck against it, best first."""
+def best_response(table: pl.DataFrame) -> str | None:
+    """The best response to the field (``against_field``'s first row), and the decks not
+    told apart from it: their interval reaches its estimate, or its interval theirs."""
+    measured = table.filter(pl.col("expected").is_not_null())
+    if not measured.height:
+        return None
+    best = measured.row(0, named=True)
+    ties = [r["deck"] for r in list(measured.iter_rows(named=True))[1:]
+            if r["hi"] >= best["expected"] or best["lo"] <= r["expected"]]
+    line = f"Best response: {best['deck']} ({100 * best['expected']:.1f}%)"
+    if ties:
+        line += (f"; not told apart from it at this number of deals: {', '.join(ties)} "
+                 "(their 95% intervals overlap its estimate)")
+    return line + "."
+
+
+def field_answer(run_dir: str | Path, spec: str) -> tuple[str, pl.DataFrame, str | None]:
+    """``--field-weights`` on a run: the field as read (``field_text``), every deck's
+    expected win rate against it with its 95% interval, best first (``against_field``: the
+    deal as the unit; a deck's own copy in the field counts half its games, as its mirror
+    would), and the best response (``best_response``)."""
     from rnr_sim.runs.manifests import scan_table
 
     decks = _two_player_decks(run_dir)
     weights = parse_field_weights(spec, decks)
     table = against_field(pair_rates(scan_table(run_dir, "games"), scan_table(run_dir, "seats")),
                           decks, weights)
-    out = [f"Against your field ({field_text(weights)}): each deck's expected win rate, 95% "
-           "interval (the deal as the unit), best first:"]
+    return field_text(weights), table, best_response(table)
+
+
+def field_lines(run_dir: str | Path, spec: str) -> list[str]:
+    """The terminal answer: the field as read, then every deck against it, best first."""
+    field, table, best = field_answer(run_dir, spec)
+    out = [f"Against your field ({field}): each deck's expected win rate, 95% interval (the "
+           "deal as the unit; a deck's own copy counts half its games), best first:"]
     out += _deck_lines(table, "expected", lambda r: (
         f"{100 * r['expected']:5.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]"))
-    best = table.row(0, named=True)
-    if best["expected"] is not None:
-        out.append(f"Best response: {best['deck']} ({100 * best['expected']:.1f}%).")
-    return out
+    return out + ([best] if best else [])
 
 
 def deck_names(paths: list[Path]) -> list[str]:

@@ -296,7 +296,8 @@ def answer(found, checked, t) -> tuple[str, str]:
     best = min(checked, key=lambda v: v.distance)
     worst = [r for r in best.rows if not r.met_after]
     shown = "; ".join(f"{r.target} {r.subject} {100 * r.after:.1f}% (band "
-                      f"{_band(r)})" for r in worst[:4])
+                      f"{_band(r)})" for r in worst[:4]) + (
+        f"; and {len(worst) - 4} more (the suggestion's table)" if len(worst) > 4 else "")
     missed = ", ".join(best.missed)
     return ("infeasible within scope",
             f"Infeasible within the scope: no suggestion meets {missed} on fresh deals. "

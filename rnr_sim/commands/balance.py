@@ -54,16 +54,6 @@ RediscoverOption = opt.option(bool, "--rediscover/--no-rediscover", show_default
 PowerOption = opt.option(Path | None, "--power", metavar="DIR",
                      help="A power dir (rnr-sim power): with cards = \"flagged\", the cards "
                           "it flags too strong or too weak (instead of the report's flags).")
-YardstickOption = opt.option(int, "--yardstick", metavar="DEALS",
-                         help="After the verification, replay the first suggestion's effect "
-                              "on every deck on DEALS deals with the search pilot in every "
-                              "seat, paired with the heuristic pilots (outside --budget: 4 x "
-                              "decks x (decks - 1) x DEALS x 2 games, half of them the "
-                              "search pilot's, about 20 a second on 2 cores), and say "
-                              "whether each deck's change holds. Default: 0, no check.")
-ResumeOption = opt.option(bool, "--resume", help="Carry on a stopped balance run: --resume DIR, "
-                                             "as run takes it, or --resume --out DIR (give "
-                                             "the same options).")
 
 
 @opt.shared_options
@@ -75,10 +65,8 @@ def balance_command(
     out: OutOption = None,
     suggestions: SuggestionsOption = DEFAULT_SUGGESTIONS,
     rediscover: RediscoverOption = True,
-    resume: ResumeOption = False,
     power: PowerOption = None,
-    yardstick: YardstickOption = 0,
-    *, seed, cards, rules, threads, backend, address, quiet, as_json,
+    *, resume, yardstick, seed, cards, rules, threads, backend, address, quiet, as_json,
 ) -> None:
     from rnr_sim.balance import BalanceOptions, balance
     from rnr_sim.compare import Interrupted
@@ -91,7 +79,7 @@ def balance_command(
                              seed=opt.DEFAULT_SEED if seed is None else seed, rules=rules,
                              threads=threads, backend=backend, address=address, out=out,
                              suggestions=suggestions, rediscover=rediscover, resume=resume,
-                             power=power, yardstick=yardstick,
+                             power=power, yardstick=yardstick or 0,
                              command=shlex.join(["rnr-sim", *sys.argv[1:]]))
     show = not (quiet or as_json)
     try:

@@ -18,9 +18,6 @@ BudgetOption = opt.option(int, "--budget", metavar="GAMES", show_default=True,
                       help="Every game the command plays: search, tuning, held-out, metagame. "
                            "(balance's default is twice this: a discovery is one of its steps.)")
 OutOption = opt.out_option("DIR", "The discovery dir. Default: runs/discover-<date-time>.")
-ResumeOption = opt.option(bool, "--resume", help="Carry on a stopped discovery: --resume DIR, as "
-                                             "run takes it, or --resume --out DIR (give the "
-                                             "same options).")
 MetaOption = opt.option(bool, "--meta", help="Search in rounds, each against the equilibrium mix "
                                          "of the round before, until the mix settles (at most "
                                          "3 rounds).")
@@ -29,13 +26,6 @@ BatchOption = opt.option(int, "--batch", metavar="N", show_default=True,
 CellsOption = opt.option(str, "--cells", metavar="KIND", show_default=True,
                      help="The archive's cells: path-speed (the path of most wins x the mean "
                           "turn of the wins) or branch (main Branch x its share of the cards).")
-YardstickOption = opt.option(int, "--yardstick", metavar="DEALS",
-                         help="After the held-out re-measure, replay the 3 best elites "
-                              "against the field on the first DEALS held-out deals of each "
-                              "field deck with the search pilot in every seat (outside "
-                              "--budget: 3 x field decks x DEALS x 2 games, about 20 a "
-                              "second on 2 cores), and say whether each still beats the "
-                              "field. Default: 0, no check.")
 
 
 def register(app: typer.Typer) -> None:
@@ -52,12 +42,10 @@ def discover_command(
     field: FieldOption = None,
     budget: BudgetOption = DEFAULT_BUDGET,
     out: OutOption = None,
-    resume: ResumeOption = False,
     meta: MetaOption = False,
     batch: BatchOption = BATCH,
     cells: CellsOption = "path-speed",
-    yardstick: YardstickOption = 0,
-    *, seed, cards, rules, threads, backend, address, quiet, as_json,
+    *, resume, yardstick, seed, cards, rules, threads, backend, address, quiet, as_json,
 ) -> None:
     """MAP-Elites (pyribs) over every Article V-legal deck of the loaded cards (default:
     the 355-card Original Set): one cell per kind of deck (--cells), its elite the
@@ -80,7 +68,7 @@ def discover_command(
                               rules=rules, threads=threads, backend=backend, address=address,
                               out=out, resume=resume, meta=meta, batch=batch, cells=cells,
                               command=shlex.join(["rnr-sim", *sys.argv[1:]]),
-                              yardstick=yardstick)
+                              yardstick=yardstick or 0)
     result = discover(options, progress=not (as_json or quiet),
                       log=(lambda m: None) if quiet else None)
     if result.stopped:
@@ -107,7 +95,7 @@ def summary_lines(result) -> list[str]:
     lines = [
         f"Discovered {s['elites']} elites in {s['elites']} of {s['cells']} cells: "
         f"{s['generations']} generations, {s['children']:,} decks tried "
-        f"({s['decks_per_million_games']:,.0f} a million games; {s['learned']:,} proposed "
+        f"({s['decks_per_million_games']:,.0f} per million games; {s['learned']:,} proposed "
         f"by what the search learned), {g['total']:,} games in {m['seconds']:.0f} s "
         f"({m['games_per_s']:,.0f} games/s).",
         f"Racing: {r['played']:,} search games where playing every deck to the end would take "

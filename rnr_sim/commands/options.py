@@ -86,6 +86,18 @@ AllowIllegalOption = option(bool, "--allow-illegal", help="Play decks that break
 ReportDirOption = option(Path | None, "--report", metavar="DIR",
                          help="Report folder. Default: reports/<name of --out>.")
 NoReportOption = option(bool, "--no-report", help="Skip the HTML report.")
+ResumeOption = option(bool, "--resume",
+                      help="Carry on a stopped run of this command in its dir: --resume DIR, "
+                           "or --resume --out DIR (give the same options).")
+YardstickOption = option(int | None, "--yardstick", metavar="DEALS",
+                         help="Check the verdicts again with the search pilot in every seat "
+                              "(the yardstick), on DEALS deals of each pairing, paired deal by "
+                              "deal with the heuristic pilots; outside --budget (about 20 such "
+                              "games a second on 2 cores). run: the report's strongest and "
+                              "weakest decks and best cards (two players; with --resume a "
+                              "finished run gains it); discover: the 3 best elites against "
+                              "the field; balance: the first suggestion's effect on every "
+                              "deck. Default: no check.")
 
 
 #: The shared options by parameter name: (definition, default when not given).
@@ -96,7 +108,8 @@ SHARED: dict[str, tuple[Any, Any]] = {
     "policy": (PolicyOption, None), "mirrors": (MirrorsOption, False),
     "allow_illegal": (AllowIllegalOption, False), "report": (ReportDirOption, None),
     "no_report": (NoReportOption, False), "quiet": (QuietOption, False),
-    "as_json": (JsonOption, False),
+    "as_json": (JsonOption, False), "resume": (ResumeOption, False),
+    "yardstick": (YardstickOption, None),
 }
 
 
@@ -208,6 +221,29 @@ def resume_dir(command: Any, args: list[str]) -> list[str]:
     return out
 
 
+#: A flag another command has, given to one that names the same thing otherwise: what to
+#: write instead (said before click's "No such option").
+ELSEWHERE: dict[str, dict[str, str]] = {
+    "run": {"--field": "run plays every table of the decks given as arguments (the field is "
+                       "all of them); --vs DECK... keeps only the tables of those decks"},
+    "skill": {"--field": "skill plays each deck against the others given as arguments"},
+    "compare": {"--field": "compare plays the decks given as arguments against each other"},
+}
+
+
+def elsewhere(name: str, args: list[str]) -> None:
+    """An ``InputError`` for a flag of another command (``ELSEWHERE``), up to ``--``."""
+    hints = ELSEWHERE.get(name, {})
+    for arg in args:
+        if arg == "--":
+            return
+        flag = arg.split("=", 1)[0]
+        if flag in hints:
+            from rnr_sim.errors import InputError
+
+            raise InputError(f"rnr-sim {name} has no {flag}: {hints[flag]}")
+
+
 class Group(TyperGroup):
     """A command group whose commands' several-decks options take several values after one
     flag (``several_values``) and whose ``--resume`` flags take the dir too (``resume_dir``)."""
@@ -215,5 +251,6 @@ class Group(TyperGroup):
     def resolve_command(self, ctx: typer.Context, args: list[str]):
         name, command, rest = super().resolve_command(ctx, args)
         if command is not None and not hasattr(command, "commands"):  # a group resolves its own
+            elsewhere(name, rest)
             rest = resume_dir(command, several_values(command, rest))
         return name, command, rest

@@ -55,8 +55,6 @@ BudgetOption = opt.option(int, "--budget", metavar="GAMES", show_default=True,
 MarginOption = opt.option(float, "--margin", metavar="SHARE", show_default=True,
                       help="Too strong: a swap lifts its best host by more than this share.")
 OutOption = opt.out_option("DIR", "The power dir. Default: runs/power-<date-time>.")
-ResumeOption = opt.option(bool, "--resume", help="Carry on a stopped power run in --out (give "
-                                             "the same options).")
 
 
 @opt.shared_options
@@ -69,8 +67,7 @@ def power_command(
     budget: BudgetOption = DEFAULT_BUDGET,
     margin: MarginOption = DEFAULT_MARGIN,
     out: OutOption = None,
-    resume: ResumeOption = False,
-    *, seed, cards, rules, threads, backend, address, quiet, as_json,
+    *, resume, seed, cards, rules, threads, backend, address, quiet, as_json,
 ) -> None:
     from rnr_sim.power import PowerOptions, power
     from rnr_sim.power.output import summary_lines

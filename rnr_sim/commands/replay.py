@@ -24,7 +24,7 @@ SearchSeatOption = opt.option(int | None, "--search-seat", metavar="Q",
                                "rollouts); the log shows each option it weighed and its value.")
 RolloutsOption = opt.option(int, "--rollouts", "-k", metavar="K", show_default=True,
                         help="Search: playouts per option and determinization.")
-DeterminizationsOption = opt.option(int, "--determinizations", metavar="N",
+DeterminizationsOption = opt.option(int, "--determinizations", metavar="N", show_default=True,
                                 help="Search: redeals of the hidden cards per decision.")
 OpenListsOption = opt.option(bool, "--open-lists",
                          help="Search: the seat knows the other decks' lists (default: it "

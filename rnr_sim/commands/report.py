@@ -85,7 +85,8 @@ def report_command(
         bar.update(games)
 
     with bar:
-        index = build_report(run_dir, target, svg=svg, progress=progress, figures_apart=True)
+        index = build_report(run_dir, target, svg=svg, progress=progress, figures_apart=True,
+                             field_weights=field_weights)
     if field_weights is not None:
         from rnr_sim.analytics.field import field_lines
 

@@ -42,12 +42,6 @@ NoSpaceCheckOption = opt.option(bool, "--no-space-check",
                                 "free disk space.")
 FieldWeightsOption = opt.field_weights_option(
     "after the run, every deck's expected win rate against it, best response first")
-YardstickOption = opt.option(int | None, "--yardstick", metavar="DEALS",
-                        help="After the run, play deals 0..DEALS-1 of every table again with "
-                             "the search pilot in every seat (about 20 such games a second "
-                             "on 2 cores) into the run dir; `rnr-sim report` then says "
-                             "whether its verdict's decks and cards hold with a stronger "
-                             "pilot (two players). With --resume, a finished run gains it.")
 ResumeOption = opt.option(Path | None, "--resume", metavar="DIR",
                       help="Finish a stopped run in DIR (its decks and options come from its "
                            "manifest).")
@@ -63,8 +57,7 @@ def run_command(
     resume: ResumeOption = None,
     no_space_check: NoSpaceCheckOption = False,
     field_weights: FieldWeightsOption = None,
-    yardstick: YardstickOption = None,
-    *, players, seed, rules, cards, policy, threads, backend, address, mirrors, allow_illegal,
+    *, yardstick, players, seed, rules, cards, policy, threads, backend, address, mirrors, allow_illegal,
     quiet, as_json,
 ) -> None:
     """Play every table of P distinct decks (round robin for 2 players), --games deals per
@@ -147,7 +140,8 @@ def run_command(
             typer.echo("")
         typer.echo(f"Run dir: {result.run_dir} ({m['games_done']:,} games, "
                    f"{m['timings']['games_per_s']:,.0f} games/s)")
-        typer.echo(f"Next: rnr-sim report {run_dir}")
+        field = f" --field-weights {shlex.quote(field_weights)}" if field_weights else ""
+        typer.echo(f"Next: rnr-sim report {run_dir}{field}")
 
 
 def _yardstick(result, deals: int, threads, backend, address, quiet: bool,

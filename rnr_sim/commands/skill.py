@@ -51,7 +51,7 @@ OpenListsOption = opt.option(bool, "--open-lists",
                          help="The search pilot knows its opponents' deck lists (a tournament "
                               "that publishes them). Default: it deals their hidden cards from "
                               "what it has seen and the decks given (R59).")
-DeterminizationsOption = opt.option(int, "--determinizations", metavar="N",
+DeterminizationsOption = opt.option(int, "--determinizations", metavar="N", show_default=True,
                                 help="With --rollouts: deals of the hidden cards (opponents' "
                                      "hands and Draw Piles) per rollout batch; each option is "
                                      "weighed on K x N playouts.")
@@ -207,7 +207,9 @@ def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, b
     if weighted is not None:
         typer.echo("")
         head = (f"Against your field ({field_text(weights)}): each deck's win share with each "
-                "pilot over the field decks it meets, their weights scaled to sum to 1 ("
+                "pilot over the field decks it meets, their weights scaled to sum to 1: its "
+                "own copy is left out, as skill plays no mirror, where run and compare count "
+                "it as half its games ("
                 + ("the table above and skill.parquet count" if path is not None else
                    "the table above counts") + " every deck alike):")
         lines = skill.text_lines(weighted)

@@ -29,7 +29,8 @@ def register(app: typer.Typer) -> None:
 
 
 DeckArgument = opt.argument(Path, metavar="DECK", help="The deck whose pilot is tuned.")
-BudgetOption = opt.option(int, "--budget", metavar="GAMES", help="Games the search may play.")
+BudgetOption = opt.option(int, "--budget", metavar="GAMES", show_default=True,
+                          help="Games the search may play.")
 HoldoutOption = opt.option(int | None, "--holdout", metavar="DEALS",
                        help="Deals per field deck for the held-out check. Default: a quarter of "
                             "the budget's games, at least 200 deals.")

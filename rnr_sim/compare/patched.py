@@ -53,13 +53,22 @@ def patched_iwd(baseline_dir: Path, variant_dir: Path, cards: list[str]
 def spread(paired) -> dict[str, float] | None:
     """The spread of the decks' win rates in each run: their standard deviation and their
     range (best minus worst), before and after; None with fewer than two decks. A
-    smaller spread after the change means the decks sit closer to one another."""
+    smaller spread after the change means the decks sit closer to one another.
+
+    ``sd_change_se``: the standard error of the change in the standard deviation, by the
+    delta method on the decks' paired changes (d sd / d x_i = (x_i - mean) / (n sd), each
+    deck's change with its own paired standard error, taken as independent): the change is
+    read as closer or further apart only when it is 1.96 of them from 0."""
     import numpy as np
 
     d = paired.of("deck", "win_rate").drop_nulls(["baseline", "variant"])
     if d.height < 2:
         return None
     b, v = d["baseline"].to_numpy(), d["variant"].to_numpy()
-    return {"sd_baseline": float(np.std(b)), "sd_variant": float(np.std(v)),
+    se = d["se"].fill_null(0.0).to_numpy()
+    sd = float(np.std(v))
+    grad = (v - v.mean()) / (len(v) * sd) if sd > 0 else np.zeros_like(v)
+    return {"sd_baseline": float(np.std(b)), "sd_variant": sd,
+            "sd_change_se": float(np.sqrt(np.sum((grad * se) ** 2))),
             "range_baseline": float(b.max() - b.min()),
             "range_variant": float(v.max() - v.min())}

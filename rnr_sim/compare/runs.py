@@ -198,6 +198,18 @@ def _deck_b(path_a: Path, kept: list[Path], path_b: Path, base_catalog, variant_
     return DeckB(a.name, "\n".join([f"Name: {a.name}", *body]) + "\n", lines)
 
 
+def _warn_unheld(patched, kept: list[Path], catalog, log: Callable[[str], None]) -> None:
+    """Say so before any game when no deck of the comparison holds a card the patch
+    changes or removes: then the patch cannot change a game and both runs play alike."""
+    from rnr_sim.decks import load_deck
+
+    touched = {c for c, *_ in patched.changed} | set(patched.removed)
+    held = set().union(*(load_deck(p, catalog).slots for p in kept)) if kept else set()
+    if touched and not touched & held:
+        log(f"Note: no deck here holds {', '.join(sorted(touched))}: the patch cannot change "
+            "a game, so both runs will play the same games; add a deck that plays it.")
+
+
 def _select_decks(paths: list[Path], base_catalog, variant_catalog, base_profile,
                   variant_profile) -> tuple[list[Path], list[Excluded]]:
     """The decks both sides can play. A deck the baseline cannot read or finds illegal is
@@ -517,6 +529,8 @@ def run_compare(options: CompareOptions, progress: bool = True,
                          f"fewer than the {options.players} a table needs"
                          + (f" (left out: {why})" if why else ""))
 
+    if patched is not None and options.rules_b is None and options.deck_b is None:
+        _warn_unheld(patched, kept, base_catalog, log)
     deck_b = None
     if options.deck_b is not None:
         deck_b = _deck_b(paths[0], kept, Path(options.deck_b), base_catalog, variant_catalog,

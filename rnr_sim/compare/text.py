@@ -237,12 +237,23 @@ def balance_line(paired: Paired) -> str | None:
     s = answer(paired)["spread"]
     if s is None:
         return None
-    closer = s["sd_variant"] < s["sd_baseline"]
+    change = s["sd_variant"] - s["sd_baseline"]
+    half = 1.96 * s.get("sd_change_se", 0.0)
     return (f"Balance: the decks' win rates spread {pp(s['sd_baseline']).lstrip('+')} -> "
-            f"{pp(s['sd_variant']).lstrip('+')} (standard deviation), best minus worst "
-            f"{pp(s['range_baseline']).lstrip('+')} -> {pp(s['range_variant']).lstrip('+')}: "
-            + ("the decks sit closer together after the change" if closer else
-               "the decks sit further apart after the change"))
+            f"{pp(s['sd_variant']).lstrip('+')} (standard deviation; change "
+            f"{pp(change)} {interval(change - half, change + half, 1, signed=True)}), best "
+            f"minus worst {pp(s['range_baseline']).lstrip('+')} -> "
+            f"{pp(s['range_variant']).lstrip('+')}: {spread_verdict(change, half)}")
+
+
+def spread_verdict(change: float, half: float) -> str:
+    """Closer or further apart only when the change in the spread is clear of 0 by its 95%
+    half-width ``half`` (``patched.spread``), else no clear change."""
+    if change < -half:
+        return "the decks sit closer together after the change"
+    if change > half:
+        return "the decks sit further apart after the change"
+    return "no clear change in how far apart the decks sit"
 
 
 def format_compare(result: CompareResult, paired: Paired, report: str | None = None) -> str:

@@ -139,7 +139,11 @@ def _after_line(s: dict[str, Any], m: dict[str, Any]) -> str:
     the same list played again on fresh deals with the patch and with the unchanged cards,
     paired, read as one verdict with the first (manifest ``m``)."""
     if s["strongest_after"] is None:
-        return "Metagame after: not searched (--no-rediscover, or the budget's share was too small)."
+        if m.get("rediscover") is False:
+            return "Metagame after: not searched (--no-rediscover)."
+        return ("Metagame after: not searched (what was left of the budget's re-discovery "
+                "share after the suggestions before it was below one discovery's minimum; "
+                "raise --budget).")
     cap = (m.get("targets") or {}).get("deck_share_max")
     cap_text = f" (<= {_bound(cap)})" if cap is not None else ""
     breaks = s["strongest_after_breaks"]

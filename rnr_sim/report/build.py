@@ -18,12 +18,12 @@ from rnr_sim import __version__
 from rnr_sim.analytics import compute_metrics, load_run
 from rnr_sim.analytics.metrics import Metrics
 from rnr_sim.analytics.run import run_progress
+from rnr_sim.display import EMPTY, branch_label, count, interval, pct
 from rnr_sim.errors import InputError
 from rnr_sim.report import expansion as expansion_section
 from rnr_sim.report import links, tables, text
 from rnr_sim.report import yardstick as yardstick_section
 from rnr_sim.report.figures import FIGURES, FigureProcess, Image, make_images
-from rnr_sim.report.format import EMPTY, branch_label, count, pct
 from rnr_sim.skill import read as read_skill
 from rnr_sim.yardstick import frame as frame_of_checks
 from rnr_sim.yardstick import run_checks as yardstick_checks
@@ -465,9 +465,26 @@ def _skill_html(skill: pl.DataFrame | None, images: dict[str, Image], m: Metrics
             f"{esc(skill_source_note(skill, m))}</p></section>")
 
 
+def field_table(field: tuple) -> tables.Table:
+    """``--field-weights``' answer (``analytics.field.field_answer``) as a table."""
+    _, table, _ = field
+    rows = [[r["deck"], EMPTY if r["expected"] is None else pct(r["expected"]),
+             f"never met {r['missing']}" if r["expected"] is None else
+             interval(r["lo"], r["hi"])] for r in table.iter_rows(named=True)]
+    return tables.Table(["Deck", "Expected win rate", "95% interval"], rows)
+
+
+def field_lead(field: tuple) -> str:
+    text_, _, best = field
+    return (f"Your field: {text_}. Each deck's expected win rate against it, the deal as the "
+            "unit (a deck's own copy in the field counts half its games, as its mirror "
+            "would), best first. " + (best or "No deck met the whole field."))
+
+
 def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
                 skill: pl.DataFrame | None = None,
-                expansion: dict[str, Any] | None = None, checked: tuple | None = None) -> str:
+                expansion: dict[str, Any] | None = None, checked: tuple | None = None,
+                field: tuple | None = None) -> str:
     checks, place = checked or (None, None)  # the yardstick check (rnr-sim run --yardstick)
     man = m.run.manifest
     games = m.length.filter(pl.col("path") == "all")["games"].item()
@@ -513,6 +530,8 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
         '<section id="verdict"><h2>Verdict</h2>' + yardstick_section.banner_html(checks),
         _banners_html(m), _verdict_html(m) + yardstick_section.block_html(checks, place),
         "</section>",
+        section("field", "Against your field", field_lead(field),
+                html_table(field_table(field))) if field is not None else "",
         section("decks", "Decks", text.decks_lead(m), html_table(tables.decks_table(m)),
                 img("paths")),
         section("matchups", "Matchups and the Nash metagame", text.matchups_lead(m),
@@ -602,7 +621,8 @@ def render_html(m: Metrics, images: dict[str, Image], csvs: list[str],
 
 
 def render_markdown(m: Metrics, skill: pl.DataFrame | None = None,
-                    expansion: dict[str, Any] | None = None, checked: tuple | None = None) -> str:
+                    expansion: dict[str, Any] | None = None, checked: tuple | None = None,
+                    field: tuple | None = None) -> str:
     checks, place = checked or (None, None)  # the yardstick check (rnr-sim run --yardstick)
     man = m.run.manifest
     games = m.length.filter(pl.col("path") == "all")["games"].item()
@@ -624,6 +644,9 @@ def render_markdown(m: Metrics, skill: pl.DataFrame | None = None,
     out += ["", f"_{md(text.scoring_rule())} How every interval and figure is computed: "
                 f"{md(METHOD_TITLE)}, at the end._", ""]
     out += yardstick_section.markdown(checks, place, md)
+    if field is not None:
+        out += ["## Against your field", "", md(field_lead(field)), "",
+                md_table(field_table(field)), ""]
     blocks = [
         ("Decks", text.decks_lead(m), [tables.decks_table(m)]),
         ("Matchups and the Nash metagame", text.matchups_lead(m),
@@ -762,7 +785,7 @@ def read_expansion(run_dir: Path) -> dict[str, Any] | None:
 
 def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
                  progress: Callable[[int, int], None] | None = None,
-                 figures_apart: bool = False) -> Path:
+                 figures_apart: bool = False, field_weights: str | None = None) -> Path:
     """Write ``index.html``, ``summary.md``, the tables as CSV, the figures and ``report.json``
     (which run this reports, the files written) to ``out_dir``.
 
@@ -775,7 +798,8 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
     is told the games of each part read, of ``total`` (twice the run's games; 0 when the
     manifest does not say). ``figures_apart``: draw the figures in a second process while
     the run is read (``figures.FigureProcess``; the caller's main module needs a
-    ``__main__`` guard, as a command's has), else here.
+    ``__main__`` guard, as a command's has), else here. ``field_weights``: a weighted field
+    (``--field-weights``), answered in a section of its own and ``field.csv``.
     """
     run = load_run(run_dir)
     out = Path(out_dir)
@@ -806,6 +830,12 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
     expansion = read_expansion(run.path)
     frames = csv_frames(m)
     checked = yardstick_checks(m)
+    field = None
+    if field_weights is not None:
+        from rnr_sim.analytics.field import field_answer
+
+        field = field_answer(run_dir, field_weights)
+        frames["field"] = field[1]
     if checked is not None:
         frames["yardstick"] = frame_of_checks(checked[0])
     if skill is not None and not skill.is_empty():
@@ -820,8 +850,9 @@ def build_report(run_dir: str | Path, out_dir: str | Path, svg: bool = False,
     files: dict[str, bytes] = {f"plots/{img.name}.{fmt}": img.data for img in images.values()}
     for name, df in frames.items():
         files[f"{name}.csv"] = df.write_csv().encode("utf-8")
-    files["summary.md"] = render_markdown(m, skill, expansion, checked).encode("utf-8")
-    files["index.html"] = render_html(m, images, csvs, skill, expansion, checked).encode("utf-8")
+    files["summary.md"] = render_markdown(m, skill, expansion, checked, field).encode("utf-8")
+    files["index.html"] = render_html(m, images, csvs, skill, expansion, checked,
+                                      field).encode("utf-8")
     record = {
         "report": "rnr-sim report",
         "tool_version": __version__,

@@ -28,9 +28,9 @@ from rnr_sim.compare.text import (
     vrf_text,
     what_changed,
 )
+from rnr_sim.display import EMPTY, count, path_label, pct
 from rnr_sim.errors import InputError
 from rnr_sim.report.build import CSS, Image, esc, html_table
-from rnr_sim.report.format import EMPTY, count, path_label, pct
 from rnr_sim.report.plots import PATH_COLORS, _figure, _fit, _short, _text_width, render
 from rnr_sim.report.tables import Table
 

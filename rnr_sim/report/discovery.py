@@ -147,7 +147,7 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
     lead = (
         f"{s['elites']} elites in {s['elites']} of {s['cells']} cells from "
         f"{s['children']:,} decks tried over {s['generations']} generations"
-        + (f" ({s['decks_per_million_games']:,.0f} a million games, {s['learned']:,} of them "
+        + (f" ({s['decks_per_million_games']:,.0f} per million games, {s['learned']:,} of them "
            "the block swaps the search learned to expect most of)"
            if "learned" in s else "") + f"; {g['total']:,} "
         f"games in {m['seconds']:.0f} s (search {g['search']:,}, held-out {g['heldout']:,}, "

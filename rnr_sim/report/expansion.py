@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rnr_sim.display import EMPTY, count, diff_text, interval, path_label, pct, pp
 from rnr_sim.report import tables
-from rnr_sim.report.format import EMPTY, count, diff_text, interval, path_label, pct, pp
 
 TITLE = "Expansion"
 #: rows of the expansion's card table in the report (the full list is in expansion.json)

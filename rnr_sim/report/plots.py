@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from rnr_sim.analytics.decks import WIN_PATHS
 from rnr_sim.analytics.length import MINUTES_PER_TURN, RULEBOOK_MINUTES
-from rnr_sim.report.format import branch_label, path_label
+from rnr_sim.display import branch_label, path_label
 
 PATH_COLORS = {
     "life": "#c0392b",

@@ -9,7 +9,7 @@ import polars as pl
 
 from rnr_sim.analytics.decks import WIN_PATHS
 from rnr_sim.analytics.metrics import Metrics
-from rnr_sim.report.format import (
+from rnr_sim.display import (
     EMPTY,
     branch_label,
     count,

@@ -16,8 +16,7 @@ from rnr_sim.analytics.decks import WIN_PATHS
 from rnr_sim.analytics.findings import Finding
 from rnr_sim.analytics.length import MINUTES_PER_TURN, RULEBOOK_MINUTES
 from rnr_sim.analytics.metrics import Metrics
-from rnr_sim.report import tables
-from rnr_sim.report.format import (
+from rnr_sim.display import (
     branch_label,
     count,
     interval,
@@ -26,6 +25,7 @@ from rnr_sim.report.format import (
     pct,
     pp,
 )
+from rnr_sim.report import tables
 
 SEAT_SCOPES = {
     ("all", "any"): "all games",
