@@ -426,3 +426,10 @@ def test_bench_run_reports_games_per_second(monkeypatch, decks):
 @pytest.mark.skipif(not REAL_ENGINE, reason="the real engine is not written yet")
 def test_the_real_engine_is_the_one_under_test(engine):
     assert engine.__name__ == "rnr_sim.engine.driver"
+
+
+def test_the_sample_decks_are_found_from_any_folder(tmp_path, monkeypatch):
+    """The shipped decks beside the package, not only ``decks/`` of the current folder."""
+    monkeypatch.chdir(tmp_path)
+    found = planning.sample_decks()
+    assert len(found) == 9 and all(p.is_absolute() and p.exists() for p in found)

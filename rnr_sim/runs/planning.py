@@ -273,7 +273,7 @@ def plan_run(options: RunOptions) -> RunPlan:
 def sample_decks() -> list[Path]:
     """The shipped sample deck lists (``decks/*.txt`` of the source tree, or of the
     current directory)."""
-    for base in (Path(__file__).resolve().parent.parent / "decks", Path("decks")):
+    for base in (Path(__file__).resolve().parents[2] / "decks", Path("decks")):
         found = sorted(base.glob("*.txt"))
         if found:
             return found
