@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
 from rnr_sim.runs.manifests import complete_parts
-from rnr_sim.runs.runner import RunResult
 from rnr_sim.runs.schema import WIN_PATHS
 
 
@@ -120,20 +118,5 @@ def format_summary(summary: pl.DataFrame) -> str:
         lines.append("(against the field: games of a deck against itself are left out)")
     return "\n".join(lines)
 
-
-def summary_json(result: RunResult, summary: pl.DataFrame | None) -> dict[str, Any]:
-    """The machine-readable summary ``rnr-sim run --json`` prints."""
-    m = result.manifest
-    return {
-        "run_dir": str(result.run_dir),
-        "status": m["status"],
-        "interrupted": result.interrupted,
-        "seed": m["seed"],
-        "players": m["players"],
-        "games_done": m["games_done"],
-        "games_total": m["games_total"],
-        "timings": m["timings"],
-        "decks": [] if summary is None else summary.to_dicts(),
-    }
 
 

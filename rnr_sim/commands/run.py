@@ -9,7 +9,7 @@ from pathlib import Path
 
 import typer
 
-from rnr_sim.analytics.summary import format_summary, summarize, summary_json
+from rnr_sim.analytics.summary import format_summary, summarize
 from rnr_sim.commands import options as opt
 from rnr_sim.errors import InputError
 from rnr_sim.runs import planning, runner
@@ -166,3 +166,19 @@ def _yardstick(result, deals: int, threads, backend, address, quiet: bool,
                    f"with the search pilot in every seat, {figures['games']:,} games in "
                    f"{figures['seconds']} s ({yardstick.FILE}); `rnr-sim report {run_dir}` "
                    "says whether the verdict's decks and cards hold with it.", err=True)
+
+
+def summary_json(result: runner.RunResult, summary) -> dict:
+    """The machine-readable summary ``rnr-sim run --json`` prints."""
+    m = result.manifest
+    return {
+        "run_dir": str(result.run_dir),
+        "status": m["status"],
+        "interrupted": result.interrupted,
+        "seed": m["seed"],
+        "players": m["players"],
+        "games_done": m["games_done"],
+        "games_total": m["games_total"],
+        "timings": m["timings"],
+        "decks": [] if summary is None else summary.to_dicts(),
+    }
