@@ -110,6 +110,11 @@ def test_a_vs_run_says_what_its_rows_are_and_judges_only_that_deck(engine, decks
     assert verdict_banners(m)[0].startswith(f"One deck against the field (rnr-sim run --vs): "
                                             f"{names[0]} met every other deck")
     assert nash_method_note(m).startswith("No Nash mix for a run of one deck against the field")
+    from rnr_sim.report.tables import nash_table
+    from rnr_sim.report.text import decks_lead, matchups_lead
+    assert decks_lead(m).startswith(f"A run of one deck against the field (--vs {names[0]}): ")
+    assert "sit measurably away" not in decks_lead(m)  # no verdict on the other decks' rows
+    assert "No two decks met" not in matchups_lead(m) and not nash_table(m).rows
 
 
 def _deal_frames(outcomes: dict[tuple[str, str], list[tuple[int, int]]]

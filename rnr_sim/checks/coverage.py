@@ -83,6 +83,9 @@ damage = 6
 #: (``compare.paired``: a score interval where fewer than FEW_DEALS deals differ).
 COMPARE_SCORE = "compare, score intervals (few deals differ)"
 COMPARE_NORMAL = "compare, normal intervals"
+#: The change in the spread (standard deviation) of the decks' win rates, compare's
+#: balance line (``compare.patched.spread``: a delta-method interval).
+SPREAD = "compare deck spread (sd)"
 COMPARE_NEWCOMBE = "compare, Newcombe intervals (few events)"
 
 
@@ -188,6 +191,13 @@ def compare_intervals_of(paired) -> pl.DataFrame:
         for fam, group in ((family, family), (by_interval, f"{family} | by interval")):
             rows.append((fam, key, "deal", float(r["change"]), float(r["lo"]),
                          float(r["hi"]), group))
+    from rnr_sim.compare.patched import spread
+
+    s = spread(paired)  # compare's balance line: the change in the decks' spread
+    if s is not None:
+        change, half = s["sd_variant"] - s["sd_baseline"], Z95 * s["sd_change_se"]
+        rows.append((SPREAD, "every deck", "deal", change, change - half, change + half,
+                     SPREAD))
     return pl.DataFrame(rows, schema={**INTERVAL_SCHEMA, "group": pl.String}, orient="row")
 
 

@@ -196,15 +196,20 @@ def card_table(cards: pl.DataFrame) -> Table:
 # ---------------------------------------------------------------------------- the page
 
 
-def _cards_body(paired: Paired) -> list[str]:
-    """The patched cards first; then every other card, labelled as moved by the change."""
+def _cards_body(paired: Paired, deck_b: str | None = None) -> list[str]:
+    """The patched cards first; then every other card, labelled as moved by the change
+    (with ``deck_b``, the deck whose second version the variant plays)."""
     cards = paired.of("card")
     patched = cards.filter(pl.col("role") == "patched")
     moved = cards.filter(pl.col("role") == "moved")
-    what = esc(paired.what_moved())
+    what = esc(paired.what_moved() if deck_b is None or paired.patched or paired.rules_changed
+               else f"the second version of {deck_b}")
     out = ["<h3>Patched cards</h3>"]
     if patched.height:
         out.append(html_table(card_table(patched)))
+    elif deck_b is not None and not paired.rules_changed:
+        out.append(f"<p>No card's numbers changed: the variant plays {what} in its place "
+                   "(--deck-b).</p>")
     else:
         out.append("<p>No card of these decks was patched"
                    + (f": the change is {what}" if paired.rules_changed else "") + ".</p>")
@@ -335,7 +340,7 @@ def render_compare_html(result: CompareResult, paired: Paired, images: dict[str,
         section("cards", "Cards", "<p>Per card over the decks that hold it: GIH WR (win rate "
                 "in games it was seen), played WR, play rate and IWD (GIH WR − GNS WR). "
                 "* = significant (Benjamini-Hochberg 5%); highlighted cards have one.</p>",
-                *_cards_body(paired)),
+                *_cards_body(paired, getattr(result, "deck_b_name", None))),
         section("method", "Method", _method(result, paired)),
         section("reproduce", "Reproduce",
                 f"<p>Baseline run: {esc(result.baseline_dir)}<br>Variant run: "

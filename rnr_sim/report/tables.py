@@ -108,7 +108,9 @@ def nash_table(m: Metrics) -> Table:
     the resamples, its win rate against the mix and the decks it met."""
     head = ["Deck", "Share of the Nash mix [95% CI]", "In the mix", "Win rate against the mix",
             "Decks met"]
-    if m.players > 2:
+    from rnr_sim.report.text import vs_deck
+
+    if m.players > 2 or vs_deck(m) is not None:  # no metagame to solve (text.nash_method_note)
         return Table(head, [])
     rows, hl = [], []
     for r in m.nash.iter_rows(named=True):

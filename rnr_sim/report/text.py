@@ -340,9 +340,16 @@ def path_method_note() -> str:
         "rates against decks of other main paths compared with the fair share.")
 
 
-def nash_method_note(m: Metrics) -> str:
+def vs_deck(m: Metrics) -> str | None:
+    """The one deck a two-player ``run --vs`` judges (the other decks met it alone), else
+    None."""
     vs = m.run.manifest.get("vs") if m.run is not None else None
-    if isinstance(vs, str) and m.players <= 2:
+    return vs if isinstance(vs, str) and m.players <= 2 else None
+
+
+def nash_method_note(m: Metrics) -> str:
+    vs = vs_deck(m)
+    if vs is not None:
         return (f"No Nash mix for a run of one deck against the field (--vs {vs}): the other "
                 "decks never met one another, so the win-rate matrix is one row and one "
                 "column, and its equilibrium would only say which deck beat that one.")
@@ -372,6 +379,15 @@ def decks_lead(m: Metrics) -> str:
     best, worst = played.row(0, named=True), played.row(-1, named=True)
     fair = m.fair
     off = played.filter((pl.col("win_rate_lo") > fair) | (pl.col("win_rate_hi") < fair)).height
+    vs = vs_deck(m)
+    if vs is not None:
+        mine = played.filter(pl.col("deck") == vs)
+        if mine.height:
+            r = mine.row(0, named=True)
+            return (f"A run of one deck against the field (--vs {vs}): {vs} wins "
+                    f"{_rate(r['win_rate'], r['win_rate_lo'], r['win_rate_hi'])} of its games "
+                    "against the others, over both seats. Every other row is that deck's "
+                    f"result against {vs} alone: the other decks never met one another.")
     s = (f"Each deck's share of its games won against the field (mirror games left out), "
          f"over both seats. {best['deck']} does best at "
          f"{_rate(best['win_rate'], best['win_rate_lo'], best['win_rate_hi'])}")
@@ -393,6 +409,8 @@ def matchups_lead(m: Metrics) -> str:
         return s + (f", over the {m.players}-player games where both sat at the table; a "
                     f"fair share is {fair}. " + nash_method_note(m))
     s += ". "
+    if vs_deck(m) is not None:
+        return s + nash_method_note(m)
     support = m.nash.filter(pl.col("in_support"))
     if support.height == 0:
         return s + "No two decks met, so there is no metagame to solve."
