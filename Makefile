@@ -74,7 +74,7 @@ demo: $(RUN_STAMP)
 
 demo-pages: demo-report demo-discover-page demo-balance-page demo-power-page
 demo-warm:
-	$(BIN)/python -m rnr_sim.warmup
+	$(BIN)/python -m rnr_sim.warmup --search
 demo-run:
 	$(BIN)/rnr-sim run $(DEMO_DECKS) --games 2000 --out runs/demo
 demo-skill: demo-run

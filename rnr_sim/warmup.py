@@ -5,7 +5,9 @@ else can play until it is done. Meanwhile this fills the numba cache with what t
 steps would otherwise compile for themselves, one after the other: the report's card
 kernels (``analytics.card_kernels``: about 5 CPU seconds) and pyribs' archive kernels
 (numpy-groupies, about 5 more, compiled by the deck search's first ``add``), and it loads
-matplotlib once (its font cache, on a fresh machine).
+matplotlib once (its font cache, on a fresh machine). With ``--search`` it then compiles the
+search pilot's kernels (``compile_search_kernels``, about 28 s on one core), which wait for
+the engine's: the yardstick checks and the deck search's check play them.
 
 Each is compiled by the code that uses it, so for the types it is used with: a tiny run
 (three sample decks, a few deals) is played by the engine as plain Python
@@ -97,15 +99,17 @@ def compile_search_kernels() -> None:
 
 
 def main() -> int:
-    """The warm-up: what needs no engine first (while the demo's first run compiles it),
-    then the search pilot's kernels, which wait for the engine's."""
+    """The warm-up: what needs no engine (while the demo's first run compiles it); with
+    ``--search`` then the search pilot's kernels too, which wait for the engine's (``make
+    demo``: the yardstick checks play the search pilot)."""
     with tempfile.TemporaryDirectory(prefix="rnr-warmup-") as tmp:
         run_dir = Path(tmp) / "run"
         play_plain(run_dir, Path(tmp) / "plain-cache")
         compile_report_kernels(run_dir)
     compile_archive_kernels()
     load_matplotlib()
-    compile_search_kernels()
+    if "--search" in sys.argv[1:]:
+        compile_search_kernels()
     return 0
 
 
