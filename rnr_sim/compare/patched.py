@@ -56,9 +56,11 @@ def spread(paired) -> dict[str, float] | None:
     smaller spread after the change means the decks sit closer to one another.
 
     ``sd_change_se``: the standard error of the change in the standard deviation, by the
-    delta method on the decks' paired changes (d sd / d x_i = (x_i - mean) / (n sd), each
-    deck's change with its own paired standard error, taken as independent): the change is
-    read as closer or further apart only when it is 1.96 of them from 0."""
+    delta method: sd(x + d) - sd(x) is about g . d, g_i = (x_i - mean) / (n sd), with two
+    sources of noise: the paired changes d (each deck's paired standard error) and the
+    baseline's own noise in g, which moves with the size of the changes (each deck's
+    unpaired standard error over root 2, times d_i / (n sd)); decks taken as independent.
+    Its coverage is measured by ``rnr-sim check coverage`` (family "compare deck spread")."""
     import numpy as np
 
     d = paired.of("deck", "win_rate").drop_nulls(["baseline", "variant"])
@@ -66,9 +68,14 @@ def spread(paired) -> dict[str, float] | None:
         return None
     b, v = d["baseline"].to_numpy(), d["variant"].to_numpy()
     se = d["se"].fill_null(0.0).to_numpy()
-    sd = float(np.std(v))
-    grad = (v - v.mean()) / (len(v) * sd) if sd > 0 else np.zeros_like(v)
-    return {"sd_baseline": float(np.std(b)), "sd_variant": sd,
-            "sd_change_se": float(np.sqrt(np.sum((grad * se) ** 2))),
+    se_b = d["se_unpaired"].fill_null(0.0).to_numpy() / np.sqrt(2.0)
+    sd = float(np.std(b))
+    n = len(b)
+    grad = (b - b.mean()) / (n * sd) if sd > 0 else np.zeros_like(b)
+    moved = (v - b) - (v - b).mean()
+    var = np.sum((grad * se) ** 2) + (np.sum((moved * se_b) ** 2) / (n * sd) ** 2
+                                      if sd > 0 else 0.0)
+    return {"sd_baseline": sd, "sd_variant": float(np.std(v)),
+            "sd_change_se": float(np.sqrt(var)),
             "range_baseline": float(b.max() - b.min()),
             "range_variant": float(v.max() - v.min())}
