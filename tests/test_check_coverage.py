@@ -17,6 +17,7 @@ from rnr_sim.analytics.stats import wilson
 from rnr_sim.checks.coverage import (
     COMPARE_NORMAL,
     COMPARE_SCORE,
+    SPREAD,
     compare_intervals_of,
     coverage_table,
 )
@@ -184,7 +185,9 @@ def test_check_coverage_measures_compare_deltas_of_the_built_in_patch(cli, engin
         assert fams[family]["intervals"] > 0 and fams[family]["method"] == "deal"
     # every change is counted once in its family and once by its interval kind
     own = sum(f["intervals"] for name, f in fams.items()
-              if name.startswith("compare ") and not name.startswith("compare,"))
+              if name.startswith("compare ") and not name.startswith("compare,")
+              and name != SPREAD)
+    assert fams[SPREAD]["intervals"] == 4  # the balance line's one interval a seed
     by_kind = sum(fams[k]["intervals"] for k in (COMPARE_SCORE, COMPARE_NORMAL) if k in fams)
     assert own == by_kind
     # the report's families are measured on the baseline runs, as without --compare

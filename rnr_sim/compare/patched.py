@@ -63,7 +63,8 @@ def spread(paired) -> dict[str, float] | None:
     Its coverage is measured by ``rnr-sim check coverage`` (family "compare deck spread")."""
     import numpy as np
 
-    d = paired.of("deck", "win_rate").drop_nulls(["baseline", "variant"])
+    d = paired.changes.filter((pl.col("kind") == "deck") & (pl.col("metric") == "win_rate")
+                              ).drop_nulls(["baseline", "variant"])
     if d.height < 2:
         return None
     b, v = d["baseline"].to_numpy(), d["variant"].to_numpy()
