@@ -130,9 +130,12 @@ def test_names_and_defaults_a_new_user_meets_are_the_same_across_commands(capsys
     """Issue 41, item 5: tune names its field --field, as discover and balance do (--vs
     still works, hidden); discover takes -q like run and compare; replay's help gives the
     defaults of --game and --rollouts."""
-    for command, present, absent in (("tune", ["--field"], ["--vs"]),
+    for command, present, absent in (("tune", ["--field", "--quiet", "-q",
+                                               "[default: 400000]"], ["--vs"]),
                                      ("discover", ["--quiet", "-q"], []),
-                                     ("replay", ["[default: 0]", "[default: 32]"], [])):
+                                     ("skill", ["--quiet", "-q"], []),
+                                     ("replay", ["[default: 0]", "[default: 32]",
+                                                 "[default: 2]"], [])):
         assert main([command, "--help"]) == 0
         text = " ".join(capsys.readouterr().out.split())
         for word in present:
@@ -152,3 +155,11 @@ def test_resume_takes_the_dir_as_run_does():
     assert options.resume_dir(commands()["balance"], ["--resume", "d"]) == \
         ["--resume", "--out", "d"]
     assert options.resume_dir(run, ["--resume", "d"]) == ["--resume", "d"]  # takes DIR itself
+
+
+def test_a_flag_of_another_command_is_answered_with_this_ones_words(capsys):
+    """A new user's friction (issue 41): ``run --field`` says how run takes its field."""
+    assert main(["run", "decks/bison_stampede.txt", "--field", "decks/scroll_assembly.txt"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rnr-sim run has no --field: run plays every table of the decks "
+                          "given as arguments")

@@ -77,7 +77,7 @@ def skill_command(
     open_lists: OpenListsOption = False,
     resume: ResumeOption = False,
     field_weights: FieldWeightsOption = None,
-    *, seed, cards, rules, threads, backend, address, as_json,
+    *, seed, cards, rules, threads, backend, address, quiet, as_json,
 ) -> None:
     """Each deck plays every other given deck (those keep their own Policy: pilots) with each
     of its own pilots: random (the floor), default (the built-in it plays by: its
@@ -118,12 +118,12 @@ def skill_command(
         resumed[0] = kept
         bars.append(tqdm(total=total, initial=kept, unit=" games", unit_scale=True,
                          file=sys.stderr, dynamic_ncols=True, desc="rnr-sim skill",
-                         disable=as_json))
+                         disable=as_json or quiet))
 
     with _locked(out):
         _skill(decks, games, seed, threads, tuned, cards, rules, backend, address,
                (rollouts, determinizations, gate100, open_lists), out, resume, as_json, bars,
-               start, resumed, field_weights)
+               start, resumed, field_weights, quiet)
 
 
 @contextlib.contextmanager
@@ -149,8 +149,10 @@ def _locked(out: Path | None):
 
 
 def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, budget,
-           out, resume, as_json, bars, start, resumed, field_weights=None) -> None:
-    """The games, the table and what is printed, ``--out`` locked (``_locked``);
+           out, resume, as_json, bars, start, resumed, field_weights=None,
+           quiet: bool = False) -> None:
+    """The games, the table and what is printed, ``--out`` locked (``_locked``; with
+    ``quiet`` and ``--out``, only where the table was written);
     ``budget``: the search pilot's (rollouts, determinizations, gate x 100 or None, open
     lists); ``field_weights``: the table again against that field (``skill.against``)."""
     from rnr_sim import skill
@@ -195,6 +197,9 @@ def _skill(decks, games, seed, threads, tuned, cards, rules, backend, address, b
             data["field_weights"] = weights
             data["against_field"] = skill.to_json(weighted)
         typer.echo(json.dumps(data, indent=2))
+        return
+    if quiet and path is not None:
+        typer.echo(f"Wrote {path}.")
         return
     if resumed[0]:
         typer.echo(f"Skill: {len(decks)} decks, {len(games_frame):,} games ({resumed[0]:,} "

@@ -47,7 +47,7 @@ def tune_command(
     policy: PolicyOption = None,
     out: OutOption = None,
     vs: VsOption = None,
-    *, seed, cards, rules, threads, backend, address, as_json,
+    *, seed, cards, rules, threads, backend, address, quiet, as_json,
 ) -> None:
     """Tune DECK's heuristic pilot against the --field decks: CMA-ES (the cma package) over the
     policy weights, every candidate scored on the same deals (common random numbers),
@@ -76,7 +76,7 @@ def tune_command(
     def progress(games: int) -> None:
         if not bars:
             bars.append(tqdm(total=None, unit=" games", unit_scale=True, file=sys.stderr,
-                             dynamic_ncols=True, desc="rnr-sim tune", disable=as_json))
+                             dynamic_ncols=True, desc="rnr-sim tune", disable=as_json or quiet))
         bars[0].update(games)
 
     try:
@@ -105,6 +105,11 @@ def tune_command(
         data = result.to_json()
         data["out"] = None if out is None else str(out)
         typer.echo(json.dumps(data, indent=2))
+        return
+    if quiet:  # the verdict in one line, and where the policy went
+        typer.echo(f"{'Kept' if result.kept else 'Not kept'}: held-out paired gain "
+                   f"{100 * result.gain:+.1f} pp [{100 * result.gain_lo:+.1f}, "
+                   f"{100 * result.gain_hi:+.1f}]" + (f"; wrote {out}." if out else "."))
         return
     gain = (f"{100 * result.gain:+.1f} pp [{100 * result.gain_lo:+.1f}, "
             f"{100 * result.gain_hi:+.1f}]")
