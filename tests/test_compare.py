@@ -640,3 +640,19 @@ def load_deck_names(path, catalog) -> set[str]:
     from rnr_sim.decks import load_deck
 
     return set(load_deck(path, catalog).slots)
+
+
+def test_a_change_too_small_to_matter_ranks_after_the_large_ones():
+    """A new user's friction (issue 41): a significant 0.005 pp path share ranked above a
+    -7 pp matchup; changes under 0.1 pp now come last, whatever their kind."""
+    from rnr_sim.compare.paired import CHANGE_SCHEMA, rank_changes
+
+    def row(kind, subject, change):
+        r = dict.fromkeys(CHANGE_SCHEMA)
+        r.update(kind=kind, subject=subject, metric="m", change=change, role="")
+        return r
+
+    changes = pl.DataFrame([row("path", "A", 0.00005), row("matchup", "A vs B", -0.07),
+                            row("deck", "A", 0.02)], schema=CHANGE_SCHEMA)
+    assert rank_changes(changes)["subject"].to_list() == ["A", "A vs B", "A"]
+    assert rank_changes(changes)["kind"].to_list() == ["deck", "matchup", "path"]

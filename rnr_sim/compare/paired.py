@@ -520,16 +520,24 @@ def _estimates(acc: Fold) -> Iterator[Estimate]:
 # ---------------------------------------------------------------------------- entry point
 
 
+#: A change smaller than this (0.1 points) ranks after every larger one, whatever its kind:
+#: significant on many deals, too small to matter to a designer.
+TINY = 0.001
+
+
 def rank_changes(changes: pl.DataFrame) -> pl.DataFrame:
-    """Kinds in ``KINDS`` order (the patched cards before the cards they moved), then the
-    largest |change| first (no change last), ties by subject and metric."""
+    """Changes of at least ``TINY`` first; among them kinds in ``KINDS`` order (the patched
+    cards before the cards they moved), then the largest |change| first (no change last),
+    ties by subject and metric."""
     order = {k: i for i, k in enumerate(KINDS)}
     return changes.with_columns(
+        (pl.col("change").abs().fill_null(0.0) < TINY).alias("_tiny"),
         pl.col("kind").replace_strict(order, default=len(KINDS)).alias("_kind"),
         (pl.col("role") == "moved").alias("_moved"),
         pl.col("change").abs().fill_null(-1.0).alias("_size"),
-    ).sort(["_kind", "_moved", "_size", "subject", "metric"],
-           descending=[False, False, True, False, False]).drop("_kind", "_moved", "_size")
+    ).sort(["_tiny", "_kind", "_moved", "_size", "subject", "metric"],
+           descending=[False, False, False, True, False, False]
+           ).drop("_tiny", "_kind", "_moved", "_size")
 
 
 def patched_cards(baseline_dir: Path, variant_dir: Path) -> dict[str, list[str]]:

@@ -306,7 +306,8 @@ def format_compare(result: CompareResult, paired: Paired, report: str | None = N
         out += _table(header, change_rows(sig.head(TERMINAL_ROWS)), right)
         if sig.height > TERMINAL_ROWS:
             out.append(f"(showing {TERMINAL_ROWS} of {sig.height}, most important first: "
-                       "decks, paths, seats, matchups, cards; every change is in the report)")
+                       "decks, paths, seats, matchups, cards, changes under 0.1 pp last; "
+                       "every change is in the report)")
     else:
         out.append("No change is significant: the variant plays like the baseline on these "
                    "decks, at this number of games.")

@@ -301,7 +301,7 @@ def render_compare_html(result: CompareResult, paired: Paired, images: dict[str,
         verdict = (f"<p>{sig.height} of {paired.tests:,} changes are significant "
                    "(Benjamini-Hochberg 5%), most important first: deck win rates, then "
                    "victory paths, seats, matchups and cards, each by the size of the "
-                   "change.</p>" + html_table(top) + more)
+                   "change; changes under 0.1 points last.</p>" + html_table(top) + more)
     else:
         verdict = ("<p>No change is significant after Benjamini-Hochberg at 5%: at this "
                    "number of games the variant plays like the baseline.</p>")
