@@ -481,6 +481,8 @@ def test_cli_json_report_and_summary(module_engine, capsys, files, tmp_path):
     assert "Minuteman Volley" in html and (report / "changes.csv").exists()
     assert html.index("<h3>Patched cards</h3>") < html.index("<h3>Other cards, moved by")
     assert "moved by the change to Minuteman Volley (" in html
+    # the page answers "does it still over-perform?" on the report's own scale too
+    assert "Minuteman Volley: adjusted IWD (the report&#x27;s flag" in html
     code, stdout, _ = run_cli(capsys, *DECKS, "--patch", files["strong"], "--games", 20,
                               "--out", tmp_path / "cmp2", "--no-report")
     assert code == 0

@@ -211,7 +211,6 @@ def patched_card_lines(paired: Paired) -> list[str]:
     rows = paired.of("card").filter(pl.col("role") == "patched")
     if rows.height == 0:
         return []
-    adjusted = answer(paired)["iwd"]
     out = []
     for card in sorted(set(rows["subject"].to_list())):
         mine = rows.filter(pl.col("subject") == card)
@@ -224,12 +223,19 @@ def patched_card_lines(paired: Paired) -> list[str]:
                  for r in mine.sort("metric").iter_rows(named=True)]
         out += _table(["metric", "before", "after", "change [95% CI]", "significant"],
                       table, {1, 2})
-        a = adjusted.get(card)
-        if a is not None:
-            out.append(f"  adjusted IWD (the report's flag: inside each deck, at equal game "
-                       f"length): before {_adjusted_text(a['baseline'])}; after "
-                       f"{_adjusted_text(a['variant'])}")
+        out += adjusted_lines(paired, card)
     return out
+
+
+def adjusted_lines(paired: Paired, card: str | None = None) -> list[str]:
+    """The report's headline figure for a patched card (``card``, else each), the adjusted
+    IWD, in each run: the like-for-like answer to "does it still over-perform?"."""
+    adjusted = answer(paired)["iwd"]
+    cards = [card] if card is not None else sorted(adjusted)
+    return [f"  {'' if card is not None else one_line(c) + ': '}adjusted IWD (the report's "
+            f"flag: inside each deck, at equal game length): before "
+            f"{_adjusted_text(adjusted[c]['baseline'])}; after "
+            f"{_adjusted_text(adjusted[c]['variant'])}" for c in cards if c in adjusted]
 
 
 def balance_line(paired: Paired) -> str | None:

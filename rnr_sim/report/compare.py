@@ -16,6 +16,7 @@ from rnr_sim.compare.paired import CARD_METRICS, FEW_DEALS, Paired
 from rnr_sim.compare.runs import CompareResult
 from rnr_sim.compare.text import (
     PATH_EXPECTATION_NOTE,
+    adjusted_lines,
     change_text,
     design_line,
     level_text,
@@ -207,6 +208,7 @@ def _cards_body(paired: Paired, deck_b: str | None = None) -> list[str]:
     out = ["<h3>Patched cards</h3>"]
     if patched.height:
         out.append(html_table(card_table(patched)))
+        out += [f"<p>{esc(line.strip())}</p>" for line in adjusted_lines(paired)]
     elif deck_b is not None and not paired.rules_changed:
         out.append(f"<p>No card's numbers changed: the variant plays {what} in its place "
                    "(--deck-b).</p>")
