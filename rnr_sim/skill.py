@@ -494,7 +494,10 @@ def win_shares(games: pl.DataFrame, weights: dict[str, float] | None = None) -> 
     w = pl.col("_w")
     shares = ratio_by_deal(games, pl.col("score") * w, w, by=["deck", "pilot"],
                            name="win_share").collect()
-    secs = pl.col("seconds").sum() if "seconds" in games.columns else pl.lit(None, pl.Float64)
+    # the wall time of the deck's games; against a weighted field, none: its rows are some of
+    # the games only, and their time is not the table's
+    secs = (pl.col("seconds").sum() if "seconds" in games.columns and weights is None
+            else pl.lit(None, pl.Float64))
     counts = games.group_by("deck", "pilot").agg(
         pl.col("policy").first(), pl.col("deal").n_unique().cast(pl.Int64).alias("deals"),
         pl.len().cast(pl.Int64).alias("games"), secs.cast(pl.Float64).alias("seconds"))
