@@ -658,3 +658,34 @@ def test_a_change_too_small_to_matter_ranks_after_the_large_ones():
                             row("deck", "A", 0.02)], schema=CHANGE_SCHEMA)
     assert rank_changes(changes)["subject"].to_list() == ["A", "A vs B", "A"]
     assert rank_changes(changes)["kind"].to_list() == ["deck", "matchup", "path"]
+
+
+def test_compare_targets_say_what_each_run_meets():
+    """A new user's friction (issue 41, item 3): ``compare --targets T.toml`` says which of a
+    designer's targets the baseline and the variant meet, on the comparison's figures."""
+    from rnr_sim.balance.targets import Targets
+    from rnr_sim.compare.paired import CHANGE_SCHEMA
+    from rnr_sim.compare.text import targets_lines
+
+    def row(kind, subject, metric, before, after):
+        r = dict.fromkeys(CHANGE_SCHEMA)
+        r.update(kind=kind, subject=subject, metric=metric, baseline=before, variant=after)
+        return r
+
+    changes = pl.DataFrame([row("deck", "A", "win_rate", 0.58, 0.54),
+                            row("deck", "B", "win_rate", 0.42, 0.46),
+                            row("path", "all games", "share_life", 0.35, 0.28),
+                            row("path", "all games", "share_attack", 0.10, 0.12)],
+                           schema=CHANGE_SCHEMA)
+
+    class Fake:
+        def of(self, kind, metric=None):
+            out = changes.filter(pl.col("kind") == kind)
+            return out if metric is None else out.filter(pl.col("metric") == metric)
+
+    t = Targets(deck_share_max=0.55, path_share={"life": (0.2, 0.3), "attack": (0.2, 0.3)},
+                iwd_max=0.05)
+    text = "\n".join(targets_lines(Fake(), t, "t.toml"))
+    assert text.startswith("Targets (t.toml): the baseline misses 3 of 4, the variant 1 ")
+    assert "NO" in text.split("attack")[1].splitlines()[0]  # still below its band after
+    assert "iwd_max: not judged here" in text

@@ -42,6 +42,9 @@ DeckBOption = opt.option(Path | None, "--deck-b", metavar="DECK",
 FieldWeightsOption = opt.field_weights_option(
     "each deck's expected win rate against it before and after the change, paired on the "
     "same deals, and the best response before and after")
+TargetsOption = opt.option(Path | None, "--targets", metavar="T.toml",
+                          help="A designer's balance targets (docs/design.md, \"Balance "
+                               "targets\"): which of them the baseline and the variant meet.")
 PrecisionOption = opt.option(float | None, "--precision", metavar="X",
                          help="Add deals until every deck's win-rate change has a 95% half-width "
                               "of at most X (0.01 = 1 point), by the Chow-Robbins rule; --games "
@@ -58,6 +61,7 @@ def compare_command(
     precision: PrecisionOption = None,
     out: OutOption = None,
     field_weights: FieldWeightsOption = None,
+    targets: TargetsOption = None,
     *, players, seed, rules, cards, policy, threads, backend, address, report, no_report, quiet,
     as_json,
 ) -> None:
@@ -79,6 +83,11 @@ def compare_command(
     from rnr_sim.compare.runs import write_summary
 
     check_before_play(field_weights, list(decks))
+    goals = None
+    if targets is not None:  # a bad file is refused before any game
+        from rnr_sim.balance.targets import load_targets
+
+        goals = load_targets(targets)
     options = CompareOptions(
         decks=decks, patch=patch, rules_b=rules_b, deck_b=deck_b, games=games,
         players=2 if players is None else players,
@@ -116,6 +125,12 @@ def compare_command(
             typer.echo(f"Report: {index}")
     else:
         typer.echo(format_compare(result, paired, index))
+        if goals is not None:
+            from rnr_sim.compare.text import targets_lines
+
+            for line in targets_lines(paired, goals.targets, str(targets)):
+                typer.echo(line)
+            typer.echo("")
         if field_weights is not None:
             from rnr_sim.analytics.field import compare_field_lines
 

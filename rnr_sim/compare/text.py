@@ -400,3 +400,56 @@ def summary_json(result: CompareResult, paired: Paired, report: str | None = Non
         },
         "changes": changes,
     }
+
+
+def _met(value: float | None, lo: float | None, hi: float | None) -> bool | None:
+    if value is None:
+        return None
+    return (lo is None or value >= lo) and (hi is None or value <= hi)
+
+
+def targets_lines(paired: Paired, targets, where: str) -> list[str]:
+    """``compare --targets T.toml``: which of a designer's balance targets (docs/design.md,
+    "Balance targets") the baseline and the variant meet, on the comparison's own figures:
+    each deck's win rate against the field (``deck_share_max``), each path's share of all
+    wins (``path_share``), the first seat's win rate (``first_seat``). Point estimates, as
+    measured on these deals (``balance`` verifies a change with room on fresh deals);
+    ``min_support`` and ``iwd_max`` are said to be judged elsewhere."""
+    rows: list[tuple[str, str, str, float | None, float | None, float | None, float | None]] = []
+    if targets.deck_share_max is not None:
+        for r in paired.of("deck", "win_rate").iter_rows(named=True):
+            rows.append(("deck_share_max", r["subject"], f"<= {pct(targets.deck_share_max, 0)}",
+                         r["baseline"], r["variant"], None, targets.deck_share_max))
+    for path, (lo, hi) in sorted(targets.path_share.items()):
+        r = paired.of("path", f"share_{path}").filter(pl.col("subject") == "all games")
+        if r.height:
+            r = r.row(0, named=True)
+            rows.append(("path_share", path, f"{pct(lo, 0)}-{pct(hi, 0)}", r["baseline"],
+                         r["variant"], lo, hi))
+    if targets.first_seat is not None:
+        lo, hi = targets.first_seat
+        r = paired.of("seat", "first_win_rate").filter(pl.col("subject") == "all games")
+        if r.height:
+            r = r.row(0, named=True)
+            rows.append(("first_seat", "all games", f"{pct(lo, 0)}-{pct(hi, 0)}",
+                         r["baseline"], r["variant"], lo, hi))
+    missed = [[_met(r[3], r[5], r[6]) is False for r in rows],
+              [_met(r[4], r[5], r[6]) is False for r in rows]]
+    out = [f"Targets ({where}): the baseline misses {sum(missed[0])} of {len(rows)}, the "
+           f"variant {sum(missed[1])} (point estimates on these deals; balance verifies a "
+           "change with room on fresh deals):"]
+    table = [[t, one_line(s), band, pct(b) if b is not None else EMPTY,
+              pct(v) if v is not None else EMPTY,
+              "yes" if _met(v, lo, hi) else "NO" if _met(v, lo, hi) is False else EMPTY]
+             for t, s, band, b, v, lo, hi in rows if _met(b, lo, hi) is False
+             or _met(v, lo, hi) is False]
+    if table:
+        out += _table(["target", "subject", "band", "before", "after", "met after"], table,
+                      {3, 4})
+    elif rows:
+        out.append("  every target is met before and after.")
+    skipped = [k for k in ("min_support", "iwd_max") if getattr(targets, k) is not None]
+    if skipped:
+        out.append(f"  {', '.join(skipped)}: not judged here (the equilibrium and the cards' "
+                   "adjusted IWD: rnr-sim balance, the report).")
+    return out
