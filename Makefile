@@ -13,8 +13,8 @@ DEV_STAMP := $(VENV)/.installed-dev
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-# pip installs without compiling the packages' bytecode, one file after another (36 s of
-# a 58 s install here); compileall then compiles it on every core (17 s on two).
+# pip installs without compiling the packages' bytecode (it compiles one file after another);
+# compileall then compiles it on every core (what each takes: docs/benchmarks.md).
 SITE = $$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
 $(RUN_STAMP): pyproject.toml | $(VENV)/bin/python

@@ -6,7 +6,7 @@ steps would otherwise compile for themselves, one after the other: the report's 
 kernels (``analytics.card_kernels``: about 5 CPU seconds) and pyribs' archive kernels
 (numpy-groupies, about 5 more, compiled by the deck search's first ``add``), and it loads
 matplotlib once (its font cache, on a fresh machine). With ``--search`` it then compiles the
-search pilot's kernels (``compile_search_kernels``, about 28 s on one core), which wait for
+search pilot's kernels (``compile_search_kernels``), which wait for
 the engine's: the yardstick checks and the deck search's check play them.
 
 Each is compiled by the code that uses it, so for the types it is used with: a tiny run

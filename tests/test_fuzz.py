@@ -1,4 +1,4 @@
-"""The fuzzer (rnr_sim/fuzz): its generators draw inputs the tool's own readers accept, a
+"""The fuzzer (rnr_sim/checks/fuzz): its generators draw inputs the tool's own readers accept, a
 small fixed run of it is clean, and its record checks catch planted faults.
 
 The run at scale is ``rnr-sim check fuzz`` (docs/fuzzing.md); here a few thousand games.

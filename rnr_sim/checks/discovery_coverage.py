@@ -5,7 +5,7 @@ The elites of a discovery dir, and its field's decks, each with the pilot its de
 names, are re-measured against the dir's field on K independent seeds, ``deals`` deals a
 field deck each, exactly as ``discover`` re-measures them (``meta.shares_of``,
 ``meta.edges_of``: the edge over the dir's best field deck). Each seed's intervals go to
-``analytics.coverage.coverage_table``, which checks them against the mean of the other
+``checks.coverage.coverage_table``, which checks them against the mean of the other
 seeds' estimates (the leave-one-out reference of every other family). Families:
 ``discover held-out share`` and ``discover held-out edge``.
 """
@@ -25,7 +25,7 @@ from rnr_sim.errors import InputError
 def heldout_intervals(discovery: str | Path, seeds: Sequence[int], deals: int,
                       threads: int | None = None,
                       progress: Callable[[str], None] | None = None) -> tuple[pl.DataFrame, int]:
-    """(intervals per seed in ``analytics.coverage``'s columns plus ``seed``, games)."""
+    """(intervals per seed in ``checks.coverage``'s columns plus ``seed``, games)."""
     from rnr_sim.discover.meta import edges_of, shares_of
     from rnr_sim.discover.search import Field
     from rnr_sim.runs import planning

@@ -22,7 +22,7 @@ measures how often such an interval holds the gain it estimates:
   other deals of the same arm: the estimate of a fixed arm, not of a selected one.
 - **Check.** Seed k's interval holds the truth when ``|g_k - truth| <= z sqrt(se_k² +
   se_ref²)``: the reference's own noise widens the check, as the leave-one-out families
-  of ``analytics.coverage`` are stretched for theirs (``sqrt(1 + 1/REFERENCE_FACTOR)``, 2.5%
+  of ``checks.coverage`` are stretched for theirs (``sqrt(1 + 1/REFERENCE_FACTOR)``, 2.5%
   at the default). A subject's seeds share its reference's error: at the default that
   moves one subject's chance to hold by about a point at most (second order in the
   reference's 0.22 se), and the family's coverage not at all on average. A subject whose

@@ -1,7 +1,7 @@
 """``rnr-sim check coverage``: how often the report's 95% intervals hold the value, over
-independent seeds of the sample decks (``analytics.coverage``); with ``--discovery`` a
-discovery's held-out intervals (``discover.coverage``), with ``--power`` the paired
-intervals of ``rnr-sim power`` (``power.coverage``)."""
+independent seeds of the sample decks (``checks.coverage``); with ``--discovery`` a
+discovery's held-out intervals (``checks.discovery_coverage``), with ``--power`` the paired
+intervals of ``rnr-sim power`` (``checks.power_coverage``)."""
 
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ def coverage_command(
 
 
 def _discovery_coverage(discovery: Path, seeds: list[int], games: int, threads, log):
-    """The coverage of a discovery dir's held-out intervals (``discover.coverage``)."""
+    """The coverage of a discovery dir's held-out intervals (``checks.discovery_coverage``)."""
     import time
 
     from rnr_sim.checks.coverage import CoverageRun, coverage_table
@@ -154,7 +154,7 @@ def _check_mode(mode: str, what: str, games: int, given: dict[str, bool]) -> Non
 
 def _power_coverage(decks: list[Path], seeds: list[int], games: int, threads,
                     as_json: bool) -> None:
-    """The coverage of power's paired intervals (``power.coverage``), printed."""
+    """The coverage of power's paired intervals (``checks.power_coverage``), printed."""
     from rnr_sim.checks.power_coverage import format_power_coverage, measure, subjects_table
 
     cov = measure(decks, seeds, games, threads=threads, show=not as_json)

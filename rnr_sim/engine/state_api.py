@@ -17,8 +17,8 @@ pilot's own scratch.
 The game's big steps a pilot reaches through here (``play_turns``, ``finish_play_phase``,
 ``finish_turn``, ``take_action``) are ``@called`` kernels (``linker.py``): compiled once
 when this module is imported, called by the rollouts and the search's own game alike,
-where copied into each they were compiled twice (the search pilot's first compile 46 s ->
-28 s, the same games and speed: docs/benchmarks.md).
+where copied into each they were compiled twice (the first compile's time, the same games
+and speed: docs/benchmarks.md).
 """
 
 import numpy as np

@@ -1,7 +1,8 @@
 """The play pipeline: every game the tool plays goes through here.
 
 ``planning`` (the plan every command builds: decks, catalog, rules, pilots, tables of play,
-game numbering), ``inputs`` (the input checks commands share), ``execution`` (chunks played
+game numbering), ``inputs`` (a call's per-game inputs, one record), ``arguments`` (the
+argument checks commands share), ``execution`` (chunks played
 and written, progress, the local backend), ``evaluation`` (games for scores, paired on
 common deals, stored and resumable), ``ray_backend`` (the same chunks as Ray tasks),
 ``runner`` (the ``run`` command's run dirs: start, resume), and the run-dir files:
