@@ -11,11 +11,12 @@ import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from rnr_sim.errors import InputError
+
+if TYPE_CHECKING:  # the writers take frames; the full-disk checks need no polars
+    import polars as pl
 
 #: The errno values that mean "no room left" (ENOSPC, and a quota's EDQUOT).
 NO_SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}

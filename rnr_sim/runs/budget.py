@@ -41,9 +41,9 @@ class Ledger:
         """``games`` played by ``phase``."""
         self.spent_by[phase] += int(games)
 
-    def spent(self, phase: str | None = None) -> int:
-        """Games played so far, by ``phase`` or by all."""
-        return self.spent_by[phase] if phase is not None else sum(self.spent_by.values())
+    def spent(self) -> int:
+        """Games played so far, by every phase."""
+        return sum(self.spent_by.values())
 
     def left(self) -> int:
         """The total less every game spent."""
@@ -63,7 +63,3 @@ class Ledger:
         if phase not in self.rest:
             return self.share(phase)
         return max(0, self.left() - self.later(phase))
-
-    def summary(self) -> dict[str, int]:
-        """Each phase's games spent, and the total (for a manifest)."""
-        return {**self.spent_by, "total": self.total}
