@@ -1,7 +1,7 @@
 """The ``rnr-sim`` command line: a typer app, thin (parse, call, print).
 
-Each module of ``COMMAND_MODULES`` exposes ``register(app)`` and adds its subcommands;
-they are imported in order, none skipped. Bad input (``InputError``) never shows a
+Each module of ``COMMAND_MODULES`` declares its subcommands (``commands.options.command``);
+they are added in order, none skipped. Bad input (``InputError``) never shows a
 traceback: its message goes to stderr and the exit code is 2 (docs/design.md, "CLI").
 """
 
@@ -33,14 +33,12 @@ def _answer_ctrl_c(now, then) -> None:
 
 _answer_ctrl_c(signal.default_int_handler, _stopped_while_loading)
 
-import importlib  # noqa: E402  (after the Ctrl-C handler: these imports take a while)
+import typer  # noqa: E402  (after the Ctrl-C handler: these imports take a while)
 
-import typer  # noqa: E402
-
-from rnr_sim.commands.options import Group  # noqa: E402
+from rnr_sim.commands.options import Group, add_commands  # noqa: E402
 from rnr_sim.errors import InputError  # noqa: E402
 
-#: Modules that add subcommands; each exposes ``register(app: typer.Typer) -> None``.
+#: Modules that declare subcommands (``commands.options.command``), in the order of the help.
 COMMAND_MODULES = ["rnr_sim.commands.catalog", "rnr_sim.commands.run", "rnr_sim.commands.report"]
 COMMAND_MODULES += ["rnr_sim.commands.replay", "rnr_sim.commands.bench"]
 COMMAND_MODULES += ["rnr_sim.commands.compare", "rnr_sim.commands.policies",
@@ -124,7 +122,7 @@ def _options(
 
 
 for _module in COMMAND_MODULES:
-    importlib.import_module(_module).register(app)
+    add_commands(app, _module)
 
 # Loaded: Ctrl-C is a KeyboardInterrupt again, until ``main`` answers it (so that importing
 # this module leaves the importer's Ctrl-C as it was).

@@ -40,6 +40,7 @@ import polars as pl
 
 from rnr_sim.analytics.stats import Z95
 from rnr_sim.errors import InputError
+from rnr_sim.files import make_dir
 from rnr_sim.runs import manifests, outdir, planning, runner
 from rnr_sim.runs.arguments import check_count
 from rnr_sim.runs.execution import log_to_stderr
@@ -229,10 +230,7 @@ def run_expansion(options: ExpansionOptions, progress: bool = True,
         raise InputError(f"{len(old)} base deck{'s' if len(old) != 1 else ''}: the before "
                          f"field needs at least {options.players} (one table)")
 
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"--out {out}: cannot create ({e.strerror})") from None
+    make_dir(out, "expansion dir")
     decks = [*old_paths, *new_paths]
 
     def run(cards: list[Path], where: Path):

@@ -31,6 +31,17 @@ class DiskFull(InputError):
         self.reason = reason
 
 
+def make_dir(out: Path, what: str = "run dir") -> bool:
+    """Create ``out`` (and its parents) if missing; whether it was created. A folder that
+    cannot be made is an ``InputError`` naming it (``--out``, the only way one is given)."""
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"--out {out}: cannot create the {what} ({e.strerror or e})") from None
+    return created
+
+
 def no_space_errno(error: BaseException) -> int | None:
     """The errno of a write error when it means the disk is full, else None. polars
     reports the OS error inside its own exception's text ("... (os error 28)")."""

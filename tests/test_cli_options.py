@@ -157,6 +157,40 @@ def test_resume_takes_the_dir_as_run_does():
     assert options.resume_dir(run, ["--resume", "d"]) == ["--resume", "d"]  # takes DIR itself
 
 
+def test_skill_resume_takes_the_dir_though_skill_takes_decks():
+    """Issue 41, item 5: ``skill a b --resume DIR`` is ``--resume --out DIR`` (the word after
+    --resume is the dir, not a deck), ``--resume=DIR`` too; the flag before an option is
+    the flag; a resume dir and an --out that name two dirs are refused."""
+    skill = commands()["skill"]
+    assert options.resume_dir(skill, ["a", "--resume", "d", "b"]) == \
+        ["a", "--resume", "--out", "d", "b"]
+    assert options.resume_dir(skill, ["a", "--resume=d"]) == ["a", "--resume", "--out", "d"]
+    assert options.resume_dir(skill, ["a", "--resume", "-o", "d"]) == ["a", "--resume", "-o", "d"]
+    assert options.resume_dir(skill, ["a", "--resume", "d/", "--out", "d"]) == \
+        ["a", "--resume", "--out", "d/", "--out", "d"]  # the same dir
+    for other in (["--out", "e"], ["-o", "e"], ["--out=e"]):
+        with pytest.raises(InputError, match="^--resume d and -(-out|o) e name two dirs"):
+            options.resume_dir(skill, ["a", *other, "--resume", "d"])
+
+
+def test_the_searches_budget_opens_alike_and_shows_its_default(capsys):
+    """Issue 41, item 5: --budget says "Every game the command plays" in discover, balance
+    and power, each with its default; discover's is balance's, power's larger one is said
+    why."""
+    from rnr_sim.balance import DEFAULT_BUDGET as BALANCE
+    from rnr_sim.discover import DEFAULT_BUDGET as DISCOVER
+
+    assert DISCOVER == BALANCE == 2_000_000
+    for command, default in (("discover", DISCOVER), ("balance", BALANCE),
+                             ("power", 20_000_000)):
+        budget = next(p for p in commands()[command].params if p.name == "budget")
+        assert budget.help.startswith("Every game the command plays: ")
+        assert budget.default == default and budget.show_default
+        assert main([command, "--help"]) == 0
+        assert f"[default: {default}]" in " ".join(capsys.readouterr().out.split())
+    assert "it measures every card" in budget.help
+
+
 def test_a_flag_of_another_command_is_answered_with_this_ones_words(capsys):
     """A new user's friction (issue 41): ``run --field`` says how run takes its field."""
     assert main(["run", "decks/bison_stampede.txt", "--field", "decks/scroll_assembly.txt"]) == 2

@@ -220,3 +220,34 @@ def test_resume_of_a_checkpoint_without_its_plan_says_to_delete_it(tmp_path, cap
     err = capsys.readouterr().err.strip()
     assert code == 2 and len(err.splitlines()) == 1 and "delete" in err
     assert f"has no {skill.PLAN}" in err
+
+
+def test_resume_takes_the_dir_as_run_does(straight, tmp_path, monkeypatch, capsys):
+    """Issue 41, item 5: ``skill DECK... --resume DIR`` carries on the run stopped in DIR, as
+    ``run --resume DIR`` reads (the word after --resume is the dir, not a deck; the same
+    decks and options given again). An --out naming another dir is refused in one line,
+    exit 2, before anything is played or made."""
+    out, other = tmp_path / "run", tmp_path / "other"
+    ctrl_c_after(monkeypatch, 3)
+    assert main([*ARGS, "--out", str(out)]) == 130
+    capsys.readouterr()
+    monkeypatch.setattr(Evaluator, "play", _real_play)
+
+    assert main([*ARGS, "--resume", str(other), "--out", str(out)]) == 2
+    seen = capsys.readouterr()
+    assert seen.out == "" and seen.err == (
+        f"--resume {other} and --out {out} name two dirs: give the stopped run's dir once, "
+        "--resume DIR (or --resume --out DIR)\n")
+    assert len(parts(out)) == 3 and not other.exists()
+
+    first, *rest = map(str, DECKS)
+    code = main(["skill", first, "--resume", str(out), *rest, "--games", str(GAMES), "--seed",
+                 str(SEED)])
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    assert lines[0].startswith(f"Skill: 3 decks, {TOTAL} games ({3 * CALL_GAMES} kept from "
+                               "the stopped run);")
+    assert lines[-1] == f"Wrote {out / skill.FILE}."
+    assert not (out / skill.CHECKPOINT).exists()
+    assert pl.read_parquet(out / skill.FILE).drop("seconds").equals(
+        skill.skill_table(straight, seed=SEED).drop("seconds"))

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from rnr_sim.errors import InputError
+from rnr_sim.files import make_dir
 from rnr_sim.runs.planning import SearchOptions
 
 DEFAULT_BUDGET = 2_000_000
@@ -264,7 +265,7 @@ def balance(options: BalanceOptions, progress: bool = True,
     if weights is None:
         weights = np.full(n, 1.0 / n)
     weights = weights / weights.sum()
-    fresh = outdir.make_dir(out, "balance dir")
+    fresh = make_dir(out, "balance dir")
     try:
         ids, scope_how = _scope_ids(tf, plan, options, paths, out, progress, log)
         knobs = knobs_of(plan.catalog, ids, tf.scope.fields, tf.scope.max_step) + \

@@ -1,1 +1,2 @@
-"""CLI subcommands: each module exposes ``register(app)`` and is listed in ``rnr_sim.cli``."""
+"""CLI subcommands: each module declares its own (``options.command``) and is listed in
+``rnr_sim.cli``."""

@@ -9,14 +9,6 @@ import typer
 from rnr_sim.commands import options as opt
 from rnr_sim.errors import InputError
 
-GamesOption = opt.games_option("Engine games per timed call. Default: 200,000 (--quick: 2,000).")
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``bench`` to the app."""
-    app.command("bench", short_help="Measure engine and end-to-end throughput.",
-                epilog="Example: rnr-sim bench --quick")(bench_command)
-
 
 def _parse_threads(values: list[str] | None) -> list[int] | None:
     from rnr_sim.errors import InputError
@@ -37,40 +29,36 @@ def _parse_threads(values: list[str] | None) -> list[int] | None:
     return out
 
 
-ThreadCountsOption = opt.option(list[str] | None, "--threads", "-t", metavar="N[,N...]",
-                            help="Thread counts to time (repeat or comma-separate). Default: 1 "
-                                 "and all.")
-PureGamesOption = opt.option(int | None, "--pure-games", metavar="N",
-                         help="Games played as plain Python (NUMBA_DISABLE_JIT=1); 0 skips it. "
-                              "Default: 200 (--quick: 10).")
-RunGamesOption = opt.option(int | None, "--run-games", metavar="N",
-                        help="Games of the end-to-end `rnr-sim run`; 0 skips it. Default: "
-                             "200,000 (--quick: 2,000).")
-RepeatOption = opt.option(int | None, "--repeat", "-r", metavar="N",
-                      help="Timed runs per measurement; the fastest counts. Default: 3 (--quick: "
-                           "1).")
-QuickOption = opt.option(bool, "--quick", help="Tiny sizes: checks the bench runs, in seconds.")
-ProfileOption = opt.option(bool, "--profile",
-                       help="Instead of timing: play --games games (default 100,000) on 1 thread "
-                            "under Linux perf and print where their time goes, by compiled "
-                            "kernel.")
-LinesOption = opt.option(bool, "--lines",
-                     help="With --profile: by source function and line (the engine compiled once "
-                          "more, with line tables, and cached beside the numba cache).")
+OPTIONS = {
+    "games": opt.games_option("Engine games per timed call. Default: 200,000 (--quick: "
+                              "2,000)."),
+    "threads": opt.option(list[str] | None, "--threads", "-t", metavar="N[,N...]",
+                          help="Thread counts to time (repeat or comma-separate). Default: 1 "
+                               "and all."),
+    "pure_games": opt.option(int | None, "--pure-games", metavar="N",
+                             help="Games played as plain Python (NUMBA_DISABLE_JIT=1); 0 skips "
+                                  "it. Default: 200 (--quick: 10)."),
+    "run_games": opt.option(int | None, "--run-games", metavar="N",
+                            help="Games of the end-to-end `rnr-sim run`; 0 skips it. Default: "
+                                 "200,000 (--quick: 2,000)."),
+    "repeat": opt.option(int | None, "--repeat", "-r", metavar="N",
+                         help="Timed runs per measurement; the fastest counts. Default: 3 "
+                              "(--quick: 1)."),
+    "quick": opt.option(bool, "--quick", help="Tiny sizes: checks the bench runs, in seconds."),
+    "profile": opt.option(bool, "--profile",
+                          help="Instead of timing: play --games games (default 100,000) on 1 "
+                               "thread under Linux perf and print where their time goes, by "
+                               "compiled kernel."),
+    "lines": opt.option(bool, "--lines",
+                        help="With --profile: by source function and line (the engine compiled "
+                             "once more, with line tables, and cached beside the numba cache)."),
+}
 
 
-@opt.shared_options
-def bench_command(
-    games: GamesOption = None,
-    threads: ThreadCountsOption = None,
-    pure_games: PureGamesOption = None,
-    run_games: RunGamesOption = None,
-    repeat: RepeatOption = None,
-    quick: QuickOption = False,
-    profile: ProfileOption = False,
-    lines: LinesOption = False,
-    *, backend, address, as_json,
-) -> None:
+@opt.command("bench", OPTIONS, short_help="Measure engine and end-to-end throughput.",
+             epilog="Example: rnr-sim bench --quick")
+def bench_command(*, games, threads, pure_games, run_games, repeat, quick, profile, lines,
+                  backend, address, as_json) -> None:
     """Measure games per second on two-player games of the sample decks: the warm engine on 1
     thread and on all threads (wall and CPU time), its speed-up over the same engine as
     plain Python (NUMBA_DISABLE_JIT=1, in a subprocess), and `rnr-sim run` end to end

@@ -32,37 +32,23 @@ def _shown_path(path) -> str:
         return str(path)
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``cards``, ``validate`` and ``rules`` to the app."""
-    app.command("cards", short_help="List the card catalog.",
-                epilog="Example: rnr-sim cards --type freedom --branch eagle; "
-                       "rnr-sim cards --cards base.toml --cards expansion.toml "
-                       "--set Expansion")(cards_command)
-    app.command("validate", short_help="Check deck lists against Article V.",
-                epilog="Example: rnr-sim validate decks/*.txt --rules "
-                       "variant.toml")(validate_command)
-    app.command("rules", short_help="Show the rules profile's switches.",
-                epilog="Example: rnr-sim rules --rules variant.toml")(rules_command)
-
-
 # ---------------------------------------------------------------------------- cards
 
 
-CardTypeOption = opt.option(str | None, "--type", metavar="T",
-                        help=f"Only this Order: {', '.join(enums.CARD_TYPES)}.")
-BranchOption = opt.option(str | None, "--branch", metavar="B",
-                      help=f"Only this Branch: {', '.join(enums.BRANCHES)}.")
-SetNameOption = opt.option(str | None, "--set", metavar="NAME",
-                       help="Only the cards this set defines (errata'd or not), any case.")
+CARDS_OPTIONS = {
+    "card_type": opt.option(str | None, "--type", metavar="T",
+                            help=f"Only this Order: {', '.join(enums.CARD_TYPES)}."),
+    "branch": opt.option(str | None, "--branch", metavar="B",
+                         help=f"Only this Branch: {', '.join(enums.BRANCHES)}."),
+    "set_name": opt.option(str | None, "--set", metavar="NAME",
+                           help="Only the cards this set defines (errata'd or not), any case."),
+}
 
 
-@opt.shared_options
-def cards_command(
-    card_type: CardTypeOption = None,
-    branch: BranchOption = None,
-    set_name: SetNameOption = None,
-    *, cards, as_json,
-) -> None:
+@opt.command("cards", CARDS_OPTIONS, short_help="List the card catalog.",
+             epilog="Example: rnr-sim cards --type freedom --branch eagle; rnr-sim cards "
+                    "--cards base.toml --cards expansion.toml --set Expansion")
+def cards_command(*, card_type, branch, set_name, cards, as_json) -> None:
     """List the card catalog as the tool reads it: stats, keywords, parsed effects."""
     type_filter = pick(card_type, enums.CARD_TYPES, "--type", "card type")
     branch_filter = pick(branch, enums.BRANCHES, "--branch", "branch")
@@ -162,14 +148,12 @@ def pick(value: str | None, valid: tuple[str, ...], option: str, what: str) -> s
 # ---------------------------------------------------------------------------- validate
 
 
-DecksArgument = opt.argument(list[Path], metavar="DECK", help="Deck list files.")
+VALIDATE_OPTIONS = {"decks": opt.argument(list[Path], metavar="DECK", help="Deck list files.")}
 
 
-@opt.shared_options
-def validate_command(
-    decks: DecksArgument,
-    *, cards, rules,
-) -> None:
+@opt.command("validate", VALIDATE_OPTIONS, short_help="Check deck lists against Article V.",
+             epilog="Example: rnr-sim validate decks/*.txt --rules variant.toml")
+def validate_command(*, decks, cards, rules) -> None:
     """Check deck lists against the Laws of Deck Construction (Article V). Exit 0 all legal, 1
     some illegal, 2 a file could not be read."""
     from rnr_sim.decks import catalog_paths
@@ -211,8 +195,8 @@ def validate_command(
 # ---------------------------------------------------------------------------- rules
 
 
-@opt.shared_options
-@opt.shared_options
+@opt.command("rules", short_help="Show the rules profile's switches.",
+             epilog="Example: rnr-sim rules --rules variant.toml")
 def rules_command(*, rules, as_json) -> None:
     """Show every rules switch: value, default, ruling and the article it reads."""
     profile = load_profile(rules)

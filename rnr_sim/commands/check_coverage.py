@@ -12,55 +12,41 @@ import typer
 
 from rnr_sim.commands import options as opt
 
-GamesOption = opt.games_option("Deals per table in each run.", default=200)
+OPTIONS = {
+    "decks": opt.argument(list[Path] | None, default=None, metavar="[DECK]...",
+                          help="Deck lists. Default: the sample decks (decks/*.txt)."),
+    "seeds": opt.option(int, "--seeds", "-k", default=20, metavar="K",
+                        help="Independent seeds (runs), at least 3."),
+    "games": opt.games_option("Deals per table in each run.", default=200),
+    "compare": opt.option(bool | None, "--compare/--no-compare",
+                          help="Also measure compare's deltas (each seed then plays a baseline "
+                               "and a variant on the same deals: about 1.5 times as long). "
+                               "Default: on, off with --mirrors (compare plays no mirrors)."),
+    "patch": opt.option(Path | None, "--patch", metavar="CARDS.toml",
+                        help="The variant's card patch for --compare (as for `rnr-sim "
+                             "compare`). Default: Minuteman Volley damage 3 -> 6, unless "
+                             "--rules-b."),
+    "rules_b": opt.option(Path | None, "--rules-b", metavar="RULES.toml",
+                          help="The variant's rules profile for --compare."),
+    "discovery": opt.option(Path | None, "--discovery", metavar="DIR",
+                            help="Measure instead the held-out intervals of a discovery dir "
+                                 "(`rnr-sim discover`): its elites and field decks "
+                                 "re-measured against its field on --seeds seeds of --games "
+                                 "deals a field deck."),
+    "power": opt.option(bool, "--power",
+                        help="Measure instead the paired intervals of `rnr-sim power` (a "
+                             "swap's gain, a cut's worth, the mean over hosts) on fixed arms "
+                             "of the decks: how often each seed's interval (--games deals a "
+                             "field deck) holds the gain measured on 20 times as many deals "
+                             "of a separate seed."),
+}
 
 
-def register(check_app: typer.Typer) -> None:
-    """Add ``coverage`` to the ``check`` group."""
-    check_app.command("coverage",
-                      short_help="Measure how often the report's 95% intervals hold the value.",
-                      epilog="Example: rnr-sim check coverage --seeds 40 "
-                             "--games 300")(coverage_command)
-
-
-DecksArgument = opt.argument(list[Path] | None, metavar="[DECK]...",
-                         help="Deck lists. Default: the sample decks (decks/*.txt).")
-SeedsOption = opt.option(int, "--seeds", "-k", metavar="K",
-                     help="Independent seeds (runs), at least 3.")
-CompareOption = opt.option(bool | None, "--compare/--no-compare",
-                       help="Also measure compare's deltas (each seed then plays a baseline and "
-                            "a variant on the same deals: about 1.5 times as long). Default: on, "
-                            "off with --mirrors (compare plays no mirrors).")
-PatchOption = opt.option(Path | None, "--patch", metavar="CARDS.toml",
-                     help="The variant's card patch for --compare (as for `rnr-sim compare`). "
-                          "Default: Minuteman Volley damage 3 -> 6, unless --rules-b.")
-RulesBOption = opt.option(Path | None, "--rules-b", metavar="RULES.toml",
-                      help="The variant's rules profile for --compare.")
-DiscoveryOption = opt.option(Path | None, "--discovery", metavar="DIR",
-                         help="Measure instead the held-out intervals of a discovery dir "
-                              "(`rnr-sim discover`): its elites and field decks re-measured "
-                              "against its field on --seeds seeds of --games deals a field "
-                              "deck.")
-PowerOption = opt.option(bool, "--power",
-                     help="Measure instead the paired intervals of `rnr-sim power` (a swap's "
-                          "gain, a cut's worth, the mean over hosts) on fixed arms of the "
-                          "decks: how often each seed's interval (--games deals a field deck) "
-                          "holds the gain measured on 20 times as many deals of a separate "
-                          "seed.")
-
-
-@opt.shared_options
-def coverage_command(
-    decks: DecksArgument = None,
-    seeds: SeedsOption = 20,
-    games: GamesOption = 200,
-    compare: CompareOption = None,
-    patch: PatchOption = None,
-    rules_b: RulesBOption = None,
-    discovery: DiscoveryOption = None,
-    power: PowerOption = False,
-    *, players, seed, mirrors, threads, as_json,
-) -> None:
+@opt.command("coverage", OPTIONS,
+             short_help="Measure how often the report's 95% intervals hold the value.",
+             epilog="Example: rnr-sim check coverage --seeds 40 --games 300")
+def coverage_command(*, decks, seeds, games, compare, patch, rules_b, discovery, power, players,
+                     seed, mirrors, threads, as_json) -> None:
     """Play K independent seeds of the decks (default: the sample decks) with the real runner,
     compute every interval of the report for each (deck, matchup, first seat, path
     shares, branch, each card metric), and print per family the share of intervals that

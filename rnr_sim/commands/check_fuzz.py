@@ -15,21 +15,6 @@ from rnr_sim.errors import InputError
 DEFAULT_GAMES = 100_000
 DEFAULT_SEED = 1
 
-GamesOption = opt.games_option("Games to play at least (whole cases: rounded up).",
-                           default=DEFAULT_GAMES)
-
-
-def register(check_app: typer.Typer) -> None:
-    """Add ``fuzz`` to the ``check`` group."""
-    check_app.command("fuzz",
-                      short_help="Fuzz the engine with random legal inputs; exit 1 on any "
-                                 "failure.",
-                      epilog="Example: rnr-sim check fuzz --games 200000 --seed 1. "
-                             "Reproduce a failure of case 1234 at 3 players: "
-                             "rnr-sim check fuzz --seed 1234 --games 512 --players "
-                             "3 --dump fuzz-cases")(fuzz_command)
-
-
 def parse_players(text: str) -> list[int]:
     """``"2,3,4"`` -> [2, 3, 4]; anything else is an ``InputError``."""
     out: list[int] = []
@@ -43,26 +28,30 @@ def parse_players(text: str) -> list[int]:
     return out
 
 
-SeedOption = opt.option(int, "--seed", metavar="S", help="First case's seed (0 to 2**63-1).")
-PlayersOption = opt.option(str, "--players", metavar="P[,P...]",
-                       help="Player counts to play each case at.")
-CaseGamesOption = opt.option(int, "--case-games", metavar="G", help="Games per case and player count.")
-DumpOption = opt.option(Path | None, "--dump", metavar="DIR",
-                    help="Write each failing case's catalog, rules and deck files to "
-                         "DIR/case-<seed>/, with the `rnr-sim replay` line of each failing game.")
-ProgressOption = opt.option(bool, "--progress/--no-progress", help="Show a progress bar.")
+OPTIONS = {
+    "games": opt.games_option("Games to play at least (whole cases: rounded up).",
+                              default=DEFAULT_GAMES),
+    "seed": opt.option(int, "--seed", default=DEFAULT_SEED, metavar="S",
+                       help="First case's seed (0 to 2**63-1)."),
+    "players": opt.option(str, "--players", default="2,3,4", metavar="P[,P...]",
+                          help="Player counts to play each case at."),
+    "case_games": opt.option(int, "--case-games", default=512, metavar="G",
+                             help="Games per case and player count."),
+    "dump": opt.option(Path | None, "--dump", metavar="DIR",
+                       help="Write each failing case's catalog, rules and deck files to "
+                            "DIR/case-<seed>/, with the `rnr-sim replay` line of each failing "
+                            "game."),
+    "progress": opt.option(bool, "--progress/--no-progress", default=True,
+                           help="Show a progress bar."),
+}
 
 
-@opt.shared_options
-def fuzz_command(
-    games: GamesOption = DEFAULT_GAMES,
-    seed: SeedOption = DEFAULT_SEED,
-    players: PlayersOption = "2,3,4",
-    case_games: CaseGamesOption = 512,
-    dump: DumpOption = None,
-    progress: ProgressOption = True,
-    *, threads, as_json,
-) -> None:
+@opt.command("fuzz", OPTIONS,
+             short_help="Fuzz the engine with random legal inputs; exit 1 on any failure.",
+             epilog="Example: rnr-sim check fuzz --games 200000 --seed 1. Reproduce a failure "
+                    "of case 1234 at 3 players: rnr-sim check fuzz --seed 1234 --games 512 "
+                    "--players 3 --dump fuzz-cases")
+def fuzz_command(*, games, seed, players, case_games, dump, progress, threads, as_json) -> None:
     """Play fuzz cases S, S+1, ... until --games games are played. Case S draws, from the seed
     S alone, a rules profile, a card catalog and 2-6 decks with their policies, all
     legal under the contracts; writes them as files and reads them back with the tool's

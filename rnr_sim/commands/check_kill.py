@@ -5,48 +5,39 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
 
 import typer
 
 from rnr_sim.commands import options as opt
 
-GamesOption = opt.games_option("Deals per table of each run.")
+OPTIONS = {
+    "decks": opt.argument(list[Path] | None, default=None, metavar="DECK...",
+                          help="Deck lists (default: the sample decks)."),
+    "kills": opt.option(int, "--kills", default=20, metavar="K", show_default=True,
+                        help="Runs to kill and finish."),
+    "games": opt.games_option("Deals per table of each run.")._replace(default=2000),
+    "chunk_size": opt.option(int, "--chunk-size", default=8000, metavar="N", show_default=True,
+                             help="Games per chunk."),
+    "moments": opt.option(int, "--moments-seed", default=0, metavar="S", show_default=True,
+                          help="Seed of the kill moments."),
+    "work": opt.option(Path | None, "--work", metavar="DIR",
+                       help="Where the run dirs go (default: a temporary folder, removed when "
+                            "all match)."),
+}
 
 
-def register(check_app: typer.Typer) -> None:
-    """Add ``kill`` to the ``check`` group."""
-    check_app.command(
-        "kill",
-        short_help="Kill runs with SIGKILL at random moments; each resume must match.",
-        help="Play a run once uninterrupted, then --kills times start it again in a new "
-        "process, kill it with SIGKILL at a random moment of its run time, and finish it "
-        "(run --resume, or run again when it was killed before its manifest was written). "
-        "Every finished run dir must hold the uninterrupted run's bytes (each parquet "
-        "file's SHA-256, the manifest's chunks, files and identity). Exit 0 when all do, "
-        "1 otherwise (the dirs that differ are kept), 2 on bad input.",
-        epilog="Example: rnr-sim check kill decks/*.txt --kills 20",
-    )(kill_command)
-
-
-@opt.shared_options
-def kill_command(
-    decks: Annotated[list[Path] | None, typer.Argument(
-        metavar="DECK...", show_default=False,
-        help="Deck lists (default: the sample decks).")] = None,
-    kills: Annotated[int, typer.Option("--kills", metavar="K",
-                                       help="Runs to kill and finish.")] = 20,
-    games: GamesOption = 2000,
-    chunk_size: Annotated[int, typer.Option("--chunk-size", metavar="N",
-                                            help="Games per chunk.")] = 8000,
-    moments: Annotated[int, typer.Option("--moments-seed", metavar="S",
-                                         help="Seed of the kill moments.")] = 0,
-    work: Annotated[Path | None, typer.Option(
-        "--work", metavar="DIR", show_default=False,
-        help="Where the run dirs go (default: a temporary folder, removed when all match)."
-    )] = None,
-    *, players, as_json,
-) -> None:
+@opt.command(
+    "kill", OPTIONS,
+    short_help="Kill runs with SIGKILL at random moments; each resume must match.",
+    help="Play a run once uninterrupted, then --kills times start it again in a new "
+    "process, kill it with SIGKILL at a random moment of its run time, and finish it "
+    "(run --resume, or run again when it was killed before its manifest was written). "
+    "Every finished run dir must hold the uninterrupted run's bytes (each parquet "
+    "file's SHA-256, the manifest's chunks, files and identity). Exit 0 when all do, "
+    "1 otherwise (the dirs that differ are kept), 2 on bad input.",
+    epilog="Example: rnr-sim check kill decks/*.txt --kills 20",
+)
+def kill_command(*, decks, kills, games, chunk_size, moments, work, players, as_json) -> None:
     from rnr_sim.checks.kill import KillOptions, kill_check
     from rnr_sim.runs.planning import sample_decks
 

@@ -13,26 +13,16 @@ from rnr_sim.display import format_table
 from rnr_sim.errors import InputError
 
 DEFAULT_GAMES = 20
-GamesOption = opt.games_option("Games per ordered pairing.", default=DEFAULT_GAMES)
+OPTIONS = {
+    "decks": opt.argument(list[Path], metavar="DECK...", help="2 or more deck lists."),
+    "games": opt.games_option("Games per ordered pairing.", default=DEFAULT_GAMES),
+}
 
 
-def register(check_app: typer.Typer) -> None:
-    """Add ``pilots`` to the ``check`` group."""
-    check_app.command("pilots",
-                      short_help="Audit the pilots' plays on replays; exit 1 on any wasted play.",
-                      epilog="Example: rnr-sim check pilots decks/*.txt --games "
-                             "20")(pilots_command)
-
-
-DecksArgument = opt.argument(list[Path], metavar="DECK...", help="2 or more deck lists.")
-
-
-@opt.shared_options
-def pilots_command(
-    decks: DecksArgument,
-    games: GamesOption = DEFAULT_GAMES,
-    *, seed, cards, rules, policy, as_json,
-) -> None:
+@opt.command("pilots", OPTIONS,
+             short_help="Audit the pilots' plays on replays; exit 1 on any wasted play.",
+             epilog="Example: rnr-sim check pilots decks/*.txt --games 20")
+def pilots_command(*, decks, games, seed, cards, rules, policy, as_json) -> None:
     """Play --games traced games of every ordered pairing of the decks (the games `rnr-sim
     replay --game K` shows) and count, per 100 games, the plays a good player would not
     make: a repair that restored nothing, a recover that found nothing, IP gained in the

@@ -15,56 +15,41 @@ from rnr_sim.commands import options as opt
 from rnr_sim.runs import planning
 from rnr_sim.runs.execution import log_to_stderr
 
-GamesOption = opt.games_option("Deals per table, each in every seat order, in each run; with "
-                           "--precision the most to play. Default: "
-                           f"{planning.DEFAULT_GAMES:,} (with --precision: 50,000).")
-OutOption = opt.out_option("DIR", "New or empty folder for baseline/ and variant/. Default: "
-                              "runs/compare-<YYYYmmdd-HHMMSS>.")
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``compare`` to the app."""
-    app.command("compare", short_help="Check a card patch or rules variant on the same deals.",
-                epilog="Example: rnr-sim compare decks/*.txt --patch "
-                       "volley.toml --precision 0.01")(compare_command)
-
-
-DecksArgument = opt.argument(list[Path], metavar="DECK", help="Deck list files.")
-PatchOption = opt.option(Path | None, "--patch", metavar="CARDS.toml",
-                     help='Card patch: [cards."Name"] fields to change, [[add]] cards, remove = '
-                          "[...] (docs/designers.md).")
-RulesBOption = opt.option(Path | None, "--rules-b", metavar="PATH",
-                      help="The variant's rules profile (a full profile, as for --rules).")
-DeckBOption = opt.option(Path | None, "--deck-b", metavar="DECK",
-                     help="A second version of the first DECK: the variant plays it in that "
-                          "deck's place, with its pilot, on the same deals (paired), against "
-                          "the same field.")
-FieldWeightsOption = opt.field_weights_option(
-    "each deck's expected win rate against it before and after the change, paired on the "
-    "same deals, and the best response before and after")
-TargetsOption = opt.option(Path | None, "--targets", metavar="T.toml",
+OPTIONS = {
+    "decks": opt.argument(list[Path], metavar="DECK", help="Deck list files."),
+    "patch": opt.option(Path | None, "--patch", metavar="CARDS.toml",
+                        help='Card patch: [cards."Name"] fields to change, [[add]] cards, '
+                             "remove = [...] (docs/designers.md)."),
+    "rules_b": opt.option(Path | None, "--rules-b", metavar="PATH",
+                          help="The variant's rules profile (a full profile, as for --rules)."),
+    "deck_b": opt.option(Path | None, "--deck-b", metavar="DECK",
+                         help="A second version of the first DECK: the variant plays it in "
+                              "that deck's place, with its pilot, on the same deals (paired), "
+                              "against the same field."),
+    "games": opt.games_option("Deals per table, each in every seat order, in each run; with "
+                              "--precision the most to play. Default: "
+                              f"{planning.DEFAULT_GAMES:,} (with --precision: 50,000)."),
+    "precision": opt.option(float | None, "--precision", metavar="X",
+                            help="Add deals until every deck's win-rate change has a 95% "
+                                 "half-width of at most X (0.01 = 1 point), by the "
+                                 "Chow-Robbins rule; --games caps it."),
+    "out": opt.out_option("DIR", "New or empty folder for baseline/ and variant/. Default: "
+                                 "runs/compare-<YYYYmmdd-HHMMSS>."),
+    "field_weights": opt.field_weights_option(
+        "each deck's expected win rate against it before and after the change, paired on the "
+        "same deals, and the best response before and after"),
+    "targets": opt.option(Path | None, "--targets", metavar="T.toml",
                           help="A designer's balance targets (docs/design.md, \"Balance "
-                               "targets\"): which of them the baseline and the variant meet.")
-PrecisionOption = opt.option(float | None, "--precision", metavar="X",
-                         help="Add deals until every deck's win-rate change has a 95% half-width "
-                              "of at most X (0.01 = 1 point), by the Chow-Robbins rule; --games "
-                              "caps it.")
+                               "targets\"): which of them the baseline and the variant meet."),
+}
 
 
-@opt.shared_options
-def compare_command(
-    decks: DecksArgument,
-    patch: PatchOption = None,
-    rules_b: RulesBOption = None,
-    deck_b: DeckBOption = None,
-    games: GamesOption = None,
-    precision: PrecisionOption = None,
-    out: OutOption = None,
-    field_weights: FieldWeightsOption = None,
-    targets: TargetsOption = None,
-    *, players, seed, rules, cards, policy, threads, backend, address, report, no_report, quiet,
-    as_json,
-) -> None:
+@opt.command("compare", OPTIONS,
+             short_help="Check a card patch or rules variant on the same deals.",
+             epilog="Example: rnr-sim compare decks/*.txt --patch volley.toml --precision 0.01")
+def compare_command(*, decks, patch, rules_b, deck_b, games, precision, out, field_weights,
+                    targets, players, seed, rules, cards, policy, threads, backend, address,
+                    report, no_report, quiet, as_json) -> None:
     """Play the decks twice on the same tables, deals, seat orders and seed: once as they are
     (the baseline), once with a card patch (--patch), another rules profile (--rules-b)
     and/or a second version of the first deck in its place (--deck-b). Every deck's win rate, matchup, victory-path share, seat figure and

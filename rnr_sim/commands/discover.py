@@ -12,41 +12,30 @@ import typer
 from rnr_sim.commands import options as opt
 from rnr_sim.discover import BATCH, DEFAULT_BUDGET
 
-FieldOption = opt.deck_list_option("--field", "The decks every candidate plays. Default: the "
-                                          "shipped sample decks.")
-BudgetOption = opt.option(int, "--budget", metavar="GAMES", show_default=True,
-                      help="Every game the command plays: search, tuning, held-out, metagame. "
-                           "(balance's default is twice this: a discovery is one of its steps.)")
-OutOption = opt.out_option("DIR", "The discovery dir. Default: runs/discover-<date-time>.")
-MetaOption = opt.option(bool, "--meta", help="Search in rounds, each against the equilibrium mix "
-                                         "of the round before, until the mix settles (at most "
-                                         "3 rounds).")
-BatchOption = opt.option(int, "--batch", metavar="N", show_default=True,
-                     help="Children a generation (fewer on a small budget).")
-CellsOption = opt.option(str, "--cells", metavar="KIND", show_default=True,
-                     help="The archive's cells: path-speed (the path of most wins x the mean "
-                          "turn of the wins) or branch (main Branch x its share of the cards).")
+OPTIONS = {
+    "field": opt.deck_list_option("--field", "The decks every candidate plays. Default: the "
+                                             "shipped sample decks."),
+    "budget": opt.budget_option(DEFAULT_BUDGET, "search, tuning, held-out, metagame."),
+    "out": opt.out_option("DIR", "The discovery dir. Default: runs/discover-<date-time>."),
+    "meta": opt.option(bool, "--meta", help="Search in rounds, each against the equilibrium "
+                                            "mix of the round before, until the mix settles "
+                                            "(at most 3 rounds)."),
+    "batch": opt.option(int, "--batch", default=BATCH, metavar="N", show_default=True,
+                        help="Children a generation (fewer on a small budget)."),
+    "cells": opt.option(str, "--cells", default="path-speed", metavar="KIND",
+                        show_default=True,
+                        help="The archive's cells: path-speed (the path of most wins x the "
+                             "mean turn of the wins) or branch (main Branch x its share of "
+                             "the cards)."),
+}
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``discover`` to the app."""
-    app.command("discover",
-                short_help="Search the legal decks of a card pool for the strongest of each "
-                           "kind.",
-                epilog="Example: rnr-sim discover --field decks/*.txt --budget 2000000 "
-                       "--seed 7 --out runs/discovery")(discover_command)
-
-
-@opt.shared_options
-def discover_command(
-    field: FieldOption = None,
-    budget: BudgetOption = DEFAULT_BUDGET,
-    out: OutOption = None,
-    meta: MetaOption = False,
-    batch: BatchOption = BATCH,
-    cells: CellsOption = "path-speed",
-    *, resume, yardstick, seed, cards, rules, threads, backend, address, quiet, as_json,
-) -> None:
+@opt.command("discover", OPTIONS,
+             short_help="Search the legal decks of a card pool for the strongest of each kind.",
+             epilog="Example: rnr-sim discover --field decks/*.txt --budget 3000000 --seed 7 "
+                    "--out runs/discovery")
+def discover_command(*, field, budget, out, meta, batch, cells, resume, yardstick, seed, cards,
+                     rules, threads, backend, address, quiet, as_json) -> None:
     """MAP-Elites (pyribs) over every Article V-legal deck of the loaded cards (default:
     the 355-card Original Set): one cell per kind of deck (--cells), its elite the
     strongest deck of that kind. Most candidates are the block swaps (a full set of a
@@ -71,10 +60,7 @@ def discover_command(
                               yardstick=yardstick or 0)
     result = discover(options, progress=not (as_json or quiet),
                       log=(lambda m: None) if quiet else None)
-    if result.stopped:
-        for m in result.messages:
-            typer.echo(m, err=True)
-        raise typer.Exit(opt.EXIT_INTERRUPTED)
+    opt.exit_if_stopped(result)
     if as_json:
         typer.echo(json.dumps({"out": str(result.out), "manifest": result.manifest,
                                "archive": result.archive.to_dicts(),

@@ -15,37 +15,26 @@ from rnr_sim.commands import options as opt
 from rnr_sim.runs import planning
 from rnr_sim.runs.execution import log_to_stderr
 
-NewDecksOption = opt.deck_list_option("--decks", "The expansion's decks.")
-GamesOption = opt.games_option(f"Deals per table, each in every seat order. "
-                           f"Default: {planning.DEFAULT_GAMES:,}.")
-OutOption = opt.out_option("DIR", "New or empty folder for after/ (and before/). Default: "
-                              "runs/expansion-<YYYYmmdd-HHMMSS>.")
+OPTIONS = {
+    "decks": opt.argument(list[Path], metavar="BASE_DECK",
+                          help="The decks of the field before the expansion."),
+    "with_": opt.option(Path, "--with", default=opt.REQUIRED, metavar="EXPANSION.toml",
+                        help="The expansion's catalog file (new cards and errata over the "
+                             "base)."),
+    "new_decks": opt.deck_list_option("--decks", "The expansion's decks."),
+    "games": opt.games_option(f"Deals per table, each in every seat order. "
+                              f"Default: {planning.DEFAULT_GAMES:,}."),
+    "out": opt.out_option("DIR", "New or empty folder for after/ (and before/). Default: "
+                                 "runs/expansion-<YYYYmmdd-HHMMSS>."),
+}
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``expansion`` to the app."""
-    app.command("expansion",
-                short_help="What an expansion does to the metagame, on the same deals.",
-                epilog="Example: rnr-sim expansion decks/*.txt --with "
-                       "rnr_sim/data/expansion_frontier.toml --decks "
-                       "decks/expansion/*.txt")(expansion_command)
-
-
-DecksArgument = opt.argument(list[Path], metavar="BASE_DECK",
-                         help="The decks of the field before the expansion.")
-WithOption = opt.option(Path, "--with", metavar="EXPANSION.toml",
-                    help="The expansion's catalog file (new cards and errata over the base).")
-
-
-@opt.shared_options
-def expansion_command(
-    decks: DecksArgument,
-    with_: WithOption,
-    new_decks: NewDecksOption = None,
-    games: GamesOption = None,
-    out: OutOption = None,
-    *, cards, players, seed, policy, threads, report, no_report, quiet, as_json,
-) -> None:
+@opt.command("expansion", OPTIONS,
+             short_help="What an expansion does to the metagame, on the same deals.",
+             epilog="Example: rnr-sim expansion decks/*.txt --with "
+                    "rnr_sim/data/expansion_frontier.toml --decks decks/expansion/*.txt")
+def expansion_command(*, decks, with_, new_decks, games, out, cards, players, seed, policy,
+                      threads, report, no_report, quiet, as_json) -> None:
     """Play the base decks and the expansion's decks (--decks) with the base catalog layered
     under the expansion (--with), and compare with the base field alone on the same
     tables and deals: each old deck's win share before (against the old decks) and after

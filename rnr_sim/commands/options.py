@@ -1,26 +1,33 @@
-"""The options several subcommands share, each defined once: the same flag, metavar and
-help wherever it appears (``--cards``, ``--rules``, ``--seed``, ``--threads``, ``--backend``,
-``--address``, ``--json``, ``--out``, ...).
+"""How a subcommand is declared, and the options several share: each option declared once,
+its flag, metavar, help and default together, the same wherever it appears (``--cards``,
+``--rules``, ``--seed``, ``--threads``, ``--backend``, ``--address``, ``--json``, ...).
 
-An option whose meaning is the same everywhere is a type (``SeedOption``), and a command
-asks for it by name: a keyword-only parameter without a type (``*, cards, seed, as_json``)
-gets its definition from ``SHARED`` (``shared_options``). One that names what each command
-writes or plays (``--out``, ``--games``) is made by a function given those words
-(``out_option``), so its flag, short form and type are still written once.
+A command module declares each of its own options once, in a table of parameter name ->
+``Option`` (the typer definition and the value when not given: ``option``, ``argument``),
+and its command with ``command``: the table, the command's name and its help. The
+command's signature is keyword-only names without types (``*, field, budget, out, seed,
+cards, as_json``), each found in its own table, else in ``SHARED`` (``declare``); their
+order is the order of its help, the arguments included. ``cli.py`` adds what each module
+declares (``add_commands``); ``group`` declares a command group whose commands other
+modules declare (``check``). An option that names what each command writes or plays
+(``--out``, ``--games``) is made by a function given those words (``out_option``), so its
+flag, short form and type are still written once.
 
 Options that take decks take several after one flag (``--vs a.txt b.txt``, ``--vs
 decks/*.txt``) as well as the flag again (``deck_list_option``): every value up to the next
 option, or up to ``--``, belongs to the flag before them. click gives an option one value
 per flag, so ``Group`` spells such a run of values as the flag repeated before click reads
-the command line (``several_values``).
+the command line (``several_values``); a ``--resume`` flag takes the dir after it
+(``resume_dir``).
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import typer
 from typer.core import TyperGroup
@@ -34,112 +41,163 @@ EXIT_INTERRUPTED = 130
 #: reads it to find them.
 DECKS = "DECK..."
 
-def option(kind: Any, *flags: str, **settings: Any) -> Any:
-    """A command's own option: ``Annotated[kind, typer.Option(*flags, ...)]``, its default
-    left out of the help unless ``show_default`` is given (a help says it in words)."""
-    settings.setdefault("show_default", False)
-    return Annotated[kind, typer.Option(*flags, **settings)]
+#: The default of an option or argument that must be given.
+REQUIRED = inspect.Parameter.empty
 
 
-def argument(kind: Any, **settings: Any) -> Any:
-    """A command's positional argument: ``Annotated[kind, typer.Argument(...)]``."""
+class Option(NamedTuple):
+    """An option or argument as a command declares it: its typer definition
+    (``Annotated[kind, typer.Option(...)]``) and its value when not given (``REQUIRED``:
+    none, it must be given)."""
+
+    definition: Any
+    default: Any
+
+
+def option(kind: Any, *flags: str, default: Any = None, **settings: Any) -> Option:
+    """An option: ``kind``, its ``flags``, its ``default`` (``None``; a flag's ``False``)
+    and typer's ``settings`` (metavar, help, ...); the default is left out of the help
+    unless ``show_default`` is given (a help says it in words)."""
     settings.setdefault("show_default", False)
-    return Annotated[kind, typer.Argument(**settings)]
+    if kind is bool and default is None:
+        default = False
+    return Option(Annotated[kind, typer.Option(*flags, **settings)], default)
+
+
+def argument(kind: Any, default: Any = REQUIRED, **settings: Any) -> Option:
+    """A positional argument: ``kind``, its ``default`` (none: it must be given) and
+    typer's ``settings``."""
+    settings.setdefault("show_default", False)
+    return Option(Annotated[kind, typer.Argument(**settings)], default)
 
 
 # ------------------------------------------------------------------------- the same everywhere
 
-#: ``--cards``, repeatable: later files layer over earlier ones, in order (docs/design.md,
-#: "Layered catalogs"). ``None`` when not given: the decks' ``Cards:`` headers, else the
-#: Original Set (``decks.catalog_paths``); a list otherwise, which ``load_catalog`` takes.
-CardsOption = option(list[Path] | None, "--cards", metavar="PATH",
-                     help="Card catalog TOML; give it again to layer an expansion over a base "
-                          "(later files add cards and errata). Default: the catalogs the decks' "
-                          "'Cards:' headers name, else the 355-card Original Set "
-                          "(rnr_sim/data/original.toml).")
-RulesOption = option(Path | None, "--rules", metavar="PATH",
-                     help="Rules profile TOML setting any switches. Default: constitution.")
-SeedOption = option(int | None, "--seed", metavar="S",
-                    help="Master seed (0 to 2**64-1): the same seed plays the same games, on "
-                         f"any thread count and backend. Default: {DEFAULT_SEED}.")
-PlayersOption = option(int | None, "--players", metavar="P",
-                       help="Players per table: 2, 3 or 4. Default: 2.")
-ThreadsOption = option(int | None, "--threads", "-t", metavar="N",
-                       help="Engine threads. Default: all cores. Results do not depend on it.")
-BackendOption = option(str, "--backend", metavar="local|ray", show_default=True,
-                       help="Where the games are played: here (local), or as Ray tasks (ray; "
-                            "needs pip install 'rnr-sim[ray]'). Results do not depend on it.")
-AddressOption = option(str | None, "--address", metavar="ADDR",
-                       help="With --backend ray: the Ray cluster to join (auto, "
-                            "ray://host:10001). Default: start a local Ray for this command and "
-                            "stop it after.")
-PolicyOption = option(str | None, "--policy", metavar="P",
-                      help="Pilot for every deck (a built-in or a policy file), overriding each "
-                           "deck's 'Policy:' header. Default: that header, else balanced.")
-JsonOption = option(bool, "--json",
-                    help="Print the result as JSON on stdout only (messages and progress go to "
-                         "stderr).")
-QuietOption = option(bool, "--quiet", "-q",
-                     help="No progress, no table: only where the results are.")
-MirrorsOption = option(bool, "--mirrors", help="Also play each deck against itself.")
-AllowIllegalOption = option(bool, "--allow-illegal", help="Play decks that break Article V.")
-ReportDirOption = option(Path | None, "--report", metavar="DIR",
-                         help="Report folder. Default: reports/<name of --out>.")
-NoReportOption = option(bool, "--no-report", help="Skip the HTML report.")
-ResumeOption = option(bool, "--resume",
-                      help="Carry on a stopped run of this command in its dir: --resume DIR, "
-                           "or --resume --out DIR (give the same options).")
-YardstickOption = option(int | None, "--yardstick", metavar="DEALS",
-                         help="Check the verdicts again with the search pilot in every seat "
-                              "(the yardstick), on DEALS deals of each pairing, paired deal by "
-                              "deal with the heuristic pilots; outside --budget (about 20 such "
-                              "games a second on 2 cores). run: the report's strongest and "
-                              "weakest decks and best cards (two players; with --resume a "
-                              "finished run gains it); discover: the 3 best elites against "
-                              "the field; balance: the first suggestion's effect on every "
-                              "deck. Default: no check.")
-
-
-#: The shared options by parameter name: (definition, default when not given).
-SHARED: dict[str, tuple[Any, Any]] = {
-    "cards": (CardsOption, None), "rules": (RulesOption, None), "seed": (SeedOption, None),
-    "players": (PlayersOption, None), "threads": (ThreadsOption, None),
-    "backend": (BackendOption, "local"), "address": (AddressOption, None),
-    "policy": (PolicyOption, None), "mirrors": (MirrorsOption, False),
-    "allow_illegal": (AllowIllegalOption, False), "report": (ReportDirOption, None),
-    "no_report": (NoReportOption, False), "quiet": (QuietOption, False),
-    "as_json": (JsonOption, False), "resume": (ResumeOption, False),
-    "yardstick": (YardstickOption, None),
+#: The shared options by parameter name. ``cards``, repeatable: later files layer over
+#: earlier ones, in order (docs/design.md, "Layered catalogs"); ``None`` when not given:
+#: the decks' ``Cards:`` headers, else the Original Set (``decks.catalog_paths``).
+SHARED: dict[str, Option] = {
+    "cards": option(list[Path] | None, "--cards", metavar="PATH",
+                    help="Card catalog TOML; give it again to layer an expansion over a base "
+                         "(later files add cards and errata). Default: the catalogs the decks' "
+                         "'Cards:' headers name, else the 355-card Original Set "
+                         "(rnr_sim/data/original.toml)."),
+    "rules": option(Path | None, "--rules", metavar="PATH",
+                    help="Rules profile TOML setting any switches. Default: constitution."),
+    "seed": option(int | None, "--seed", metavar="S",
+                   help="Master seed (0 to 2**64-1): the same seed plays the same games, on "
+                        f"any thread count and backend. Default: {DEFAULT_SEED}."),
+    "players": option(int | None, "--players", metavar="P",
+                      help="Players per table: 2, 3 or 4. Default: 2."),
+    "threads": option(int | None, "--threads", "-t", metavar="N",
+                      help="Engine threads. Default: all cores. Results do not depend on it."),
+    "backend": option(str, "--backend", default="local", metavar="local|ray",
+                      show_default=True,
+                      help="Where the games are played: here (local), or as Ray tasks (ray; "
+                           "needs pip install 'rnr-sim[ray]'). Results do not depend on it."),
+    "address": option(str | None, "--address", metavar="ADDR",
+                      help="With --backend ray: the Ray cluster to join (auto, "
+                           "ray://host:10001). Default: start a local Ray for this command "
+                           "and stop it after."),
+    "policy": option(str | None, "--policy", metavar="P",
+                     help="Pilot for every deck (a built-in or a policy file), overriding each "
+                          "deck's 'Policy:' header. Default: that header, else balanced."),
+    "mirrors": option(bool, "--mirrors", help="Also play each deck against itself."),
+    "allow_illegal": option(bool, "--allow-illegal", help="Play decks that break Article V."),
+    "report": option(Path | None, "--report", metavar="DIR",
+                     help="Report folder. Default: reports/<name of --out>."),
+    "no_report": option(bool, "--no-report", help="Skip the HTML report."),
+    "quiet": option(bool, "--quiet", "-q",
+                    help="No progress, no table: only where the results are."),
+    "as_json": option(bool, "--json",
+                      help="Print the result as JSON on stdout only (messages and progress go "
+                           "to stderr)."),
+    "resume": option(bool, "--resume",
+                     help="Carry on a stopped run of this command in its dir: --resume DIR, "
+                          "or --resume --out DIR (give the same options)."),
+    "yardstick": option(int | None, "--yardstick", metavar="DEALS",
+                        help="Check the verdicts again with the search pilot in every seat "
+                             "(the yardstick), on DEALS deals of each pairing, paired deal by "
+                             "deal with the heuristic pilots; outside --budget (about 20 such "
+                             "games a second on 2 cores). run: the report's strongest and "
+                             "weakest decks and best cards (two players; with --resume a "
+                             "finished run gains it); discover: the 3 best elites against "
+                             "the field; balance: the first suggestion's effect on every "
+                             "deck. Default: no check."),
 }
 
 
-def shared_options(command: Callable) -> Callable:
-    """Give each keyword-only parameter of ``command`` that has no type and is named in
-    ``SHARED`` that option's definition and default; typer reads the command's signature,
-    so the command's own options come first in its help, the shared ones after."""
-    signature = inspect.signature(command, eval_str=True)
+def declare(command: Callable, own: dict[str, Option]) -> Callable:
+    """Give each parameter of ``command`` (keyword-only, without a type) its definition and
+    default: from ``own``, the command's own options, else from ``SHARED``. typer reads the
+    command's signature, so the parameters' order is the order of its help; an own option
+    no parameter names is an error, as a parameter with no option is."""
+    signature = inspect.signature(command)
+    unused = set(own)
     params = []
     for p in signature.parameters.values():
-        if p.kind is p.KEYWORD_ONLY and p.annotation is p.empty:
-            if p.name not in SHARED:
-                raise TypeError(f"{command.__name__}: no shared option named {p.name!r}")
-            definition, default = SHARED[p.name]
-            p = p.replace(annotation=definition,
-                          default=default if p.default is p.empty else p.default)
-        params.append(p)
+        found = own.get(p.name, SHARED.get(p.name))
+        if p.kind is not p.KEYWORD_ONLY or p.annotation is not p.empty or found is None:
+            raise TypeError(f"{command.__name__}: {p.name!r} is not a keyword-only name of "
+                            "its own options or of the shared ones")
+        unused.discard(p.name)
+        params.append(p.replace(annotation=found.definition, default=found.default))
+    if unused:
+        raise TypeError(f"{command.__name__}: no parameter for {', '.join(sorted(unused))}")
     command.__signature__ = signature.replace(parameters=params)
     return command
+
+
+#: What each command module declares, by module name: each subcommand's name -> a function
+#: adding it to a typer app (``command``, ``group``; ``add_commands`` calls them).
+DECLARED: dict[str, dict[str, Callable[[typer.Typer], None]]] = {}
+
+
+def command(name: str, own: dict[str, Option] | None = None, **settings: Any) -> Callable:
+    """Declare the decorated function the subcommand ``name``: its parameters from ``own``
+    and ``SHARED`` (``declare``); ``settings`` are typer's (``short_help``, ``help``,
+    ``epilog``; without ``help``, the docstring)."""
+
+    def declared(function: Callable) -> Callable:
+        declare(function, own or {})
+        DECLARED.setdefault(function.__module__, {})[name] = (
+            lambda app: app.command(name, **settings)(function))
+        return function
+
+    return declared
+
+
+def group(name: str, modules: list[str], *, module: str, help: str) -> None:
+    """Declare, in ``module``, the command group ``name`` whose commands ``modules``
+    declare, in that order (``check``)."""
+
+    def add(app: typer.Typer) -> None:
+        commands = typer.Typer(name=name, cls=Group, help=help, no_args_is_help=True,
+                               add_completion=False, rich_markup_mode=None,
+                               pretty_exceptions_enable=False)
+        for each in modules:
+            add_commands(commands, each)
+        app.add_typer(commands, name=name)
+
+    DECLARED.setdefault(module, {})[name] = add
+
+
+def add_commands(app: typer.Typer, module: str) -> None:
+    """Add to ``app`` the subcommands ``module`` declares, in the order it declares them."""
+    importlib.import_module(module)
+    for add in DECLARED[module].values():
+        add(app)
 
 
 # ------------------------------------------------------------------------- in each command's words
 
 
-def out_option(metavar: str, help: str) -> Any:
+def out_option(metavar: str, help: str) -> Option:
     """``--out``/``-o``: where the command writes (``metavar`` and ``help`` say what)."""
     return option(Path | None, "--out", "-o", metavar=metavar, help=help)
 
 
-def field_weights_option(what: str) -> Any:
+def field_weights_option(what: str) -> Option:
     """``--field-weights NAME=W,...``: the field a player expects to meet (the decks'
     names or file stems, weights scaled to sum to 1; ``analytics.field``), in every
     command that takes it; ``what`` says what the command answers with it."""
@@ -149,21 +207,26 @@ def field_weights_option(what: str) -> Any:
                        f"scaled to sum to 1): {what} (two players).")
 
 
-def games_option(help: str, default: int | None = None) -> Any:
+def budget_option(default: int, spent_on: str) -> Option:
+    """``--budget GAMES``: every game a search plays (discover, balance, power), its default
+    shown; ``spent_on`` says on what, in the command's words."""
+    return option(int, "--budget", default=default, metavar="GAMES", show_default=True,
+                  help=f"Every game the command plays: {spent_on}")
+
+
+def games_option(help: str, default: int | None = None) -> Option:
     """``--games``/``-n N``: how many games or deals (``help`` says which); ``default``
-    shown in the help when the command's parameter has one."""
+    shown in the help when there is one."""
     kind = int if default is not None else int | None
-    return option(kind, "--games", "-n", metavar="N", show_default=default is not None,
-                  help=help)
+    return option(kind, "--games", "-n", default=default, metavar="N",
+                  show_default=default is not None, help=help)
 
 
-def deck_list_option(flag: str, help: str, *, required: bool = False,
-                     hidden: bool = False) -> Any:
+def deck_list_option(flag: str, help: str, *, hidden: bool = False) -> Option:
     """An option taking deck files, several after one flag (``--vs a.txt b.txt``, ``--vs
-    decks/*.txt``) or the flag again; a list of paths (``None`` when not given, unless
-    ``required``). ``hidden``: an old name kept working for scripts, left out of the help."""
-    kind = list[Path] if required else list[Path] | None
-    return option(kind, flag, metavar=DECKS, hidden=hidden,
+    decks/*.txt``) or the flag again; a list of paths, ``None`` when not given. ``hidden``:
+    an old name kept working for scripts, left out of the help."""
+    return option(list[Path] | None, flag, metavar=DECKS, hidden=hidden,
                   help=f"{help} Takes several decks after one flag, up to the next option "
                   "(or --), and the flag again.")
 
@@ -201,24 +264,56 @@ def several_values(command: Any, args: list[str]) -> list[str]:
 
 
 def resume_dir(command: Any, args: list[str]) -> list[str]:
-    """``args`` with ``--resume DIR`` spelt ``--resume --out DIR`` for a command whose
-    ``--resume`` is a flag carrying on in its ``--out`` (discover, balance) and that takes
-    no positional argument: so ``--resume DIR`` reads as it does for ``run``; what follows
-    ``--`` is left as it is."""
+    """``args`` with ``--resume DIR`` (or ``--resume=DIR``) spelt ``--resume --out DIR`` for a
+    command whose ``--resume`` is a flag carrying on in its ``--out`` (discover, balance,
+    power, skill): so ``--resume DIR`` reads as it does for ``run``, the word after it being
+    the dir even where the command takes decks as arguments (skill); what follows ``--`` is
+    left as it is. An ``InputError`` when an ``--out`` names another dir."""
     params = {opt: p for p in command.params if p.param_type_name == "option"
               for opt in p.opts}
     flag = params.get("--resume")
-    if (flag is None or not getattr(flag, "is_flag", False) or "--out" not in params
-            or any(p.param_type_name == "argument" for p in command.params)):
+    if flag is None or not getattr(flag, "is_flag", False) or "--out" not in params:
         return args
+    outs = params["--out"].opts
     out: list[str] = []
-    for i, arg in enumerate(args):
+    resumed, named = [], []  # the dirs --resume names, and (flag, dir) of --out
+    i = 0
+    while i < len(args):
+        arg = args[i]
         if arg == "--":
-            return out + args[i:]
-        out.append(arg)
-        if arg == "--resume" and i + 1 < len(args) and not args[i + 1].startswith("-"):
-            out.append("--out")
+            out += args[i:]
+            break
+        name, eq, value = arg.partition("=") if arg.startswith("--") else (arg, "", "")
+        after = args[i + 1] if i + 1 < len(args) else None
+        if name == "--resume" and (eq or (after is not None and not after.startswith("-"))):
+            resumed.append(value if eq else after)
+            out += ["--resume", "--out", resumed[-1]]
+        elif name in outs and (eq or after is not None):
+            named.append((name, value if eq else after))
+            out += [arg] if eq else [arg, after]
+        else:
+            out.append(arg)
+            i += 1
+            continue
+        i += 1 if eq else 2
+    other = [(given, d) for given, d in [*(("--resume", d) for d in resumed), *named]
+             if Path(d) != Path(resumed[0])] if resumed else []
+    if other:
+        from rnr_sim.errors import InputError
+
+        raise InputError(f"--resume {resumed[0]} and {other[0][0]} {other[0][1]} name two "
+                         "dirs: give the stopped run's dir once, --resume DIR (or --resume "
+                         "--out DIR)")
     return out
+
+
+def exit_if_stopped(result: Any) -> None:
+    """A search stopped by Ctrl-C (discover, balance, power: ``result.stopped``): its
+    messages on stderr and exit 130."""
+    if result.stopped:
+        for message in result.messages:
+            typer.echo(message, err=True)
+        raise typer.Exit(EXIT_INTERRUPTED)
 
 
 #: A flag another command has, given to one that names the same thing otherwise: what to

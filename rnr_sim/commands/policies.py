@@ -24,22 +24,16 @@ def _weights_help() -> str:
     )
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``policies`` to the app."""
-    app.command("policies", short_help="List the built-in pilots and their weights.",
-                help=_weights_help(),
-                epilog="Example: rnr-sim policies --show policies/tempo.toml")(policies_command)
+OPTIONS = {
+    "show": opt.option(Path | None, "--show", metavar="POLICY.toml",
+                       help="Check a policy file and show its weights beside its base's."),
+}
 
 
-ShowOption = opt.option(Path | None, "--show", metavar="POLICY.toml",
-                    help="Check a policy file and show its weights beside its base's.")
-
-
-@opt.shared_options
-def policies_command(
-    show: ShowOption = None,
-    *, as_json,
-) -> None:
+@opt.command("policies", OPTIONS, short_help="List the built-in pilots and their weights.",
+             help=_weights_help(),
+             epilog="Example: rnr-sim policies --show policies/tempo.toml")
+def policies_command(*, show, as_json) -> None:
     from rnr_sim.engine.policies import POLICY_NAMES, WEIGHT_SPECS
     from rnr_sim.pilots import builtin, load_policy
 

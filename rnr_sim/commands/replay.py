@@ -8,40 +8,32 @@ import typer
 
 from rnr_sim.commands import options as opt
 
-
-def register(app: typer.Typer) -> None:
-    """Add ``replay`` to the app."""
-    app.command("replay", short_help="Play one game and print it turn by turn.",
-                epilog="Example: rnr-sim replay decks/scroll_assembly.txt "
-                       "decks/bison_stampede.txt --game 3")(replay_command)
-
-
-DecksArgument = opt.argument(list[Path], metavar="DECK", help="2 to 4 deck list files, one per seat.")
-GameOption = opt.option(int, "--game", "-g", metavar="K", show_default=True,
-                    help="Which game: deal K, first seat K mod the number of decks.")
-SearchSeatOption = opt.option(int | None, "--search-seat", metavar="Q",
-                          help="Seat Q plays the search pilot (its own pilot plays the "
-                               "rollouts); the log shows each option it weighed and its value.")
-RolloutsOption = opt.option(int, "--rollouts", "-k", metavar="K", show_default=True,
-                        help="Search: playouts per option and determinization.")
-DeterminizationsOption = opt.option(int, "--determinizations", metavar="N", show_default=True,
-                                help="Search: redeals of the hidden cards per decision.")
-OpenListsOption = opt.option(bool, "--open-lists",
-                         help="Search: the seat knows the other decks' lists (default: it "
-                              "believes each one of the decks given, from what it has seen, "
-                              "R59).")
+OPTIONS = {
+    "decks": opt.argument(list[Path], metavar="DECK",
+                          help="2 to 4 deck list files, one per seat."),
+    "game": opt.option(int, "--game", "-g", default=0, metavar="K", show_default=True,
+                       help="Which game: deal K, first seat K mod the number of decks."),
+    "search_seat": opt.option(int | None, "--search-seat", metavar="Q",
+                              help="Seat Q plays the search pilot (its own pilot plays the "
+                                   "rollouts); the log shows each option it weighed and its "
+                                   "value."),
+    "rollouts": opt.option(int, "--rollouts", "-k", default=32, metavar="K", show_default=True,
+                           help="Search: playouts per option and determinization."),
+    "determinizations": opt.option(int, "--determinizations", default=2, metavar="N",
+                                   show_default=True,
+                                   help="Search: redeals of the hidden cards per decision."),
+    "open_lists": opt.option(bool, "--open-lists",
+                             help="Search: the seat knows the other decks' lists (default: it "
+                                  "believes each one of the decks given, from what it has "
+                                  "seen, R59)."),
+}
 
 
-@opt.shared_options
-def replay_command(
-    decks: DecksArgument,
-    game: GameOption = 0,
-    search_seat: SearchSeatOption = None,
-    rollouts: RolloutsOption = 32,
-    determinizations: DeterminizationsOption = 2,
-    open_lists: OpenListsOption = False,
-    *, seed, cards, rules, policy, allow_illegal,
-) -> None:
+@opt.command("replay", OPTIONS, short_help="Play one game and print it turn by turn.",
+             epilog="Example: rnr-sim replay decks/scroll_assembly.txt "
+                    "decks/bison_stampede.txt --game 3")
+def replay_command(*, decks, game, search_seat, rollouts, determinizations, open_lists, seed,
+                   cards, rules, policy, allow_illegal) -> None:
     """Play one game between the decks (seat 0 holds the first deck, seat 1 the second, ...)
     and print it turn by turn: setup, every turn's draws, plays, activations and Resolve
     steps, and the rule that decided it. Game K is deal K of table 0 with first seat K

@@ -9,33 +9,24 @@ import typer
 
 from rnr_sim.commands import options as opt
 
-OutOption = opt.out_option("DIR", "Report folder: new, empty, or an earlier report of the same run "
-                              "(its files are replaced). Default: reports/<run dir name>.")
+OPTIONS = {
+    "run_dir": opt.argument(Path, metavar="RUN_DIR",
+                            help="A run dir written by `rnr-sim run`, a discovery dir written "
+                                 "by `rnr-sim discover`, a balance dir written by `rnr-sim "
+                                 "balance`, or a power dir written by `rnr-sim power` (its Card "
+                                 "power page; with --deck, the deck doctor's)."),
+    "out": opt.out_option("DIR", "Report folder: new, empty, or an earlier report of the same "
+                                 "run (its files are replaced). Default: reports/<run dir "
+                                 "name>."),
+    "svg": opt.option(bool, "--svg", help="Draw the figures as SVG instead of PNG."),
+    "field_weights": opt.field_weights_option(
+        "a run dir's decks against it, each deck's expected win rate, best response first"),
+}
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``report`` to the app."""
-    app.command("report", short_help="Write the balance report of a run dir.",
-                epilog="Example: rnr-sim report runs/20250101-120000 --out "
-                       "reports/meta")(report_command)
-
-
-RunDirArgument = opt.argument(Path, metavar="RUN_DIR", help="A run dir written by `rnr-sim run`, "
-                          "a discovery dir written by `rnr-sim discover`, a balance dir "
-                          "written by `rnr-sim balance`, or a power dir written by "
-                          "`rnr-sim power` (its Card power page; with --deck, the deck "
-                          "doctor's).")
-SvgOption = opt.option(bool, "--svg", help="Draw the figures as SVG instead of PNG.")
-FieldWeightsOption = opt.field_weights_option(
-    "a run dir's decks against it, each deck's expected win rate, best response first")
-
-
-def report_command(
-    run_dir: RunDirArgument,
-    out: OutOption = None,
-    svg: SvgOption = False,
-    field_weights: FieldWeightsOption = None,
-) -> None:
+@opt.command("report", OPTIONS, short_help="Write the balance report of a run dir.",
+             epilog="Example: rnr-sim report runs/20250101-120000 --out reports/meta")
+def report_command(*, run_dir, out, svg, field_weights) -> None:
     """Read a run dir (from `rnr-sim run`) and write a self-contained balance report:
     index.html (verdict, decks, matchups and the Nash metagame, victory paths, seats,
     branches, cards, game length), summary.md, and every table as CSV. The run dir is

@@ -19,47 +19,33 @@ _SHAPE_OPTIONS = ("--games", "--players", "--seed", "--rules", "--cards", "--pol
                   "--out", "--chunk-size", "--mirrors", "--vs", "--allow-illegal")
 
 
-GamesOption = opt.games_option(f"Deals per table, each played in every seat order. "
-                           f"Default: {planning.DEFAULT_GAMES:,}.")
-OutOption = opt.out_option("DIR", "New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>.")
+OPTIONS = {
+    "decks": opt.argument(list[Path] | None, default=None, metavar="DECK",
+                          help="Deck list files (none with --resume)."),
+    "games": opt.games_option(f"Deals per table, each played in every seat order. "
+                              f"Default: {planning.DEFAULT_GAMES:,}."),
+    "out": opt.out_option("DIR", "New or empty run dir. Default: runs/<YYYYmmdd-HHMMSS>."),
+    "chunk_size": opt.option(int | None, "--chunk-size", metavar="N",
+                             help=f"Games per chunk (one parquet part each). "
+                                  f"Default: {planning.DEFAULT_CHUNK_SIZE:,}."),
+    "vs": opt.option(Path | None, "--vs", metavar="DECK",
+                     help="Play only the tables holding this deck (one deck vs the field)."),
+    "resume": opt.option(Path | None, "--resume", metavar="DIR",
+                         help="Finish a stopped run in DIR (its decks and options come from "
+                              "its manifest)."),
+    "no_space_check": opt.option(bool, "--no-space-check",
+                                 help="Start even if the run's estimated parquet is more than "
+                                      "the free disk space."),
+    "field_weights": opt.field_weights_option(
+        "after the run, every deck's expected win rate against it, best response first"),
+}
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``run`` to the app."""
-    app.command("run", short_help="Play every table of the decks into a run dir.",
-                epilog="Example: rnr-sim run decks/*.txt --games 10000 --threads 2")(run_command)
-
-
-DecksArgument = opt.argument(list[Path] | None, metavar="DECK",
-                         help="Deck list files (none with --resume).")
-ChunkSizeOption = opt.option(int | None, "--chunk-size", metavar="N",
-                         help=f"Games per chunk (one parquet part each). "
-                              f"Default: {planning.DEFAULT_CHUNK_SIZE:,}.")
-VsOption = opt.option(Path | None, "--vs", metavar="DECK",
-                  help="Play only the tables holding this deck (one deck vs the field).")
-NoSpaceCheckOption = opt.option(bool, "--no-space-check",
-                           help="Start even if the run's estimated parquet is more than the "
-                                "free disk space.")
-FieldWeightsOption = opt.field_weights_option(
-    "after the run, every deck's expected win rate against it, best response first")
-ResumeOption = opt.option(Path | None, "--resume", metavar="DIR",
-                      help="Finish a stopped run in DIR (its decks and options come from its "
-                           "manifest).")
-
-
-@opt.shared_options
-def run_command(
-    decks: DecksArgument = None,
-    games: GamesOption = None,
-    out: OutOption = None,
-    chunk_size: ChunkSizeOption = None,
-    vs: VsOption = None,
-    resume: ResumeOption = None,
-    no_space_check: NoSpaceCheckOption = False,
-    field_weights: FieldWeightsOption = None,
-    *, yardstick, players, seed, rules, cards, policy, threads, backend, address, mirrors, allow_illegal,
-    quiet, as_json,
-) -> None:
+@opt.command("run", OPTIONS, short_help="Play every table of the decks into a run dir.",
+             epilog="Example: rnr-sim run decks/*.txt --games 10000 --threads 2")
+def run_command(*, decks, games, out, chunk_size, vs, resume, no_space_check, field_weights,
+                yardstick, players, seed, rules, cards, policy, threads, backend, address,
+                mirrors, allow_illegal, quiet, as_json) -> None:
     """Play every table of P distinct decks (round robin for 2 players), --games deals per
     table, each deal in every seat order, and write the games to a run dir
     (manifest.json + parquet) for `rnr-sim report`. Ctrl-C stops after the current

@@ -15,70 +15,56 @@ import typer
 
 from rnr_sim.commands import options as opt
 
-GamesOption = opt.games_option("Deals per opponent (each in both seat orders, for every pilot).",
-                           default=200)
-OutOption = opt.out_option("RUN_DIR", "Write skill.parquet into this folder (a run dir or a new "
-                                  "folder).")
+OPTIONS = {
+    "decks": opt.argument(list[Path], metavar="DECK", help="Deck lists (at least 2)."),
+    "games": opt.games_option("Deals per opponent (each in both seat orders, for every "
+                              "pilot).", default=200),
+    "tuned": opt.option(list[str] | None, "--tuned", metavar="DECK=FILE",
+                        help="The tuned pilot of a deck (its list's path or its name) as a "
+                             "policy file; repeat for more decks. Default: the deck's Policy: "
+                             "file, if any."),
+    "out": opt.out_option("RUN_DIR", "Write skill.parquet into this folder (a run dir or a new "
+                                     "folder)."),
+    "search": opt.option(bool, "--search",
+                         help="Add the search pilot (the yardstick) at its default budget, "
+                              "K=8 rollouts x N=2 determinizations (--rollouts and "
+                              "--determinizations set another). Strength and cost: "
+                              "docs/benchmarks.md."),
+    "rollouts": opt.option(int, "--rollouts", "-k", default=0, metavar="K",
+                           help="Add the search pilot: K rollouts per legal action and "
+                                "determinization at each Play Phase decision (0: no search "
+                                "pilot, unless --search). Its cost: docs/benchmarks.md."),
+    "determinizations": opt.option(int, "--determinizations", default=2, metavar="N",
+                                   show_default=True,
+                                   help="With --rollouts: deals of the hidden cards "
+                                        "(opponents' hands and Draw Piles) per rollout batch; "
+                                        "each option is weighed on K x N playouts."),
+    "gate": opt.option(float | None, "--gate", metavar="Z",
+                       help="The search pilot leaves its own pilot's pick only for an option "
+                            "better by Z standard errors, paired over the same playouts "
+                            "(default 1; 0: the best mean)."),
+    "open_lists": opt.option(bool, "--open-lists",
+                             help="The search pilot knows its opponents' deck lists (a "
+                                  "tournament that publishes them). Default: it deals their "
+                                  "hidden cards from what it has seen and the decks given "
+                                  "(R59)."),
+    "resume": opt.option(bool, "--resume",
+                         help="Carry on the run stopped (Ctrl-C) in RUN_DIR: --resume RUN_DIR, "
+                              "or --resume --out RUN_DIR; give the same decks and options. The "
+                              "games kept in RUN_DIR/.skill/ are not played again."),
+    "field_weights": opt.field_weights_option(
+        "after the table against every deck, each deck's pilots again against that field "
+        "(the field decks it meets, weights scaled over them), paired as above"),
+}
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``skill`` to the app."""
-    app.command("skill",
-                short_help="How much of each deck's strength is its pilot "
-                           "(random/default/tuned/search).",
-                epilog="Example: rnr-sim skill decks/*.txt --games 400 --out "
-                       "runs/meta")(skill_command)
-
-
-DecksArgument = opt.argument(list[Path], metavar="DECK", help="Deck lists (at least 2).")
-TunedOption = opt.option(list[str] | None, "--tuned", metavar="DECK=FILE",
-                     help="The tuned pilot of a deck (its list's path or its name) as a policy "
-                          "file; repeat for more decks. Default: the deck's Policy: file, if any.")
-SearchOption = opt.option(bool, "--search",
-                      help="Add the search pilot (the yardstick) at its default budget, "
-                           "K=8 rollouts x N=2 determinizations (--rollouts and "
-                           "--determinizations set another). Strength and cost: "
-                           "docs/benchmarks.md.")
-RolloutsOption = opt.option(int, "--rollouts", "-k", metavar="K",
-                        help="Add the search pilot: K rollouts per legal action and "
-                             "determinization at each Play Phase decision (0: no search pilot, "
-                             "unless --search). Its cost: docs/benchmarks.md.")
-GateOption = opt.option(float | None, "--gate", metavar="Z",
-                    help="The search pilot leaves its own pilot's pick only for an option "
-                         "better by Z standard errors, paired over the same playouts "
-                         "(default 1; 0: the best mean).")
-OpenListsOption = opt.option(bool, "--open-lists",
-                         help="The search pilot knows its opponents' deck lists (a tournament "
-                              "that publishes them). Default: it deals their hidden cards from "
-                              "what it has seen and the decks given (R59).")
-DeterminizationsOption = opt.option(int, "--determinizations", metavar="N", show_default=True,
-                                help="With --rollouts: deals of the hidden cards (opponents' "
-                                     "hands and Draw Piles) per rollout batch; each option is "
-                                     "weighed on K x N playouts.")
-FieldWeightsOption = opt.field_weights_option(
-    "after the table against every deck, each deck's pilots again against that field "
-    "(the field decks it meets, weights scaled over them), paired as above")
-ResumeOption = opt.option(bool, "--resume",
-                      help="Continue the run stopped (Ctrl-C) with this --out RUN_DIR: give the "
-                           "same decks and options; the games kept in RUN_DIR/.skill/ are not "
-                           "played again.")
-
-
-@opt.shared_options
-def skill_command(
-    decks: DecksArgument,
-    games: GamesOption = 200,
-    tuned: TunedOption = None,
-    out: OutOption = None,
-    search: SearchOption = False,
-    rollouts: RolloutsOption = 0,
-    determinizations: DeterminizationsOption = 2,
-    gate: GateOption = None,
-    open_lists: OpenListsOption = False,
-    resume: ResumeOption = False,
-    field_weights: FieldWeightsOption = None,
-    *, seed, cards, rules, threads, backend, address, quiet, as_json,
-) -> None:
+@opt.command("skill", OPTIONS,
+             short_help="How much of each deck's strength is its pilot "
+                        "(random/default/tuned/search).",
+             epilog="Example: rnr-sim skill decks/*.txt --games 400 --out runs/meta")
+def skill_command(*, decks, games, tuned, out, search, rollouts, determinizations, gate,
+                  open_lists, resume, field_weights, seed, cards, rules, threads, backend,
+                  address, quiet, as_json) -> None:
     """Each deck plays every other given deck (those keep their own Policy: pilots) with each
     of its own pilots: random (the floor), default (the built-in it plays by: its
     Policy: header, or that policy file's base) and tuned (its Policy: header when that
@@ -107,8 +93,8 @@ def skill_command(
     gate100 = None if gate is None else round(gate * 100)
 
     if resume and out is None:
-        raise InputError("--resume continues a skill run stopped with --out RUN_DIR: give "
-                         "that --out RUN_DIR")
+        raise InputError("--resume continues a skill run stopped in a RUN_DIR (--out): give "
+                         "that dir, --resume RUN_DIR")
     if out is not None and out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: not a folder; give a run dir or a new folder")
     bars: list = []  # the bar starts once the input is checked: an error stays one line
@@ -132,8 +118,8 @@ def _locked(out: Path | None):
     writer at a time, as `run` and the searches; a second one is told the first's pid);
     a dir it created is removed again when bad input stops it before anything is kept."""
     from rnr_sim.errors import InputError
+    from rnr_sim.files import make_dir
     from rnr_sim.runs.dirlock import DirLock
-    from rnr_sim.runs.outdir import make_dir
 
     if out is None:
         yield

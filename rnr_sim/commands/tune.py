@@ -10,45 +10,32 @@ import typer
 
 from rnr_sim.commands import options as opt
 
-FieldOption = opt.deck_list_option("--field", "The decks of the field (as discover and balance "
-                                          "name it).")
-#: tune's old name for --field, kept working for scripts (hidden from the help).
-VsOption = opt.deck_list_option("--vs", "The decks of the field: the old name of --field.",
-                            hidden=True)
-OutOption = opt.out_option("POLICY.toml", "Write the resulting policy file here (refuses to "
-                                      "overwrite).")
+OPTIONS = {
+    "deck": opt.argument(Path, metavar="DECK", help="The deck whose pilot is tuned."),
+    "field": opt.deck_list_option("--field", "The decks of the field (as discover and balance "
+                                             "name it)."),
+    "budget": opt.option(int, "--budget", default=400_000, metavar="GAMES", show_default=True,
+                         help="Games the search may play."),
+    "holdout": opt.option(int | None, "--holdout", metavar="DEALS",
+                          help="Deals per field deck for the held-out check. Default: a quarter "
+                               "of the budget's games, at least 200 deals."),
+    "policy": opt.option(str | None, "--policy", metavar="P",
+                         help="Start policy (built-in or file). Default: the deck's own."),
+    "out": opt.out_option("POLICY.toml", "Write the resulting policy file here (refuses to "
+                                         "overwrite)."),
+    #: tune's old name for --field, kept working for scripts (hidden from the help).
+    "vs": opt.deck_list_option("--vs", "The decks of the field: the old name of --field.",
+                               hidden=True),
+}
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``tune`` to the app."""
-    app.command("tune",
-                short_help="Fit a deck's pilot to its field (CMA-ES), checked on fresh deals.",
-                epilog="Example: rnr-sim tune decks/scroll_assembly.txt --field "
-                       "decks/bison_stampede.txt decks/eagle_blockade.txt --budget "
-                       "200000 --out policies/scroll.toml")(tune_command)
-
-
-DeckArgument = opt.argument(Path, metavar="DECK", help="The deck whose pilot is tuned.")
-BudgetOption = opt.option(int, "--budget", metavar="GAMES", show_default=True,
-                          help="Games the search may play.")
-HoldoutOption = opt.option(int | None, "--holdout", metavar="DEALS",
-                       help="Deals per field deck for the held-out check. Default: a quarter of "
-                            "the budget's games, at least 200 deals.")
-PolicyOption = opt.option(str | None, "--policy", metavar="P",
-                      help="Start policy (built-in or file). Default: the deck's own.")
-
-
-@opt.shared_options
-def tune_command(
-    deck: DeckArgument,
-    field: FieldOption = None,
-    budget: BudgetOption = 400_000,
-    holdout: HoldoutOption = None,
-    policy: PolicyOption = None,
-    out: OutOption = None,
-    vs: VsOption = None,
-    *, seed, cards, rules, threads, backend, address, quiet, as_json,
-) -> None:
+@opt.command("tune", OPTIONS,
+             short_help="Fit a deck's pilot to its field (CMA-ES), checked on fresh deals.",
+             epilog="Example: rnr-sim tune decks/scroll_assembly.txt --field "
+                    "decks/bison_stampede.txt decks/eagle_blockade.txt --budget "
+                    "200000 --out policies/scroll.toml")
+def tune_command(*, deck, field, budget, holdout, policy, out, vs, seed, cards, rules, threads,
+                 backend, address, quiet, as_json) -> None:
     """Tune DECK's heuristic pilot against the --field decks: CMA-ES (the cma package) over the
     policy weights, every candidate scored on the same deals (common random numbers),
     then the best one and the start policy replay deals of a seed the search never saw.

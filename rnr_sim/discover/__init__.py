@@ -31,7 +31,7 @@ from rnr_sim.errors import InputError
 from rnr_sim.runs.planning import SearchOptions
 
 ORIGINAL_SET = Path(__file__).resolve().parent.parent / "data" / "original.toml"
-DEFAULT_BUDGET = 1_000_000
+DEFAULT_BUDGET = 2_000_000
 MIN_BUDGET = 50_000
 MAX_BUDGET = 10**10
 SEARCH_SHARE = 0.75

@@ -32,7 +32,16 @@ from rnr_sim.compare.text import (
 from rnr_sim.display import EMPTY, count, path_label, pct
 from rnr_sim.errors import InputError
 from rnr_sim.report.build import CSS, Image, esc, html_table
-from rnr_sim.report.plots import PATH_COLORS, _figure, _fit, _short, _text_width, render
+from rnr_sim.report.plots import (
+    PATH_COLORS,
+    _figure,
+    _fit,
+    _short,
+    _text_width,
+    path_share_axes,
+    path_share_bars,
+    render,
+)
 from rnr_sim.report.tables import Table
 
 BEFORE, AFTER = "#aab7b8", "#2471a3"
@@ -120,25 +129,15 @@ def deck_paths_plot(paths: pl.DataFrame, order: list[str]) -> Figure | None:
     _fit(fig, _text_width(labels, 8) + 0.2, 0.2, 0.5, 0.45)
     ax = fig.add_subplot()
     y = np.arange(len(labels), dtype=float) + np.repeat(np.arange(len(decks)) * 0.5, 2)
-    left = np.zeros(len(labels))
+    shares = []
     for p in WIN_PATHS:
         share = []
         for d in decks:
             r = by.get((d, f"share_{p}"))
             share += [(r or {}).get("baseline") or 0.0, (r or {}).get("variant") or 0.0]
-        share = np.array(share)
-        ax.barh(y, share, left=left, color=PATH_COLORS[p], label=path_label(p), height=0.85)
-        for yi, (s, x0) in enumerate(zip(share, left, strict=True)):
-            if s >= 0.08:
-                ax.text(x0 + s / 2, y[yi], f"{100 * s:.0f}%", ha="center", va="center",
-                        fontsize=6.5, color="white")
-        left += share
-    ax.set_yticks(y, labels, fontsize=7.5)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1)
-    ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
-    ax.set_xlabel("share of the deck's wins, before and after")
-    ax.legend(ncols=4, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+        shares.append(np.array(share))
+    path_share_bars(ax, y, shares, 0.08, 6.5, height=0.85)
+    path_share_axes(ax, y, labels, 7.5, "share of the deck's wins, before and after")
     return fig
 
 

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from rnr_sim.errors import InputError
+from rnr_sim.files import make_dir
 
 MARKER = "page.json"
 
@@ -35,10 +36,7 @@ def claim(out: Path, source: Path, kind: str) -> None:
             if not isinstance(rec, dict) or rec.get("source") != str(source.resolve()):
                 raise InputError(f"--out {out}: not empty and not the page of this {kind} "
                                  f"dir ({source}); give --out a new or empty folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"--out {out}: cannot create ({e.strerror or e})") from None
+    make_dir(out, "report folder")
 
 
 def mark(out: Path, source: Path, kind: str) -> None:

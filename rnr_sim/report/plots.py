@@ -138,28 +138,43 @@ def path_bars_plot(paths_by_deck: pl.DataFrame, order: list[str]) -> Figure | No
     _fit(fig, _text_width([_short(d, 28) for d in decks], 8) + 0.2, 0.2, 0.5, 0.45)
     ax = fig.add_subplot()
     y = np.arange(len(decks))
-    left = np.zeros(len(decks))
-    for p in WIN_PATHS:
-        share = np.array([rows[d][f"share_{p}"] or 0.0 for d in decks])
-        ax.barh(y, share, left=left, color=PATH_COLORS[p], label=path_label(p))
-        for yi, (s, x0) in enumerate(zip(share, left, strict=True)):
-            if s >= 0.07:
-                ax.text(x0 + s / 2, yi, f"{100 * s:.0f}%", ha="center", va="center",
-                        fontsize=7, color="white")
-        left += share
+    path_share_bars(ax, y, [np.array([rows[d][f"share_{p}"] or 0.0 for d in decks])
+                            for p in WIN_PATHS], 0.07, 7)
     for yi, d in enumerate(decks):
         if rows[d]["wins"] == 0:
             ax.text(0.01, yi, "no wins (n=0)", va="center", fontsize=7)
     ax.axvline(0.25, color="#333", lw=0.6, ls=":")
     ax.axvline(0.5, color="#333", lw=0.6, ls=":")
     ax.axvline(0.75, color="#333", lw=0.6, ls=":")
-    ax.set_yticks(y, [_short(d, 28) for d in decks], fontsize=8)
+    path_share_axes(ax, y, [_short(d, 28) for d in decks], 8,
+                    "share of the deck's wins (dotted: quarters, the Art. III reference only)")
+    return fig
+
+
+def path_share_bars(ax, y: np.ndarray, shares: list[np.ndarray], min_label: float,
+                    fontsize: float, **bar) -> None:
+    """Stacked horizontal bars at ``y``: each row's shares by victory path (``shares`` in
+    ``WIN_PATHS`` order), a share of at least ``min_label`` written on its bar."""
+    left = np.zeros(len(y))
+    for p, share in zip(WIN_PATHS, shares, strict=True):
+        ax.barh(y, share, left=left, color=PATH_COLORS[p], label=path_label(p), **bar)
+        for yi, (s, x0) in enumerate(zip(share, left, strict=True)):
+            if s >= min_label:
+                ax.text(x0 + s / 2, y[yi], f"{100 * s:.0f}%", ha="center", va="center",
+                        fontsize=fontsize, color="white")
+        left += share
+
+
+def path_share_axes(ax, y: np.ndarray, labels: list[str], fontsize: float,
+                    xlabel: str) -> None:
+    """The axes of ``path_share_bars``: the rows' labels top down, shares in %, the
+    paths' legend above."""
+    ax.set_yticks(y, labels, fontsize=fontsize)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.xaxis.set_major_formatter(lambda v, _: f"{100 * v:.0f}%")
-    ax.set_xlabel("share of the deck's wins (dotted: quarters, the Art. III reference only)")
+    ax.set_xlabel(xlabel)
     ax.legend(ncols=4, fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
-    return fig
 
 
 def seat_plot(seats: pl.DataFrame) -> Figure | None:

@@ -107,17 +107,6 @@ def resume_on_full_disk(command: str, out: Path):
                          "(the games played so far are kept)") from None
 
 
-def make_dir(out: Path, what: str = "run dir") -> bool:
-    """Create ``out`` (and its parents) if missing; whether it was created. A folder that
-    cannot be made is an ``InputError`` naming it."""
-    created = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise InputError(f"--out {out}: cannot create the {what} ({e.strerror or e})") from None
-    return created
-
-
 def claim_out(out: Path | None, prefix: str = "", what: str = "run dir",
               ) -> tuple[Path, bool, DirLock]:
     """Create the output folder and take its lock: ``out``, or without it a new folder
@@ -139,7 +128,7 @@ def claim_out(out: Path | None, prefix: str = "", what: str = "run dir",
             except OSError as e:
                 raise InputError(f"--out {out}: cannot create ({e.strerror})") from None
     else:
-        created = make_dir(out, what)
+        created = files.make_dir(out, what)
     try:
         lock = DirLock(out, what).acquire()
     except InputError:
