@@ -239,35 +239,23 @@ def iwd_by_deal(units: pl.DataFrame, masks: dict[str, int]
     linearisation: (estimate, unit ids, z per unit, table id per unit), the units sorted;
     ``units.table_se(z, table)`` is its standard error. None where no stratum holds both
     seen and not seen rows."""
-    from rnr_sim.analytics.cards import MIN_BAND_ROWS, _mh_parts, turn_bands
+    from rnr_sim.analytics.cards import iwd_by_unit
 
     rows = units.filter(pl.col("deck").is_in(list(masks))).sort("unit", maintain_order=True)
     if rows.height == 0:
         return None
     deck = rows["deck"].to_numpy()
     card_mask = np.array([masks[d] for d in deck], dtype=np.uint64)
-    x = ((rows["seen"].to_numpy().astype(np.uint64) & card_mask) != 0).astype(np.float64)
+    x = (rows["seen"].to_numpy().astype(np.uint64) & card_mask) != 0
     y = rows["won"].to_numpy().astype(np.float64)
-    # strata as the report's: turn bands within each (deck, players, turn order) group
     group = pl.DataFrame({"deck": deck, "p": rows["n_players"], "o": rows["order"]}).select(
         pl.struct(pl.all()).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
-    turns = rows["turns"].to_numpy()
-    st = np.zeros(rows.height, dtype=np.int64)
-    nxt = 0
-    for g in range(int(group.max()) + 1):
-        at = group == g
-        st[at] = nxt + turn_bands(turns[at], MIN_BAND_ROWS)
-        nxt = int(st[at].max()) + 1
-    ns = np.bincount(st).astype(np.float64)
-    ms = np.bincount(st, weights=y)
     unit = rows["unit"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
-    u, v, du, dv = _mh_parts(x, y, st, ns, ms, starts)
-    if v <= 0:
+    got = iwd_by_unit(x, y, group, rows["turns"].to_numpy(), unit)
+    if got is None:
         return None
-    est = u / v
-    table = rows["table_id"].to_numpy()[starts].astype(np.int64)
-    return est, unit[starts], (du - est * dv) / v, table
+    est, starts, z = got
+    return est, unit[starts], z, rows["table_id"].to_numpy()[starts].astype(np.int64)
 
 
 def card_check(card: str, verdict: float, verdict_se: float, h_units: pl.DataFrame,

@@ -80,3 +80,26 @@ def test_a_broken_part_is_one_line_saying_to_delete_it(tmp_path):
     store.path("call-00000").write_bytes(b"not parquet")
     with pytest.raises(InputError, match="cannot read .*delete it and resume"):
         store.get("call-00000", GAMES.shape)
+
+
+def test_what_each_seat_saw_is_kept_and_a_part_without_it_is_played_again(tmp_path):
+    """``seen=True`` (balance's ``iwd_max``): each seat's slots seen (opening hand or
+    drawn), the subject's seat first, stored with the call and read back; a part stored
+    without them is not taken for one that has them."""
+    store = BatchStore(tmp_path / "ckpt")
+    store.open({"--seed": 7}, resume=False)
+    with Evaluator(fake_engine, store=store) as ev:
+        plain = ev.play(POOL, GAMES, 7, key="plain")
+    with Evaluator(fake_engine, store=store, seen=True) as ev:
+        saw = ev.play(POOL, GAMES, 7, key="saw")
+        assert ev.play(POOL, GAMES, 7, key="plain").seen is not None
+        assert ev.games_played == 2 * GAMES.games  # "plain" lacked them: played again
+    assert plain.seen is None and saw.seen.shape == (*GAMES.shape, 2)
+    rec = GAMES.inputs().play(fake_engine, POOL.cards, POOL.deck_cards, POOL.deck_size,
+                              POOL.rules, 7, policies=POOL.policies)
+    want = (rec.opening_mask | rec.drawn_mask).reshape(*GAMES.shape, 2)
+    assert np.array_equal(saw.seen, want) and saw.seen.any()
+    store.open({"--seed": 7}, resume=True)
+    with Evaluator(fake_engine, store=store, seen=True) as ev:
+        kept = ev.play(POOL, GAMES, 7, key="saw")
+    assert ev.games_played == 0 and np.array_equal(kept.seen, saw.seen)

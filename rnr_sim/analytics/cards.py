@@ -299,6 +299,32 @@ def mh_row_terms(seen: np.ndarray, resid: np.ndarray, w1: np.ndarray, w0: np.nda
     return np.where(seen, resid * w1, -resid * w0), np.where(seen, w1 * w1, w0 * w0)
 
 
+def iwd_by_unit(seen: np.ndarray, won: np.ndarray, group: np.ndarray, turns: np.ndarray,
+                unit: np.ndarray, min_rows: int = MIN_BAND_ROWS
+                ) -> tuple[float, np.ndarray, np.ndarray] | None:
+    """One card's adjusted IWD (``adjusted_iwd``'s definition) on its holders' seat rows,
+    with its linearisation per unit: ``seen`` and ``won`` per row, ``group`` the row's
+    (deck, players, turn order) group as a dense index, ``turns`` its game's length,
+    ``unit`` its deal, the rows sorted by unit. The strata are ``turn_bands`` within each
+    group. Returns (estimate, the first row of each unit, ``z = (dU - est dV) / V`` per
+    unit), or None where no stratum holds both seen and not seen rows. The one
+    implementation the yardstick's check and balance's ``iwd_max`` read."""
+    st = np.zeros(len(won), dtype=np.int64)
+    nxt = 0
+    for g in np.unique(group).tolist():
+        at = group == g
+        st[at] = nxt + turn_bands(turns[at], min_rows)
+        nxt = int(st[at].max()) + 1
+    ns = np.bincount(st).astype(np.float64)
+    ms = np.bincount(st, weights=won)
+    starts = np.flatnonzero(np.r_[True, unit[1:] != unit[:-1]])
+    u, v, du, dv = _mh_parts(seen.astype(np.float64), won, st, ns, ms, starts)
+    if v <= 0:
+        return None
+    est = u / v
+    return est, starts, (du - est * dv) / v
+
+
 def _deck_parts(units: pl.DataFrame) -> dict[str, pl.DataFrame]:
     """``units`` split by deck in one pass, each part in the rows' order."""
     if units.height == 0:

@@ -231,12 +231,6 @@ def balance(options: BalanceOptions, progress: bool = True,
         raise InputError(f"--power {options.power}: read only by [scope] cards = \"flagged\" "
                          f"({tf.where} names its cards); drop --power or ask for the flagged "
                          "cards")
-    if tf.targets.iwd_max is not None:
-        # said before any game: the search does not aim at it (a card's IWD needs every
-        # game's draws, which the search's paired games do not keep)
-        log(f"{tf.where}: iwd_max = {tf.targets.iwd_max} is checked on the verification's "
-            "fresh deals only: the search does not aim at it (to fix a card the report "
-            "flags, name it in [scope] cards, or use cards = \"flagged\")")
     budget = check_count(options.budget, "--budget", MIN_BUDGET, MAX_BUDGET)
     n_suggest = check_count(options.suggestions, "--suggestions", 1, 20)
     if options.yardstick:
@@ -315,7 +309,7 @@ def _balance(out, options, tf, plan, paths, weights, source, scope_how, knobs, b
     bar = Progress("balance: search", total=search_budget, show=progress, log=log)
     remote = None if options.backend == "local" else where
     with where, bar, Evaluator(driver, backend=remote, threads=options.threads, progress=bar,
-                               store=store) as ev:
+                               store=store, seen=tf.targets.iwd_max is not None) as ev:
         found = search.run(ev, meta, plan, knobs, tf.targets, tf.scope.max_changes,
                            search_budget, options.seed, n_suggest, bar=bar, log=bar.note)
         if found is None or found.stopped:

@@ -97,7 +97,7 @@ def adapt(out: Path, options, tf, plan, meta, knobs, changes: Changes, after: di
         search_budget = int(ROUND_SEARCH_SHARE * left)
         log(f"round {r}: the metagame with {after['deck']} ({100 * after['share']:.1f}% "
             f"held out), the patch {'; '.join(describe(knobs, changes))}")
-        with Evaluator(driver, threads=options.threads) as ev:
+        with Evaluator(driver, threads=options.threads, seen=t.iwd_max is not None) as ev:
             found = search.run(ev, meta_r, plan_r, knobs, t, max(1, left_changes),
                                search_budget, seed + r * ROUND_SEED_OFFSET, 1,
                                log=log, fixed=changes)

@@ -14,6 +14,8 @@ metagame of mixes meets itself, and its equilibrium may play one deck alone):
 - **first seat**: the first seat's wins over the games, pairs weighted the same way;
 - **support**: the decks the equilibrium of the win-share matrix (a draw half a win) plays
   at least ``SUPPORT_MIN`` of the time;
+- **IWD** of a watched card (``iwd``, with an ``iwd_max`` target): the report's adjusted
+  IWD on these games;
 - **entry gap** of a deck outside the support: how much its win share (a draw half)
   against the equilibrium mix falls short of the game's value, one half: how much the
   support's decks must lose against it before the equilibrium admits it. A continuous
@@ -36,7 +38,7 @@ change (two catalogs on the same deals) is the same form over ``z_variant - z_ba
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -57,11 +59,15 @@ _PATH_CODE = {p: i for i, p in enumerate(enums.PATHS)}
 class Games:
     """Games of pairs of metagame decks: ``pairs[p] = (a, b)`` (a in seat 0), and per pair,
     deal and seat order ``winner`` (0: a won, 1: b won, -1: a draw) and ``path``
-    (``enums.PATHS`` index). Seat order r: seat r moves first."""
+    (``enums.PATHS`` index). Seat order r: seat r moves first. With an ``iwd_max`` target
+    also ``turns`` (the game's length) and ``seen`` (uint64[P, D, R, 2], each seat's deck
+    slots seen: opening hand or drawn), what a card's adjusted IWD needs (``iwd``)."""
 
     pairs: np.ndarray  # int64[P, 2]
     winner: np.ndarray  # int8[P, D, R]
     path: np.ndarray  # int8[P, D, R]
+    turns: np.ndarray | None = None  # int32[P, D, R]
+    seen: np.ndarray | None = None  # uint64[P, D, R, 2]
 
     @property
     def deals(self) -> int:
@@ -79,33 +85,64 @@ class Games:
         score = outcome.score[si, fi]
         winner = np.where(score == 1.0, 0, np.where(score == 0.0, 1, -1)).astype(np.int8)
         pairs = np.stack([subjects[si], field[fi]], axis=1).astype(np.int64)
-        return cls(pairs, winner, outcome.path[si, fi].astype(np.int8))
+        seen = None if outcome.seen is None else outcome.seen[si, fi]
+        turns = None if seen is None else outcome.turns[si, fi].astype(np.int32)
+        return cls(pairs, winner, outcome.path[si, fi].astype(np.int8), turns, seen)
 
     @classmethod
-    def of_run(cls, games, tables: np.ndarray) -> Games:
+    def of_run(cls, games, tables: np.ndarray, seats=None) -> Games:
         """A 2-player run dir's ``games`` table (polars, every game of ``tables``, deals
-        from 0): ``tables[t]`` the decks of table t."""
+        from 0): ``tables[t]`` the decks of table t; with its ``seats`` table, the turns
+        and what each seat saw too."""
         g = games.sort("game_id")
         n_t = len(tables)
         winner = g["winner_seat"].to_numpy().astype(np.int8).reshape(n_t, -1, 2)
         path = np.array([_PATH_CODE[p] for p in g["path"].to_list()],
                         dtype=np.int8).reshape(n_t, -1, 2)
-        return cls(np.asarray(tables, dtype=np.int64), winner, path)
+        turns = seen = None
+        if seats is not None:
+            turns = g["turns"].to_numpy().astype(np.int32).reshape(winner.shape)
+            st = seats.sort("game_id", "seat")
+            seen = (st["opening_mask"].to_numpy() | st["drawn_mask"].to_numpy()).astype(
+                np.uint64).reshape(*winner.shape, 2)
+        return cls(np.asarray(tables, dtype=np.int64), winner, path, turns, seen)
+
+    def _each(self, f) -> tuple:
+        """``f`` of each per-game array (None stays None)."""
+        return tuple(None if x is None else f(x)
+                     for x in (self.winner, self.path, self.turns, self.seen))
 
     def head(self, deals: int) -> Games:
-        return Games(self.pairs, self.winner[:, :deals], self.path[:, :deals])
+        return Games(self.pairs, *self._each(lambda x: x[:, :deals]))
+
+    def copy_deals(self, first: int, deals: int) -> Games:
+        """Deals ``first .. first + deals - 1``, a copy (to write a candidate's pairs in)."""
+        return Games(self.pairs, *self._each(lambda x: x[:, first:first + deals].copy()))
+
+    def put(self, rows: np.ndarray, part: Games) -> None:
+        """``part``'s games in pairs ``rows`` (the same deals)."""
+        for mine, theirs in zip(self._each(lambda x: x), part._each(lambda x: x),
+                                strict=True):
+            if mine is not None:
+                mine[rows] = theirs
+
+    @staticmethod
+    def _stack(parts: list[Games], pairs: np.ndarray, axis: int) -> Games:
+        """``parts``' per-game arrays concatenated along ``axis`` (an array some part
+        lacks: None)."""
+        cols = zip(*(p._each(lambda x: x) for p in parts), strict=True)
+        return Games(pairs, *(None if any(x is None for x in c) else
+                              np.concatenate(c, axis=axis) for c in cols))
 
     @staticmethod
     def union(parts: list[Games]) -> Games:
         """The pairs of several sets of games on the same deals, one after the other."""
-        return Games(np.concatenate([p.pairs for p in parts]),
-                     np.concatenate([p.winner for p in parts]),
-                     np.concatenate([p.path for p in parts]))
+        return Games._stack(parts, np.concatenate([p.pairs for p in parts]), 0)
 
     @staticmethod
     def join(parts: list[Games]) -> Games:
-        return Games(parts[0].pairs, np.concatenate([p.winner for p in parts], axis=1),
-                     np.concatenate([p.path for p in parts], axis=1))
+        """The same pairs on consecutive deal ranges, one after the other."""
+        return Games._stack(parts, parts[0].pairs, 1)
 
 
 def ratio(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[float, np.ndarray]:
@@ -159,12 +196,14 @@ class Figures:
     weights: np.ndarray  # the weights the figures were judged under
     deck_paths: np.ndarray  # [deck, path]: each deck's wins by each path over its wins
     adaptive: bool = False
+    iwd: dict[int, Figure] = field(default_factory=dict)  # watched card id -> its IWD
 
     @classmethod
     def of(cls, games: Games, weights: np.ndarray, n_decks: int,
-           adaptive: bool = False) -> Figures:
+           adaptive: bool = False, watch: dict[int, np.ndarray] | None = None) -> Figures:
         """The figures of ``games``, decks weighted by ``weights``, or (``adaptive``) by
-        the equilibrium of these games (module docstring)."""
+        the equilibrium of these games (module docstring); ``watch``: card id -> its slot
+        masks, the cards whose IWD is a figure (``iwd.watch``)."""
         a, b = games.pairs[:, 0], games.pairs[:, 1]
         r = games.winner.shape[2]
         wins_a = (games.winner == 0).sum(axis=2).astype(np.float64)  # [P, D]
@@ -205,8 +244,13 @@ class Figures:
             np.add.at(deck_paths[:, k], a, ((games.winner == 0) & by).sum(axis=(1, 2)))
             np.add.at(deck_paths[:, k], b, ((games.winner == 1) & by).sum(axis=(1, 2)))
         deck_paths /= np.maximum(deck_paths.sum(axis=1, keepdims=True), 1.0)
+        iwd = {}
+        if watch and games.seen is not None:
+            from rnr_sim.balance.iwd import card_iwd
+
+            iwd = {c: f for c, m in watch.items() if (f := card_iwd(games, m)) is not None}
         return cls(decks, paths, first, share, mix, support, games.deals, entry, w,
-                   deck_paths, adaptive)
+                   deck_paths, adaptive, iwd)
 
 
 def _equilibrium(games: Games, score: np.ndarray, r: int, n_decks: int
@@ -251,8 +295,8 @@ def _over(x: float, lo: float | None, hi: float | None) -> tuple[float, float]:
 
 
 def judge(fig: Figures, t: Targets, tol: float = 1e-12) -> Judged:
-    """The figures against the targets (``iwd_max`` is judged on verification only:
-    ``verify``)."""
+    """The figures against the targets (``iwd_max``: the watched cards' IWD, ``iwd``;
+    the verification reads every card's)."""
     total = 0.0
     z = np.zeros_like(fig.first.z)
     missed: list[str] = []
@@ -288,6 +332,9 @@ def judge(fig: Figures, t: Targets, tol: float = 1e-12) -> Judged:
                         z = z + f.z
     if t.first_seat is not None:
         add("first_seat", fig.first, *t.first_seat)
+    if t.iwd_max is not None:
+        for f in fig.iwd.values():
+            add("iwd_max", f, None, t.iwd_max)
     if t.min_support is not None and fig.support < t.min_support:
         # The decks nearest to entering, as many as the support lacks: their entry gaps.
         gaps = sorted((f for f in fig.entry if f is not None), key=lambda f: f.value)
@@ -313,6 +360,7 @@ def safe(fig: Figures, t: Targets, margin: float) -> bool:
     ok = ok and all(inside(fig.path[k], *t.path_share[p]) for k, p in enumerate(WIN_PATHS)
                     if p in t.path_share)
     ok = ok and (t.first_seat is None or inside(fig.first, *t.first_seat))
+    ok = ok and (t.iwd_max is None or all(inside(f, None, t.iwd_max) for f in fig.iwd.values()))
     return ok and (t.min_support is None or fig.support >= t.min_support)
 
 

@@ -135,8 +135,9 @@ def write_patches(out: Path, catalog, profile, knobs, found, tf
     return files
 
 
-def _baseline_rows(fig: Figures, names: list[str], t) -> list[dict[str, Any]]:
-    """Rank 0: the unchanged catalog's figures on the search's deals."""
+def _baseline_rows(fig: Figures, names: list[str], t, catalog) -> list[dict[str, Any]]:
+    """Rank 0: the unchanged catalog's figures on the search's deals (with ``iwd_max``,
+    the watched cards' adjusted IWD)."""
     rows = []
 
     def add(target, subject, f, lo, hi):
@@ -155,6 +156,9 @@ def _baseline_rows(fig: Figures, names: list[str], t) -> list[dict[str, Any]]:
             add("path_share", p, fig.path[k], *t.path_share[p])
     if t.first_seat is not None:
         add("first_seat", "first seat", fig.first, *t.first_seat)
+    if t.iwd_max is not None:
+        for c, f in fig.iwd.items():
+            add("iwd_max", catalog.cards[c].name, f, None, t.iwd_max)
     return rows
 
 
@@ -169,7 +173,7 @@ def write(out: Path, plan, tf, meta, knobs, found, checked, after, options, scop
     from rnr_sim.balance import CHECKPOINT, Balance
 
     t = tf.targets
-    fig_rows = _baseline_rows(found.baseline, meta.names, t)
+    fig_rows = _baseline_rows(found.baseline, meta.names, t, plan.catalog)
     sug_rows = []
     for s, v in zip(found.suggestions, checked, strict=False):
         ch = ordered(found, s)

@@ -80,6 +80,9 @@ class Player:
         #: so far); a candidate's own change to one of their knobs replaces it
         self.fixed = fixed
         self.targets, self.seed = targets, seed + SEARCH_SEED_OFFSET
+        #: the cards whose IWD is a figure (an ``iwd_max`` target: ``iwd.watch``, chosen
+        #: on the baseline): card id -> its slot masks in each deck
+        self.watch: dict[int, np.ndarray] = {}
         self.scored: dict[Changes, Scored] = {}
         self.games = 0
         self.flat = 0  # what every candidate would have played on the whole matrix
@@ -149,6 +152,12 @@ class Player:
         if g is None:
             return None
         self.base = g
+        if self.targets.iwd_max is not None and g.seen is not None:
+            from rnr_sim.balance.iwd import watch
+
+            pool = self.meta.pool
+            self.watch = watch(g, pool.deck_cards, pool.deck_size, self.targets.iwd_max,
+                               [c.name for c in self.catalog.cards])
         self._row = {(int(a), int(b)): r for r, (a, b) in enumerate(g.pairs)}
         return self.base_at(deals)
 
@@ -172,8 +181,7 @@ class Player:
         fld_t = meta.field[np.isin(meta.field, t)]
         if len(rest) and len(fld_t):
             grids.append((rest, fld_t))
-        g = Games(self.base.pairs, self.base.winner[:, first:first + deals].copy(),
-                  self.base.path[:, first:first + deals].copy())
+        g = self.base.copy_deals(first, deals)
         for n, (subj, fld) in enumerate(grids):
             if not len(subj) or not len(fld):
                 continue
@@ -182,13 +190,14 @@ class Player:
                 return None
             rows = np.array([self._row[(int(a), int(b))] for a, b in part.pairs],
                             dtype=np.int64)
-            g.winner[rows], g.path[rows] = part.winner, part.path
+            g.put(rows, part)
         return g
 
     # ----------------------------------------------------------------- what it measures
 
     def judge(self, games: Games) -> tuple[Figures, Judged]:
-        fig = Figures.of(games, self.meta.weights, self.meta.n, self.meta.adaptive)
+        fig = Figures.of(games, self.meta.weights, self.meta.n, self.meta.adaptive,
+                         self.watch)
         return fig, judge(fig, self.targets)
 
     def extend(self, changes: Changes, deals: int, key: str) -> Scored | None:

@@ -9,7 +9,8 @@ close the gap to the targets (docs/design.md, "Balance screening").
   copies given to the deck's other cards of the same Order) and the deck played against
   the metagame on common deals, paired with the deck as it is (``power.measure.worth``):
   the deck's loss is what it leans on the card. A card's **lean** is the offenders' losses,
-  weighted. Knobs are screened in that order: rules switches and the numbers of cards the
+  weighted. Knobs are screened in that order: the numbers of a card whose IWD is over
+  ``iwd_max``, rules switches and the numbers of cards the
   offenders lean on first (the first wave), the rest after (the second wave, screened only
   when the first meets no target set: the cards of the decks that do best against the
   offenders, their counters, first). When the screen's games cannot give every single its
@@ -132,12 +133,15 @@ def attribution_cost(meta, weights: dict[int, float], deals: int) -> int:
 
 
 def waves(knobs: list[Knob], lean: dict[int, float], player: Player, fig: Figures,
-          weights: dict[int, float]) -> tuple[list[int], list[int]]:
-    """The knobs of the first wave (switches, then the numbers of the cards the offenders
-    lean on, by lean) and of the second (the rest: first the cards of the decks that do
-    best against the offenders, their counters, then by the games they touch)."""
-    first = [k for k, kn in enumerate(knobs) if kn.rule]
-    leaned = [k for k, kn in enumerate(knobs) if not kn.rule and lean.get(kn.card_id, 0) > 0]
+          weights: dict[int, float], over: list[int] = ()) -> tuple[list[int], list[int]]:
+    """The knobs of the first wave (the numbers of the cards ``over`` iwd_max, then
+    switches, then the numbers of the cards the offenders lean on, by lean) and of the
+    second (the rest: first the cards of the decks that do best against the offenders,
+    their counters, then by the games they touch)."""
+    own = [k for c in over for k, kn in enumerate(knobs) if not kn.rule and kn.card_id == c]
+    first = own + [k for k, kn in enumerate(knobs) if kn.rule]
+    leaned = [k for k, kn in enumerate(knobs) if not kn.rule and lean.get(kn.card_id, 0) > 0
+              and k not in set(own)]
     leaned.sort(key=lambda k: (-lean[knobs[k].card_id], k))
     rest = [k for k in range(len(knobs)) if k not in set(first) | set(leaned)]
     # a deck's share against the offenders, weighted as they are

@@ -261,6 +261,12 @@ def run(ev: Evaluator, meta: Metagame, plan, knobs: list[Knob], targets: Targets
     if base is None:
         return None
     fig0, j0 = base
+    if targets.iwd_max is not None:
+        log(f"iwd_max {targets.iwd_max:+.3f}: " + (", ".join(
+            f"{plan.catalog.cards[c].name} {f.value:+.3f} [{f.interval()[0]:+.3f}, "
+            f"{f.interval()[1]:+.3f}]" for c, f in fig0.iwd.items()) or "no card near it")
+            + f" (the adjusted IWD on the baseline's {top:,} deals a pair; watched "
+            "through the search)")
     result = Search(fig0, j0, top, p.scored, [], {}, 0, 0, 0, len(knobs), p.games, 0)
     result.phases["baseline"] = p.games
     if not j0.missed:
@@ -279,9 +285,13 @@ def run(ev: Evaluator, meta: Metagame, plan, knobs: list[Knob], targets: Targets
     lean, worth_games = got
     p.games += worth_games
     result.phases["attribution"] = worth_games
-    first, second = scr.waves(knobs, lean, p, fig0, weights)
+    # a card over iwd_max is an offender itself: its numbers lead the first wave
+    over = [c for c, f in fig0.iwd.items() if targets.iwd_max is not None
+            and f.value > targets.iwd_max]
+    first, second = scr.waves(knobs, lean, p, fig0, weights, over)
     result.attribution = {
         "offenders": {meta.names[i]: round(w, 6) for i, w in sorted(weights.items())},
+        "iwd_over": {plan.catalog.cards[c].name: round(fig0.iwd[c].value, 4) for c in over},
         "deals": deals_w if lean else 0,
         "lean": [{"card": plan.catalog.cards[c].name, "lean": round(v, 6)}
                  for c, v in sorted(lean.items(), key=lambda kv: -kv[1])[:20]],

@@ -9,7 +9,7 @@ which numbers ``rnr-sim balance`` may change to get there.
     # path_share = { life = [0.2, 0.3], deck_out = [0.1, 0.3] }   (or path by path)
     first_seat = [0.45, 0.55]        # the first seat's win rate in the band
     min_support = 3                  # at least 3 decks in the metagame's equilibrium
-    iwd_max = 0.10                   # no card's IWD above this (checked on verification)
+    iwd_max = 0.10                   # no card's adjusted IWD above this
 
     [scope]
     cards = ["Minuteman Volley", "Stamp Act"]   # or "flagged"; default: every card played

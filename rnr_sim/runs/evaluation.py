@@ -19,6 +19,10 @@ game's outcome for the subject back::
 - The games are cut into chunks and played by ``execution.execute`` (the loop every command
   shares): the local engine or Ray (``backend``), the compile clock on the first call, a
   tqdm bar counting games (``progress``), Ctrl-C between chunks (``stop``).
+- What each seat saw: an evaluator opened with ``seen=True`` also returns each seat's
+  cards seen (``Outcome.seen``: the opening hand's and the drawn cards' deck slots, as the
+  run dir's ``opening_mask | drawn_mask``), what a card's adjusted IWD needs (``balance``
+  with an ``iwd_max`` target).
 - Checkpoints: with a ``BatchStore``, every call given a ``key`` is written as one part of
   the store once played, and a later call with the same key (a resumed command replaying
   its deterministic sequence of calls) reads it back instead of playing it. A command built
@@ -52,6 +56,7 @@ LOCAL_CHUNK = 200_000
 #: Games per chunk at least when a remote backend (Ray) plays them.
 MIN_REMOTE_CHUNK = 2_000
 SEAT_ORDERS = 2  # two players: the subject moves first, then second
+SEATS = 2  # the subject's seat (0) and the field deck's (1)
 
 
 @dataclass
@@ -159,12 +164,14 @@ class Outcome:
     (subject, field entry, deal, seat order): ``score`` 1 a win, 0.5 a draw, 0 a loss;
     ``path`` the game's ``enums.PATHS`` index; ``turns`` its length in turns (all seats);
     ``seconds`` the wall time of the call that played it (read back from a store: of the
-    call that stored it)."""
+    call that stored it); ``seen`` (an evaluator with ``seen=True``) uint64[..., 2], each
+    seat's deck slots seen (opening hand or drawn), the subject's seat first."""
 
     score: np.ndarray
     path: np.ndarray
     turns: np.ndarray
     seconds: float | None = None
+    seen: np.ndarray | None = None
 
     def per_deal(self) -> np.ndarray:
         """float64[subject, field, deal]: the subject's share of each deal (both seat
@@ -181,16 +188,23 @@ class Outcome:
         return by_field @ (w / w.sum())
 
     def to_frame(self) -> pl.DataFrame:
-        return pl.DataFrame({"score2": (2 * self.score).astype(np.int8).ravel(),
-                             "path": self.path.astype(np.int8).ravel(),
-                             "turns": self.turns.astype(np.int16).ravel()})
+        cols = {"score2": (2 * self.score).astype(np.int8).ravel(),
+                "path": self.path.astype(np.int8).ravel(),
+                "turns": self.turns.astype(np.int16).ravel()}
+        if self.seen is not None:
+            cols |= {f"seen{s}": self.seen[..., s].ravel() for s in range(SEATS)}
+        return pl.DataFrame(cols)
 
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, shape: tuple[int, ...],
                    seconds: float | None = None) -> Outcome:
+        seen = None
+        if "seen0" in frame.columns:
+            seen = np.stack([frame[f"seen{s}"].to_numpy() for s in range(SEATS)],
+                            axis=1).reshape(*shape, SEATS)
         return cls(frame["score2"].to_numpy().astype(np.float64).reshape(shape) / 2.0,
                    frame["path"].to_numpy().reshape(shape),
-                   frame["turns"].to_numpy().reshape(shape), seconds)
+                   frame["turns"].to_numpy().reshape(shape), seconds, seen)
 
 
 class BatchStore:
@@ -237,7 +251,9 @@ class BatchStore:
     def has(self, key: str) -> bool:
         return self.path(key).is_file()
 
-    def get(self, key: str, shape: tuple[int, ...]) -> Outcome | None:
+    def get(self, key: str, shape: tuple[int, ...], seen: bool = False) -> Outcome | None:
+        """The stored outcome of call ``key``; None when there is none, or (``seen``) when
+        it was stored without what each seat saw (played again)."""
         path = self.path(key)
         if not path.exists():
             return None
@@ -251,6 +267,8 @@ class BatchStore:
         if frame.height != int(np.prod(shape)):
             raise InputError(f"{path}: {frame.height} games where the call plays "
                              f"{int(np.prod(shape))}; delete it and resume")
+        if seen and "seen0" not in frame.columns:
+            return None
         return Outcome.from_frame(frame, shape, None if seconds is None else float(seconds))
 
     def put(self, key: str, outcome: Outcome) -> None:
@@ -295,20 +313,27 @@ def _shown(value: Any) -> str:
 
 
 class _Collect:
-    """The sink of an evaluation: each chunk's record fields the outcome needs, by index."""
+    """The sink of an evaluation: each chunk's record fields the outcome needs, by index
+    (``seen``: each seat's slots seen too)."""
 
-    def __init__(self):
-        self.parts: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    def __init__(self, seen: bool = False):
+        self.seen = seen
+        self.parts: dict[int, tuple[np.ndarray, ...]] = {}
 
     def write(self, chunk: Chunk, records) -> None:
-        self.parts[chunk.index] = (np.asarray(records.winner_seat, dtype=np.int8),
-                                   np.asarray(records.path, dtype=np.int8),
-                                   np.asarray(records.turns, dtype=np.int32))
+        part = (np.asarray(records.winner_seat, dtype=np.int8),
+                np.asarray(records.path, dtype=np.int8),
+                np.asarray(records.turns, dtype=np.int32))
+        if self.seen:
+            part += (np.asarray(records.opening_mask, dtype=np.uint64)
+                     | np.asarray(records.drawn_mask, dtype=np.uint64),)
+        self.parts[chunk.index] = part
 
 
 class Evaluator:
     """Plays ``Matchups`` for ``Outcome`` s (module docstring). ``backend``: an
-    ``execution`` backend (default: this process, ``threads`` engine threads); ``progress``
+    ``execution`` backend (default: this process, ``threads`` engine threads); ``seen``:
+    each outcome carries what each seat saw (``Outcome.seen``); ``progress``
     counts the games played (opened on the first call), and those read back from the store
     unless ``count_stored`` is False (a caller whose bar starts at them); ``stop``: a
     Ctrl-C guard shared with the caller (default: one of its own while the evaluator is
@@ -317,8 +342,9 @@ class Evaluator:
     def __init__(self, driver, *, backend=None, threads: int | None = None,
                  progress: Progress | None = None, stop: StopOnInterrupt | None = None,
                  store: BatchStore | None = None, log: Callable[[str], None] | None = None,
-                 count_stored: bool = True):
+                 count_stored: bool = True, seen: bool = False):
         self.driver = driver
+        self.seen = seen
         self.backend = backend
         self.threads = threads if backend is None else getattr(backend, "threads", threads)
         self.progress = progress if progress is not None else Progress(show=False)
@@ -351,7 +377,7 @@ class Evaluator:
         call before its last chunk (nothing of it is stored: a resume plays it again)."""
         shape = games.shape
         if self.store is not None and key is not None:
-            kept = self.store.get(key, shape)
+            kept = self.store.get(key, shape, seen=self.seen)
             if kept is not None:
                 self.games_stored += games.games
                 if self.count_stored:
@@ -369,7 +395,7 @@ class Evaluator:
         chunks = [Chunk(i, inputs[a:a + piece])
                   for i, a in enumerate(range(0, n, piece))]
         play = _engine_call(self.driver, pool, seed, None if remote else self.threads)
-        sink = _Collect()
+        sink = _Collect(self.seen)
         warm_up = None if self._warm else self.driver.needs_compile
         tally = execute(chunks, lambda c: play(c.inputs), sink,
                         backend=self.backend if self.backend is not None else local,
@@ -378,11 +404,13 @@ class Evaluator:
         self.games_played += tally.games
         if len(sink.parts) < len(chunks):
             return None
-        winner, path, turns = (np.concatenate([sink.parts[i][f] for i in range(len(chunks))])
-                               for f in range(3))
+        winner, path, turns, *seen = (
+            np.concatenate([sink.parts[i][f] for i in range(len(chunks))])
+            for f in range(len(sink.parts[0])))
         score = np.where(winner == 0, 1.0, np.where(winner < 0, 0.5, 0.0))
         out = Outcome(score.reshape(shape), path.reshape(shape), turns.reshape(shape),
-                      time.perf_counter() - t0)
+                      time.perf_counter() - t0,
+                      seen[0].reshape(*shape, SEATS) if seen else None)
         if self.store is not None and key is not None:
             self.store.put(key, out)
         return out
