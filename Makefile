@@ -3,6 +3,13 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 export NUMBA_CACHE_DIR := $(CURDIR)/.numba_cache
+# Python's bytecode: pip compiles none (--no-compile: it compiles every file of every package,
+# one after another); each module's is written by its first import, into one folder of the
+# venv (not beside the sources), so only what the tool imports is compiled, once, even on a
+# machine whose shell says not to write bytecode (every import of every command would be
+# compiled again: docs/benchmarks.md).
+unexport PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX := $(CURDIR)/$(VENV)/pycache
 # Two stamps: what the tool needs to run (the demo, bench), and that plus the dev extra
 # (pytest, pytest-xdist, ruff, hypothesis, pyelftools and Ray) for the tests, lint and the profiler.
 RUN_STAMP := $(VENV)/.installed-run
@@ -13,18 +20,12 @@ DEV_STAMP := $(VENV)/.installed-dev
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
-# pip installs without compiling the packages' bytecode (it compiles one file after another);
-# compileall then compiles it on every core (what each takes: docs/benchmarks.md).
-SITE = $$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-
 $(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/pip install --quiet --no-compile -e .
-	$(BIN)/python -m compileall -qq -j0 $(SITE)
 	touch $(RUN_STAMP)
 
 $(DEV_STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/pip install --quiet --no-compile -e '.[dev]'
-	$(BIN)/python -m compileall -qq -j0 $(SITE)
 	touch $(DEV_STAMP) $(RUN_STAMP)
 
 install: $(DEV_STAMP)
@@ -49,15 +50,16 @@ lint: $(DEV_STAMP)
 # on Eagle Blockade (rnr-sim power --deck: which of its cards to cut, which of the sample
 # set's cards to put in, 250,000 games) and its page.
 #
-# Two steps at a time (make -j2; -O prints each step's output whole when it ends). The first
-# run compiles the engine on one core; beside it the warm-up (rnr_sim/warmup.py) compiles on
-# the other what the report and the deck search compile for themselves, then, once the
-# engine's own kernels are in the cache, the search pilot's, which the yardstick checks
-# play. Skill, balance and the deck doctor need only the engine and run as soon as it is
-# built, at a lower priority (nice) than that compile, which the yardstick checks, the
-# report and the deck search wait for (the deck doctor after balance, so the yardstick
-# checks take the first free core). How long it takes
-# on a fresh 2-core machine, step by step: docs/benchmarks.md.
+# Three steps at a time on two cores (make -j3; -O prints each step's output whole when it
+# ends). The first run compiles the engine on one core; beside it the warm-up
+# (rnr_sim/warmup.py) compiles on the other what the report and the deck search compile for
+# themselves, then, once the engine's own kernels are in the cache, the search pilot's,
+# which the yardstick checks play. Skill, balance and the deck doctor need only the engine
+# and run as soon as it is built, at a lower priority (nice 10) than that compile, the
+# yardstick checks and the report, which wait for each other: so a step of that chain takes
+# its core back at once, and never waits behind them for a free slot (the deck doctor after
+# balance: one low-priority step at a time beside the deck search). How long it takes on a
+# fresh 2-core machine, step by step: docs/benchmarks.md.
 DEMO_DECKS := $(sort $(wildcard decks/*.txt))
 DEMO_STEPS := demo-warm demo-run demo-skill demo-yardstick demo-report demo-discover \
 	demo-discover-page demo-balance demo-balance-page demo-power demo-power-page
@@ -65,7 +67,7 @@ DEMO_STEPS := demo-warm demo-run demo-skill demo-yardstick demo-report demo-disc
 
 demo: $(RUN_STAMP)
 	rm -rf runs/demo runs/demo-discover runs/demo-balance runs/demo-power reports/demo
-	@$(MAKE) --no-print-directory -j2 -O demo-pages
+	@$(MAKE) --no-print-directory -j3 -O demo-pages
 	@echo ""
 	@echo "Open reports/demo/index.html in a browser (file://$(CURDIR)/reports/demo/index.html)"
 	@echo "the deck search: file://$(CURDIR)/reports/demo/discovery/index.html"
