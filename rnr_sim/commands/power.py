@@ -52,7 +52,7 @@ OPTIONS = {
     "card of the deck is worth to it (cuts.parquet) and the best swaps "
     "(adds.parquet). --budget bounds every game played; Ctrl-C stops after the games "
     "under way and --resume carries on. `rnr-sim report DIR` draws the result.",
-    epilog="Example: rnr-sim power --field decks/*.txt --budget 20000000 --out "
+    epilog="Example: rnr-sim power --field decks/*.txt --budget 5000000 --out "
     "runs/power; rnr-sim power --deck decks/eagle_blockade.txt --field decks/*.txt "
     "--out runs/doctor",
 )
