@@ -194,10 +194,12 @@ def perf_can_sample() -> bool:
 @pytest.mark.skipif(not REAL_ENGINE, reason="profiles the real engine")
 @pytest.mark.skipif(not perf_can_sample(), reason="perf cannot sample a process here")
 def test_profile_places_the_samples_in_the_engine():
-    result = invoke("bench", "--profile", "--games", "4000", "--json")
+    # 20,000 games: a few tenths of a second on one thread, so that perf, attached just
+    # before, samples them even on a busy machine (4,000 once gave none beside a demo)
+    result = invoke("bench", "--profile", "--games", "20000", "--json")
     assert result.exit_code == 0, result.output + result.stderr
     r = json.loads(result.stdout)
-    assert r["games"] == 4000 and r["samples"] > 0
+    assert r["games"] == 20000 and r["samples"] > 0
     assert r["engine_samples"] >= 0.5 * r["samples"]
     kernels = [k["kernel"] for k in r["kernels"]]
     assert "rnr_sim.engine.batch.play_games_worker" in kernels
