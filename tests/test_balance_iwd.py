@@ -93,7 +93,7 @@ def test_a_card_planted_over_iwd_max_is_the_change_and_its_fix_verifies(tmp_path
     base = result.figures.filter((pl.col("rank") == 0) & (pl.col("target") == "iwd_max"))
     volley = base.filter(pl.col("subject") == "Minuteman Volley").row(0, named=True)
     assert volley["before_lo"] > 0.24 and not volley["met_before"]
-    assert any(m.startswith("iwd_max +0.240: Minuteman Volley +0.2") for m in said)
+    assert any(m.startswith("iwd_max +24.0 pp: Minuteman Volley +2") for m in said)
     # ... and its first suggestion lowers that card's damage, verified on fresh deals: no
     # card's adjusted IWD above the bound after it.
     assert result.status == "suggestions", result.messages

@@ -77,17 +77,28 @@ def card_iwd(games: Games, masks: np.ndarray) -> Figure | None:
 
 
 def watch(games: Games, deck_cards: np.ndarray, deck_size: np.ndarray, iwd_max: float,
-          names: list[str]) -> dict[int, np.ndarray]:
+          names: list[str]) -> tuple[dict[int, np.ndarray], tuple[str, Figure] | None]:
     """card id -> its slot masks, for the cards of the metagame's decks whose IWD on the
     baseline's ``games`` misses ``iwd_max`` or whose 95% interval reaches above it, the
-    highest first, at most ``WATCH_MAX`` (``names``: the catalog's card names, for ties)."""
+    highest first, at most ``WATCH_MAX`` (``names``: the catalog's card names, for ties);
+    and the card with the highest IWD (its name and figure), to say how far the bound is."""
     held = np.unique(np.concatenate([deck_cards[i, : deck_size[i]]
                                      for i in range(len(deck_size))]))
-    found = []
+    found, top = [], None
     for cid in held.tolist():
         masks = slot_masks(deck_cards, deck_size, cid)
         f = card_iwd(games, masks)
-        if f is not None and f.value + Z95 * f.se > iwd_max:
+        if f is None:
+            continue
+        if top is None or (-f.value, names[cid]) < (-top[1].value, top[0]):
+            top = (names[cid], f)
+        if f.value + Z95 * f.se > iwd_max:
             found.append((-f.value, names[cid], cid, masks))
     found.sort(key=lambda t: t[:2])
-    return {cid: masks for _, _, cid, masks in found[:WATCH_MAX]}
+    return {cid: masks for _, _, cid, masks in found[:WATCH_MAX]}, top
+
+
+def pp(f: Figure) -> str:
+    """A card's IWD and its 95% interval in points: ``+12.3 pp [+10.1, +14.5]``."""
+    lo, hi = f.interval()
+    return f"{100 * f.value:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"

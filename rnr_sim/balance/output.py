@@ -299,8 +299,7 @@ def answer(found, checked, t) -> tuple[str, str]:
                 "No candidate was measured in full within the budget: raise --budget.")
     best = min(checked, key=lambda v: v.distance)
     worst = [r for r in best.rows if not r.met_after]
-    shown = "; ".join(f"{r.target} {r.subject} {100 * r.after:.1f}% (band "
-                      f"{_band(r)})" for r in worst[:4]) + (
+    shown = "; ".join(_outside(r) for r in worst[:4]) + (
         f"; and {len(worst) - 4} more (the suggestion's table)" if len(worst) > 4 else "")
     missed = ", ".join(best.missed)
     return ("infeasible within scope",
@@ -343,6 +342,15 @@ def adaptation_lines(m: dict[str, Any]) -> list[str]:
         lines.append(head + f": it breaks {', '.join(r['missed'])} "
                      f"({100 * r['distance']:.1f} pp from the targets){nxt}.")
     return lines
+
+
+def _outside(r) -> str:
+    """A figure still outside its band after a suggestion, in its target's units (a card's
+    IWD in points, the shares in %)."""
+    if r.target == "iwd_max":
+        return (f"iwd_max {r.subject.split(' -> ')[-1]} {100 * r.after:+.1f} pp (at most "
+                f"{100 * r.band_hi:+.1f} pp)")
+    return f"{r.target} {r.subject} {100 * r.after:.1f}% (band {_band(r)})"
 
 
 def _band(r) -> str:

@@ -83,6 +83,7 @@ class Player:
         #: the cards whose IWD is a figure (an ``iwd_max`` target: ``iwd.watch``, chosen
         #: on the baseline): card id -> its slot masks in each deck
         self.watch: dict[int, np.ndarray] = {}
+        self.iwd_top = None  # the card with the highest IWD on the baseline: (name, Figure)
         self.scored: dict[Changes, Scored] = {}
         self.games = 0
         self.flat = 0  # what every candidate would have played on the whole matrix
@@ -156,8 +157,9 @@ class Player:
             from rnr_sim.balance.iwd import watch
 
             pool = self.meta.pool
-            self.watch = watch(g, pool.deck_cards, pool.deck_size, self.targets.iwd_max,
-                               [c.name for c in self.catalog.cards])
+            self.watch, self.iwd_top = watch(g, pool.deck_cards, pool.deck_size,
+                                             self.targets.iwd_max,
+                                             [c.name for c in self.catalog.cards])
         self._row = {(int(a), int(b)): r for r, (a, b) in enumerate(g.pairs)}
         return self.base_at(deals)
 

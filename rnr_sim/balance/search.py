@@ -262,11 +262,7 @@ def run(ev: Evaluator, meta: Metagame, plan, knobs: list[Knob], targets: Targets
         return None
     fig0, j0 = base
     if targets.iwd_max is not None:
-        log(f"iwd_max {targets.iwd_max:+.3f}: " + (", ".join(
-            f"{plan.catalog.cards[c].name} {f.value:+.3f} [{f.interval()[0]:+.3f}, "
-            f"{f.interval()[1]:+.3f}]" for c, f in fig0.iwd.items()) or "no card near it")
-            + f" (the adjusted IWD on the baseline's {top:,} deals a pair; watched "
-            "through the search)")
+        _say_watched(p, fig0, plan.catalog, knobs, targets.iwd_max, top, log)
     result = Search(fig0, j0, top, p.scored, [], {}, 0, 0, 0, len(knobs), p.games, 0)
     result.phases["baseline"] = p.games
     if not j0.missed:
@@ -440,6 +436,27 @@ def _postfix(bar, p: Player, gen: int) -> None:
     best = min((s.distance for s in p.scored.values() if s.full), default=math.nan)
     bar.set_postfix(f"generation {gen}, {len(p.scored)} candidates, nearest "
                     f"{100 * best:.1f} pp from the targets")
+
+
+def _say_watched(p: Player, fig0: Figures, catalog, knobs: list[Knob], bound: float,
+                 deals: int, log: Callable[[str], None]) -> None:
+    """The cards the search watches for ``iwd_max`` (``iwd.watch``), in points; the highest
+    card when none is near the bound; and a watched card over it whose numbers are not in
+    the scope (the search can lower its IWD only through other cards)."""
+    from rnr_sim.balance.iwd import pp
+
+    near = ", ".join(f"{catalog.cards[c].name} {pp(f)}" for c, f in fig0.iwd.items())
+    if not near:
+        near = "no card near it" + (f" (the highest: {p.iwd_top[0]} {pp(p.iwd_top[1])})"
+                                    if p.iwd_top is not None else "")
+    log(f"iwd_max {100 * bound:+.1f} pp: {near}; the adjusted IWD on the baseline's "
+        f"{deals:,} deals a pair, watched through the search")
+    in_scope = {kn.card_id for kn in knobs if not kn.rule}
+    out = [catalog.cards[c].name for c, f in fig0.iwd.items()
+           if f.value > bound and c not in in_scope]
+    if out:
+        log(f"iwd_max: over it and outside [scope]: {', '.join(out)} (name them in [scope] "
+            "cards for the search to change their numbers)")
 
 
 def _pick(scored: dict[Changes, Scored], n: int, leaned: set[int] = frozenset()

@@ -124,9 +124,10 @@ def read_games(run_dir: Path, tables: np.ndarray) -> Games:
     return Games.of_run(frame, tables)
 
 
-def max_iwd(run_dir: Path) -> tuple[float, str, float, float] | None:
+def max_iwd(run_dir: Path, bound: float) -> tuple[float, str, float, float, float] | None:
     """The largest adjusted IWD of the run's cards (the report's card metric), its card and
-    interval; None when no card has one."""
+    interval, and the cards' excess over ``bound`` summed (what ``iwd_max`` adds to the
+    distance, as the search counts its watched cards); None when no card has one."""
     from rnr_sim.analytics.metrics import compute_metrics
     from rnr_sim.analytics.run import load_run
 
@@ -135,8 +136,9 @@ def max_iwd(run_dir: Path) -> tuple[float, str, float, float] | None:
     if cards.height == 0:
         return None
     r = cards.row(0, named=True)
+    excess = float((cards["iwd_adjusted"] - bound).clip(lower_bound=0.0).sum())
     return (float(r["iwd_adjusted"]), r["card"], float(r["iwd_adjusted_lo"]),
-            float(r["iwd_adjusted_hi"]))
+            float(r["iwd_adjusted_hi"]), excess)
 
 
 def check(rank: int, patch: Path | None, rules_b: Path | None, meta, targets: Targets, cards,
@@ -191,17 +193,20 @@ def check(rank: int, patch: Path | None, rules_b: Path | None, meta, targets: Ta
     rows = figure_rows(fb, fv, meta.names, targets)
     jb, jv = judge(fb, targets), judge(fv, targets)
     missed = list(jv.missed)
+    distance, distance_before = jv.distance, jb.distance
     if targets.iwd_max is not None:
-        top_b, top_v = max_iwd(result.baseline_dir), max_iwd(result.variant_dir)
+        top_b = max_iwd(result.baseline_dir, targets.iwd_max)
+        top_v = max_iwd(result.variant_dir, targets.iwd_max)
         if top_b is not None and top_v is not None:
             rows.append(Row("iwd_max", f"{top_b[1]} -> {top_v[1]}", top_b[0], top_b[2],
                             top_b[3], top_v[0], top_v[2], top_v[3], top_v[0] - top_b[0],
                             math.nan, math.nan, None, targets.iwd_max))
+            distance, distance_before = distance + top_v[4], distance_before + top_b[4]
             if top_v[0] > targets.iwd_max:
                 missed.append("iwd_max")
     met = [n for n in targets.names() if n not in missed]
-    return Verified(rank, deals, games, rows, met, missed, jv.distance,
-                    jb.distance, (fb.support, fv.support), out, command, patch, rules_b,
+    return Verified(rank, deals, games, rows, met, missed, distance,
+                    distance_before, (fb.support, fv.support), out, command, patch, rules_b,
                     excluded=excluded)
 
 
