@@ -103,3 +103,7 @@ def test_a_card_planted_over_iwd_max_is_the_change_and_its_fix_verifies(tmp_path
     assert best["verified"] and best["targets_met"] == ["iwd_max"]
     after = result.figures.filter((pl.col("rank") == 1) & (pl.col("target") == "iwd_max"))
     assert after["before"].item() > 0.24 >= after["after"].item()
+    # the verification's distance counts the cards' excess over the bound (before: at least
+    # the planted card's; after: none)
+    assert best["distance_before"] >= after["before"].item() - 0.24 > 0
+    assert best["distance_verified"] == 0.0
