@@ -592,11 +592,12 @@ def test_the_patched_cards_own_figures_and_the_balance_line_come_first(strong):
 
 
 @needs_engine
-def test_deck_b_plays_a_second_version_of_the_first_deck_on_the_same_deals(
+def test_deck_b_plays_a_second_version_of_its_deck_on_the_same_deals(
         module_engine, tmp_path, capsys):
-    """Issue 41, item 6: ``compare mine.txt decks... --deck-b mine-v2.txt``: the variant plays
-    the second version in the first deck's place, on the same deals; the user reads what
-    differs and the paired change of that deck's win rate."""
+    """Issue 41, item 6: ``compare decks... --deck-b mine-v2.txt``: the variant plays the
+    second version in the place of the deck it is a version of (here another name, so the
+    deck sharing the most cards, not the first given), on the same deals; the user reads
+    which deck, what differs and the paired change of that deck's win rate."""
     from rnr_sim.cli import main
 
     v2 = tmp_path / "v2.txt"
@@ -607,14 +608,35 @@ def test_deck_b_plays_a_second_version_of_the_first_deck_on_the_same_deals(
     lines[first] = f"{int(n) - 1} {name}"
     lines = [line for line in lines if not line.startswith("Policy:")] + [f"1 {name}"]
     v2.write_text("\n".join(lines) + "\n")  # the same cards: one copy moved to the end
-    code = main(["compare", str(DECKS[1]), *map(str, DECKS), "--deck-b", str(v2), "--games",
+    assert DECKS[0] != DECKS[1]
+    code = main(["compare", *map(str, DECKS), "--deck-b", str(v2), "--games",
                  "30", "--out", str(tmp_path / "cmp"), "--no-report", "--players", "2"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert (f"Change: deck {v2} in place of {DECKS[1]} ('Abolitionist Front', the same deals): "
-            "the same cards") in out
+    assert (f"Change: deck {v2} in place of {DECKS[1]} ('Abolitionist Front'; 60 of its 60 "
+            "cards shared; the same deals): the same cards") in out
     assert "\nDeck B: Abolitionist Front wins " in out and f"as --deck-b {v2}, on the same " \
         "deals: " in out
+
+
+def test_deck_b_is_matched_by_name_and_refused_when_it_is_no_version_of_any(tmp_path):
+    """``--deck-b`` replaces the deck of its own name; with another name, the deck sharing
+    the most cards; sharing less than half with every deck, it is refused in one line."""
+    from rnr_sim.cards import load_catalog
+    from rnr_sim.compare.runs import _version_of
+    from rnr_sim.decks import catalog_paths
+
+    catalog = load_catalog(catalog_paths(None, DECKS))
+    same = tmp_path / "same.txt"
+    same.write_text(DECKS[2].read_text())
+    assert _version_of(same, DECKS, catalog, catalog)[0] == DECKS[2]
+    other = tmp_path / "other.txt"  # a quarter of four decks each, a name of its own
+    parts = [[ln for ln in d.read_text().splitlines() if ln[:1].isdigit()] for d in DECKS[:4]]
+    other.write_text("Name: Mixed\n" + "\n".join(
+        ln for k, lines in enumerate(parts)
+        for ln in lines[k * len(lines) // 4:(k + 1) * len(lines) // 4]) + "\n")
+    with pytest.raises(InputError, match="shares less than half"):
+        _version_of(other, DECKS, catalog, catalog)
 
 
 def test_a_patch_no_deck_holds_is_said_before_any_game():

@@ -23,7 +23,8 @@ OPTIONS = {
     "rules_b": opt.option(Path | None, "--rules-b", metavar="PATH",
                           help="The variant's rules profile (a full profile, as for --rules)."),
     "deck_b": opt.option(Path | None, "--deck-b", metavar="DECK",
-                         help="A second version of the first DECK: the variant plays it in "
+                         help="A second version of one DECK (the one of the same Name:, "
+                              "else the one sharing the most cards): the variant plays it in "
                               "that deck's place, with its pilot, on the same deals (paired), "
                               "against the same field."),
     "games": opt.games_option("Deals per table, each in every seat order, in each run; with "
@@ -52,7 +53,7 @@ def compare_command(*, decks, patch, rules_b, deck_b, games, precision, out, fie
                     report, no_report, quiet, as_json) -> None:
     """Play the decks twice on the same tables, deals, seat orders and seed: once as they are
     (the baseline), once with a card patch (--patch), another rules profile (--rules-b)
-    and/or a second version of the first deck in its place (--deck-b). Every deck's win rate, matchup, victory-path share, seat figure and
+    and/or a second version of one of the decks in its place (--deck-b). Every deck's win rate, matchup, victory-path share, seat figure and
     card metric is compared game by game, with 95% intervals from the paired per-deal
     differences and Benjamini-Hochberg flags. Writes both run dirs and a report
     (reports/<name>/index.html)."""

@@ -71,7 +71,7 @@ class CompareOptions:
     decks: Sequence[str | Path]
     patch: str | Path | None = None
     rules_b: str | Path | None = None
-    deck_b: str | Path | None = None  # a second version of decks[0], played in its place
+    deck_b: str | Path | None = None  # a second version of one of decks, played in its place
     games: int | None = None
     players: int = 2
     seed: int = planning.DEFAULT_SEED
@@ -164,17 +164,48 @@ class DeckB:
     lines: list[str]
 
 
+def _version_of(path_b: Path, paths: list[Path], base_catalog, variant_catalog
+                ) -> tuple[Path, str]:
+    """The deck ``--deck-b`` is a version of: the given deck of the same name (its ``Name:``
+    header), else the one that shares the most cards with it (the first given of those);
+    and why it was chosen. One that shares less than half of B's cards is refused: B is
+    then no version of any of them."""
+    from rnr_sim.decks import load_deck
+
+    b = load_deck(path_b, variant_catalog)
+    decks = []
+    for p in paths:
+        try:
+            decks.append((p, load_deck(p, base_catalog)))
+        except InputError:  # a deck the baseline cannot read: said by _select_decks
+            continue
+    same = [p for p, a in decks if a.name == b.name]
+    if same:
+        return same[0], f"the same name, '{b.name}'"
+    shared = [(sum(min(n, a.counts.get(c, 0)) for c, n in b.counts.items()), p)
+              for p, a in decks]
+    best = max(shared, key=lambda x: x[0], default=(0, None))
+    size = sum(b.counts.values())
+    if best[1] is None or 2 * best[0] < size:
+        near = "" if best[1] is None else f" (the most, {best[0]}, with {best[1]})"
+        raise InputError(f"--deck-b {path_b}: shares less than half of its {size} cards with "
+                         f"every deck given{near}: give the deck it is a version of, or "
+                         "name it as that deck's Name: line does")
+    return best[1], f"{best[0]} of its {size} cards shared"
+
+
 def _deck_b(path_a: Path, kept: list[Path], path_b: Path, base_catalog, variant_catalog,
-            profile) -> DeckB:
-    """Check ``--deck-b`` (legal with the variant's cards and rules) against the first deck
-    (``path_a``, which must be played), and write what differs: ``+2 X, -2 Y``. B plays
-    under A's name and with A's pilot, so that only the cards differ."""
+            profile, why: str = "") -> DeckB:
+    """Check ``--deck-b`` (legal with the variant's cards and rules) against the deck it
+    is a version of (``path_a``, which must be played: ``_version_of``), and write what
+    differs: ``+2 X, -2 Y``. B plays under A's name and with A's pilot, so that only the
+    cards differ."""
     from rnr_sim.decks import _COMMENT, _HEADER_LINE, load_deck, validate_deck
     from rnr_sim.errors import decode_text, read_input
 
     if path_a not in kept:
-        raise InputError(f"--deck-b {path_b}: the deck it replaces, the first DECK ({path_a}), "
-                         "is left out of both runs")
+        raise InputError(f"--deck-b {path_b}: the deck it replaces ({path_a}) is left out of "
+                         "both runs")
     a = load_deck(path_a, base_catalog)
     b = load_deck(path_b, variant_catalog)
     errors = [x for x in validate_deck(b, variant_catalog, profile) if not x.warning]
@@ -193,8 +224,9 @@ def _deck_b(path_a: Path, kept: list[Path], path_b: Path, base_catalog, variant_
             for n in dict.fromkeys([*a.counts, *b.counts])
             if b.counts.get(n, 0) != a.counts.get(n, 0)]
     what = ", ".join(diff) if diff else "the same cards"
-    lines = [f"{path_b} in place of {path_a} ('{a.name}', the same deals): {what}; the card "
-             f"rows leave '{a.name}' out (its slots differ between the runs)"]
+    lines = [f"{path_b} in place of {path_a} ('{a.name}'{'; ' + why if why else ''}; the "
+             f"same deals): {what}; the card rows leave '{a.name}' out (its slots differ "
+             "between the runs)"]
     return DeckB(a.name, "\n".join([f"Name: {a.name}", *body]) + "\n", lines)
 
 
@@ -531,10 +563,11 @@ def run_compare(options: CompareOptions, progress: bool = True,
 
     if patched is not None and options.rules_b is None and options.deck_b is None:
         _warn_unheld(patched, kept, base_catalog, log)
-    deck_b = None
+    deck_b = replaced = None
     if options.deck_b is not None:
-        deck_b = _deck_b(paths[0], kept, Path(options.deck_b), base_catalog, variant_catalog,
-                         variant_profile)
+        replaced, why = _version_of(Path(options.deck_b), paths, base_catalog, variant_catalog)
+        deck_b = _deck_b(replaced, kept, Path(options.deck_b), base_catalog, variant_catalog,
+                         variant_profile, why)
     n_tables = len(planning.make_tables(len(kept), options.players))
     bounds.check_shape(n_tables, games, options.players)
     bounds.check_chunks(n_tables * games * options.players, options.chunk_size)
@@ -558,7 +591,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
                 copy.write_text(deck_b.text, encoding="utf-8")
             except OSError as e:
                 raise InputError(f"{copy}: cannot write ({e.strerror})") from None
-            decks_v = [copy if p == paths[0] else p for p in kept]
+            decks_v = [copy if p == replaced else p for p in kept]
 
         def plan(cards, rules, decks):
             return planning.plan_run(planning.RunOptions(
