@@ -279,8 +279,9 @@ def _parse(text: str, catalog: Catalog, where: str, path: Path | None, default_n
                    "and --cards replaced it: drop --cards" if "cards" in headers else
                    f"add --cards {holder} (or the header line 'Cards: {Path(holder).stem}' "
                    "to the deck)")
-            raise InputError(f"{where}: {len(unknown)} card{'s' if len(unknown) > 1 else ''} "
-                             f"not in the catalog ({catalog.name}) are in {holder} "
+            many = len(unknown) > 1
+            raise InputError(f"{where}: {len(unknown)} card{'s' if many else ''} not in the "
+                             f"catalog ({catalog.name}) {'are' if many else 'is'} in {holder} "
                              f"({shown(name)}, line {line}): {fix}")
         if len(problems) == 1:
             raise InputError(problems[0])

@@ -91,11 +91,16 @@ def summary_lines(result) -> list[str]:
         "summed):",
     ]
     a = result.archive.head(10)
+    lines.append(f"  {'':>2}  {'cell':<34} {'held-out [95% CI]':<20} {'search':>6}  "
+                 f"{'pilot':<8} deck")
     for row in a.iter_rows(named=True):
-        lines.append(
-            f"  {row['elite_id']:>2}  {row['cell']:<34} {100 * row['share_heldout']:5.1f}% "
-            f"[{100 * row['share_heldout_lo']:.1f}, {100 * row['share_heldout_hi']:.1f}]"
-            f"  search {100 * row['share_search']:5.1f}%  {row['pilot']:<8} {row['deck_file']}")
+        held = (f"{100 * row['share_heldout']:5.1f}% [{100 * row['share_heldout_lo']:.1f}, "
+                f"{100 * row['share_heldout_hi']:.1f}]")
+        lines.append(f"  {row['elite_id']:>2}  {row['cell']:<34} {held:<20} "
+                     f"{100 * row['share_search']:5.1f}%  {row['pilot']:<8} {row['deck_file']}")
+    if result.archive.height > a.height:
+        lines.append(f"  and {result.archive.height - a.height} more (archive.parquet, and "
+                     "the report's page)")
     best = m["heldout"]["best_field_deck"]
     f = result.field.sort("share_heldout", descending=True).row(0, named=True)
     lines.append(f"Best field deck: {best} {100 * f['share_heldout']:.1f}% "

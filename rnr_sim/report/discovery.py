@@ -156,7 +156,9 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
         "saved). The shares below are re-measured on deals of a seed the search never used: "
         f"the search's own scores were {100 * curse:+.1f} pp above them on average, over the "
         "elites that kept their pilot (the winner's curse of picking the best of many noisy "
-        f"scores). {int(a['tuned'].sum())} elites play a pilot `tune` fitted to them "
+        f"scores). {int(a['tuned'].sum())} elite{'s' if int(a['tuned'].sum()) != 1 else ''} "
+        f"play{'s' if int(a['tuned'].sum()) == 1 else ''} a pilot `tune` fitted to "
+        f"{'it' if int(a['tuned'].sum()) == 1 else 'them'} "
         "(kept only on a held-out gain)."
     )
     verdict = [
@@ -166,7 +168,7 @@ def render(d: dict[str, Any], root: Path, hub: str = "") -> tuple[str, str]:
         f"{never.height} of {n_cards} cards are in no elite; {never_out.height} of them are "
         f"in no field deck either. Of the {out_of_field.height} cards no field deck plays, "
         f"the search chose {chosen_out.height}.",
-        f"{beyond.height} elites play more than 4 copies of a Pillar or Rights card (Art. V "
+        f"{beyond.height} elite{'s play' if beyond.height != 1 else ' plays'} more than 4 copies of a Pillar or Rights card (Art. V "
         "sets no limit on those, R4)" + (
             f"; the best of them holds {_pct(beyond.sort('share_heldout')[-1, 'share_heldout'])}"
             if beyond.height else "") + ".",
