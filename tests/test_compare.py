@@ -711,3 +711,26 @@ def test_compare_targets_say_what_each_run_meets():
     assert text.startswith("Targets (t.toml): the baseline misses 3 of 4, the variant 1 ")
     assert "NO" in text.split("attack")[1].splitlines()[0]  # still below its band after
     assert "iwd_max: not judged here" in text
+
+
+def test_a_patch_that_changes_nothing_is_said_before_any_game(tmp_path, monkeypatch):
+    """A new user's friction: a patch whose every field keeps its value played two identical
+    runs without a word; compare now says so before it plays."""
+    from rnr_sim.compare import runs
+
+    patch = tmp_path / "same.toml"
+    patch.write_text('[cards."Minuteman Volley"]\ndamage = 3\n', encoding="utf-8")
+    said: list[str] = []
+
+    class Stop(Exception):
+        pass
+
+    def stop(*a, **k):  # stop at the first thing after the notes: no game is played
+        raise Stop
+
+    monkeypatch.setattr(runs.outdir, "claim_out", stop)
+    with pytest.raises(Stop):
+        run_compare(CompareOptions(decks=DECKS[:3], patch=patch, games=10,
+                                   out=tmp_path / "c"), progress=False, log=said.append)
+    assert said and said[0].startswith(f"Note: {patch} changes nothing (every field it sets "
+                                       "keeps its value: Minuteman Volley: damage 3 -> 3)")

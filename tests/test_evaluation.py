@@ -72,6 +72,13 @@ def test_a_changed_fingerprint_is_refused_naming_the_difference(tmp_path):
     # a SHA-256 is named by its first 12 digits
     other = hashlib.sha256(b"edited").hexdigest()
     assert first_difference({"f": sha}, {"f": other}) == f"f {sha[:12]}…, now {other[:12]}…"
+    # a search's budget (discover, balance, power): what to give is said
+    searched = BatchStore(tmp_path / "search")
+    searched.open({"seed": 5, "budget": 200_000}, resume=False)
+    with pytest.raises(InputError) as e:
+        searched.open({"seed": 5, "budget": 2_000_000}, resume=True)
+    assert ("had budget 200000, now 2000000; --resume with the inputs it was started with "
+            "(here: --budget 200000), or delete") in str(e.value)
 
 
 def test_a_broken_part_is_one_line_saying_to_delete_it(tmp_path):

@@ -562,7 +562,13 @@ def run_compare(options: CompareOptions, progress: bool = True,
                          + (f" (left out: {why})" if why else ""))
 
     if patched is not None and options.rules_b is None and options.deck_b is None:
-        _warn_unheld(patched, kept, base_catalog, log)
+        if not patched.added and not patched.removed \
+                and all(old == new for _, _, old, new in patched.changed):
+            log(f"Note: {options.patch} changes nothing (every field it sets keeps its value: "
+                f"{'; '.join(patched.describe()[:3]) or 'no field'}): both runs will play the "
+                "same games.")
+        else:
+            _warn_unheld(patched, kept, base_catalog, log)
     deck_b = replaced = None
     if options.deck_b is not None:
         replaced, why = _version_of(Path(options.deck_b), paths, base_catalog, variant_catalog)

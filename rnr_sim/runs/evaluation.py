@@ -231,8 +231,8 @@ class BatchStore:
             differs = first_difference(then, fingerprint)
             if differs is not None:
                 raise InputError(f"{plan}: the stopped run had {differs}; --resume with the "
-                                 f"inputs it was started with, or delete {self.root} to "
-                                 "start over")
+                                 f"inputs it was started with{_give(then, fingerprint)}, or "
+                                 f"delete {self.root} to start over")
             for tmp in self.root.glob(".*.tmp"):  # a write cut short (the process killed)
                 tmp.unlink(missing_ok=True)
             return
@@ -278,6 +278,26 @@ class BatchStore:
     def remove(self) -> None:
         """Remove the store (once the command's result is written)."""
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+#: A fingerprint's entries that are one option's value, by the option (a refused resume
+#: says what to give).
+OPTION_OF = {"seed": "--seed", "budget": "--budget", "batch": "--batch", "margin": "--margin",
+             "suggestions": "--suggestions", "cells": "--cells"}
+
+
+def _give(then: dict, now: dict) -> str:
+    """``" (here: --budget 200000)"`` when the first entry that differs is one option's
+    value (``OPTION_OF``), else nothing."""
+    for key in list(then) + [k for k in now if k not in then]:
+        if then.get(key) != now.get(key):
+            flag = OPTION_OF.get(key)
+            value = then.get(key)
+            if flag is None or not isinstance(value, (int, float, str)) \
+                    or isinstance(value, bool):
+                return ""
+            return f" (here: {flag} {value})"
+    return ""
 
 
 def first_difference(then: Any, now: Any, where: str = "") -> str | None:
