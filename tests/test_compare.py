@@ -710,7 +710,15 @@ def test_compare_targets_say_what_each_run_meets():
     text = "\n".join(targets_lines(Fake(), t, "t.toml"))
     assert text.startswith("Targets (t.toml): the baseline misses 3 of 4, the variant 1 ")
     assert "NO" in text.split("attack")[1].splitlines()[0]  # still below its band after
-    assert "iwd_max: not judged here" in text
+    assert "iwd_max" not in text  # no card figures given: not a row
+    # with each run's largest adjusted IWD (compare.patched.largest_iwd), iwd_max is a row,
+    # in points
+    largest = ((0.081, "Stamp Act", 0.07, 0.09, 0.031), (0.042, "Patrick Henry", 0.03, 0.05, 0))
+    text = "\n".join(targets_lines(Fake(), t, "t.toml", largest))
+    assert text.startswith("Targets (t.toml): the baseline misses 4 of 5, the variant 1 ")
+    line = next(x for x in text.splitlines() if x.lstrip().startswith("iwd_max"))
+    assert "largest: Stamp Act -> Patrick Henry" in line and "+8.1 pp" in line
+    assert line.rstrip().endswith("yes")
 
 
 def test_a_patch_that_changes_nothing_is_said_before_any_game(tmp_path, monkeypatch):

@@ -10,7 +10,8 @@ deals, and the metagame searched again after it.
   weights the decks; with equal weights their point values are ``compare``'s own, their
   intervals the plain normal ones over deals, without compare's small-sample forms; with a
   discovery's mix, each deck's mirror matches are played beside them, on the same seed). ``iwd_max``
-  is judged on the report's adjusted IWD of the variant run (``analytics``).
+  is judged on the report's adjusted IWD of every card of the variant run
+  (``compare.patched.largest_iwd``).
 - **The metagame after**: ``rnr-sim discover`` with the patched catalog (the variant
   catalog ``compare`` wrote) and the suggestion's rules profile, and the metagame's decks as its field, which also seed its
   archive (a warm start): the strongest deck it finds, held out against the metagame's
@@ -124,23 +125,6 @@ def read_games(run_dir: Path, tables: np.ndarray) -> Games:
     return Games.of_run(frame, tables)
 
 
-def max_iwd(run_dir: Path, bound: float) -> tuple[float, str, float, float, float] | None:
-    """The largest adjusted IWD of the run's cards (the report's card metric), its card and
-    interval, and the cards' excess over ``bound`` summed (what ``iwd_max`` adds to the
-    distance, as the search counts its watched cards); None when no card has one."""
-    from rnr_sim.analytics.metrics import compute_metrics
-    from rnr_sim.analytics.run import load_run
-
-    cards = compute_metrics(load_run(run_dir)).cards.filter(
-        pl.col("iwd_adjusted").is_not_null()).sort("iwd_adjusted", descending=True)
-    if cards.height == 0:
-        return None
-    r = cards.row(0, named=True)
-    excess = float((cards["iwd_adjusted"] - bound).clip(lower_bound=0.0).sum())
-    return (float(r["iwd_adjusted"]), r["card"], float(r["iwd_adjusted_lo"]),
-            float(r["iwd_adjusted_hi"]), excess)
-
-
 def check(rank: int, patch: Path | None, rules_b: Path | None, meta, targets: Targets, cards,
           rules, deals: int, seed: int, out: Path, options, progress: bool, log) -> Verified:
     """Run ``compare`` for one suggestion (module docstring) into ``out``: its card patch
@@ -195,8 +179,10 @@ def check(rank: int, patch: Path | None, rules_b: Path | None, meta, targets: Ta
     missed = list(jv.missed)
     distance, distance_before = jv.distance, jb.distance
     if targets.iwd_max is not None:
-        top_b = max_iwd(result.baseline_dir, targets.iwd_max)
-        top_v = max_iwd(result.variant_dir, targets.iwd_max)
+        from rnr_sim.compare.patched import largest_iwd
+
+        top_b = largest_iwd(result.baseline_dir, targets.iwd_max)
+        top_v = largest_iwd(result.variant_dir, targets.iwd_max)
         if top_b is not None and top_v is not None:
             rows.append(Row("iwd_max", f"{top_b[1]} -> {top_v[1]}", top_b[0], top_b[2],
                             top_b[3], top_v[0], top_v[2], top_v[3], top_v[0] - top_b[0],

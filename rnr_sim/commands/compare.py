@@ -114,7 +114,13 @@ def compare_command(*, decks, patch, rules_b, deck_b, games, precision, out, fie
         if goals is not None:
             from rnr_sim.compare.text import targets_lines
 
-            for line in targets_lines(paired, goals.targets, str(targets)):
+            largest = None
+            if goals.targets.iwd_max is not None:
+                from rnr_sim.compare.patched import largest_iwd
+
+                largest = tuple(largest_iwd(d, goals.targets.iwd_max)
+                                for d in (result.baseline_dir, result.variant_dir))
+            for line in targets_lines(paired, goals.targets, str(targets), largest):
                 typer.echo(line)
             typer.echo("")
         if field_weights is not None:

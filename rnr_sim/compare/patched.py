@@ -5,8 +5,10 @@ the report, and whether the change left the decks closer together.
 only ones with a per-game pairing. The report flags a card by its adjusted IWD (inside each
 deck, at equal game length: ``analytics.cards.adjusted_iwd``). ``patched_iwd`` measures
 that headline figure for each patched card in both runs, so "does the card still
-over-perform?" is read on the report's own scale. ``spread`` says whether the change
-helped balance: the spread of the decks' win rates before and after.
+over-perform?" is read on the report's own scale. ``largest_iwd`` reads the same figure
+for every card of a run (``iwd_max``: ``compare --targets`` and ``balance``'s
+verification). ``spread`` says whether the change helped balance: the spread of the decks'
+win rates before and after.
 """
 
 from __future__ import annotations
@@ -48,6 +50,29 @@ def patched_iwd(baseline_dir: Path, variant_dir: Path, cards: list[str]
             if r.get("iwd_adjusted") is not None:
                 out.setdefault(r["card"], {})[side] = r
     return {c: v for c, v in out.items() if len(v) == 2}
+
+
+def largest_iwd(run_dir: Path, bound: float) -> tuple[float, str, float, float, float] | None:
+    """The largest adjusted IWD of the run's cards (the report's card metric), its card and
+    interval, and the cards' excess over ``bound`` summed (what ``iwd_max`` adds to the
+    distance, as balance's search counts its watched cards); None when no card has one."""
+    from rnr_sim.analytics.cards import adjusted_iwd, card_masks, seat_units
+    from rnr_sim.runs.manifests import scan_table
+
+    try:
+        masks = card_masks(pl.read_parquet(run_dir / "decks.parquet"))
+        units = seat_units(scan_table(run_dir, "games"), scan_table(run_dir, "seats"))
+    except (OSError, pl.exceptions.PolarsError) as e:
+        raise InputError(f"{run_dir}: cannot read the run's tables ({str(e).splitlines()[0]})"
+                         ) from None
+    cards = adjusted_iwd(units, masks)[0].filter(pl.col("iwd_adjusted").is_not_null()).sort(
+        "iwd_adjusted", "card", descending=[True, False])
+    if cards.height == 0:
+        return None
+    r = cards.row(0, named=True)
+    excess = float((cards["iwd_adjusted"] - bound).clip(lower_bound=0.0).sum())
+    return (float(r["iwd_adjusted"]), r["card"], float(r["iwd_adjusted_lo"]),
+            float(r["iwd_adjusted_hi"]), excess)
 
 
 def spread(paired) -> dict[str, float] | None:

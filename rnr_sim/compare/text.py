@@ -408,13 +408,15 @@ def _met(value: float | None, lo: float | None, hi: float | None) -> bool | None
     return (lo is None or value >= lo) and (hi is None or value <= hi)
 
 
-def targets_lines(paired: Paired, targets, where: str) -> list[str]:
+def targets_lines(paired: Paired, targets, where: str, largest: tuple | None = None
+                  ) -> list[str]:
     """``compare --targets T.toml``: which of a designer's balance targets (docs/design.md,
     "Balance targets") the baseline and the variant meet, on the comparison's own figures:
     each deck's win rate against the field (``deck_share_max``), each path's share of all
-    wins (``path_share``), the first seat's win rate (``first_seat``). Point estimates, as
-    measured on these deals (``balance`` verifies a change with room on fresh deals);
-    ``min_support`` and ``iwd_max`` are said to be judged elsewhere."""
+    wins (``path_share``), the first seat's win rate (``first_seat``), and with ``largest``
+    (each run's ``patched.largest_iwd``) the largest adjusted IWD of any card (``iwd_max``).
+    Point estimates, as measured on these deals (``balance`` verifies a change with room on
+    fresh deals); ``min_support`` is said to be judged elsewhere."""
     rows: list[tuple[str, str, str, float | None, float | None, float | None, float | None]] = []
     if targets.deck_share_max is not None:
         for r in paired.of("deck", "win_rate").iter_rows(named=True):
@@ -433,13 +435,19 @@ def targets_lines(paired: Paired, targets, where: str) -> list[str]:
             r = r.row(0, named=True)
             rows.append(("first_seat", "all games", f"{pct(lo, 0)}-{pct(hi, 0)}",
                          r["baseline"], r["variant"], lo, hi))
+    if targets.iwd_max is not None and largest is not None and None not in largest:
+        b, v = largest
+        rows.append(("iwd_max", f"largest: {b[1]} -> {v[1]}", f"<= {pp(targets.iwd_max)}",
+                     b[0], v[0], None, targets.iwd_max))
     missed = [[_met(r[3], r[5], r[6]) is False for r in rows],
               [_met(r[4], r[5], r[6]) is False for r in rows]]
     out = [f"Targets ({where}): the baseline misses {sum(missed[0])} of {len(rows)}, the "
            f"variant {sum(missed[1])} (point estimates on these deals; balance verifies a "
            "change with room on fresh deals):"]
-    table = [[t, one_line(s), band, pct(b) if b is not None else EMPTY,
-              pct(v) if v is not None else EMPTY,
+    def shown(t: str, x: float | None) -> str:
+        return EMPTY if x is None else pp(x) if t == "iwd_max" else pct(x)
+
+    table = [[t, one_line(s), band, shown(t, b), shown(t, v),
               "yes" if _met(v, lo, hi) else "NO" if _met(v, lo, hi) is False else EMPTY]
              for t, s, band, b, v, lo, hi in rows if _met(b, lo, hi) is False
              or _met(v, lo, hi) is False]
@@ -448,8 +456,7 @@ def targets_lines(paired: Paired, targets, where: str) -> list[str]:
                       {3, 4})
     elif rows:
         out.append("  every target is met before and after.")
-    skipped = [k for k in ("min_support", "iwd_max") if getattr(targets, k) is not None]
-    if skipped:
-        out.append(f"  {', '.join(skipped)}: not judged here (the equilibrium and the cards' "
-                   "adjusted IWD: rnr-sim balance, the report).")
+    if targets.min_support is not None:
+        out.append("  min_support: not judged here (the equilibrium of every deck against "
+                   "every deck: rnr-sim balance).")
     return out
