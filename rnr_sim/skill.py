@@ -412,6 +412,9 @@ def _check_out(out: Path, resume: bool) -> None:
     if resume and root.is_dir() and not plan.is_file():
         raise InputError(f"--resume: {root} has no {PLAN} (cut short as it started); "
                          f"delete {root} and start again without --resume")
+    if resume and not plan.is_file() and (out / FILE).is_file():
+        raise InputError(f"--resume {out}: its skill run is complete ({FILE}); "
+                         "nothing to resume")
     if resume and not plan.is_file():
         raise InputError(f"--resume: {root} holds no stopped skill run; drop --resume to "
                          f"start one with --out {shlex.quote(str(out))}")

@@ -135,3 +135,15 @@ def test_a_candidate_rules_array_is_the_one_its_rules_profile_compiles_to(tmp_pa
                                   profile.compile())
             assert list(profile.changed()) == [kn.card]
             assert describe(knobs, changes)[0].startswith(f"rule {kn.card}: ")
+
+
+def test_resume_of_a_finished_balance_dir_without_targets_says_nothing_to_resume(tmp_path,
+                                                                               capsys):
+    """A new user's friction: ``balance --resume DIR`` of a finished run asked for
+    --targets; it says, as discover and power do, that there is nothing to resume."""
+    out = tmp_path / "done"
+    out.mkdir()
+    (out / "manifest.json").write_text('{"kind": "balance"}', encoding="utf-8")
+    assert main(["balance", "--resume", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"--resume {out}: this balance run is complete; nothing to resume"

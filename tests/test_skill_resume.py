@@ -195,6 +195,10 @@ def test_a_straight_run_with_out_leaves_no_checkpoint(tmp_path, capsys):
     assert main([*ARGS, "--out", str(out)]) == 0
     assert (out / skill.FILE).is_file() and not (out / skill.CHECKPOINT).exists()
     assert "Wrote" in capsys.readouterr().out
+    # --resume of the finished run: nothing to resume (as discover, balance and power say)
+    assert main([*ARGS, "--resume", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"--resume {out}: its skill run is complete (skill.parquet); nothing to resume"
 
 
 def test_search_pilot_calls_resume_to_the_same_games(tmp_path, monkeypatch):

@@ -63,6 +63,11 @@ def balance_command(*, field, targets, discovery, budget, out, suggestions, redi
     from rnr_sim.errors import InputError
 
     if targets is None:
+        if resume and out is not None:  # a finished or foreign dir: said as for discover
+            from rnr_sim.balance import CHECKPOINT
+            from rnr_sim.runs.outdir import check_dir
+
+            check_dir(out, True, "balance", CHECKPOINT, "balance", "balance run")
         raise InputError("balance needs --targets T.toml (docs/design.md, \"Balance targets\")")
     options = BalanceOptions(targets=targets, field=field or [], discovery=discovery,
                              cards=cards, budget=budget,
