@@ -115,6 +115,8 @@ def test_a_vs_run_says_what_its_rows_are_and_judges_only_that_deck(engine, decks
     assert decks_lead(m).startswith(f"A run of one deck against the field (--vs {names[0]}): ")
     assert "sit measurably away" not in decks_lead(m)  # no verdict on the other decks' rows
     assert "No two decks met" not in matchups_lead(m) and not nash_table(m).rows
+    from rnr_sim.report.build import _nash_html
+    assert _nash_html(m) == ""  # no empty Nash table drawn either
 
 
 def _deal_frames(outcomes: dict[tuple[str, str], list[tuple[int, int]]]

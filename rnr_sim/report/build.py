@@ -417,11 +417,12 @@ def _method_html(m: Metrics) -> str:
 
 
 def _nash_html(m: Metrics) -> str:
-    """The Nash table (two players); with three or four there is none, and the section's
-    lead says why ("No Nash mix at P players: ...")."""
-    if m.players > 2:
+    """The Nash table (two players); with three or four there is none, nor for a run whose
+    matchups leave pairs of decks unplayed (``--vs``): the section's lead says why."""
+    nash = tables.nash_table(m) if m.players <= 2 else None
+    if nash is None or not nash.rows:
         return ""
-    return ("<h3>Nash equilibrium</h3>" + html_table(tables.nash_table(m))
+    return ("<h3>Nash equilibrium</h3>" + html_table(nash)
             + '<p class="note">Payoff = row win rate − 50% (draws split evenly), a symmetric '
             "zero-sum game solved exactly by linear programming. Highlighted decks are in "
             "the equilibrium's support. The interval is the 95% range of the share over "
