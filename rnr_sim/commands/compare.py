@@ -91,13 +91,24 @@ def compare_command(*, decks, patch, rules_b, deck_b, games, precision, out, fie
     t0 = time.perf_counter()
     paired = compare_runs(result.baseline_dir, result.variant_dir)
     result.timings["analysis_s"] = round(time.perf_counter() - t0, 3)
+    goal_lines = None
+    if goals is not None:
+        from rnr_sim.compare.text import targets_lines
+
+        largest = None
+        if goals.targets.iwd_max is not None:
+            from rnr_sim.compare.patched import largest_iwd
+
+            largest = tuple(largest_iwd(d, goals.targets.iwd_max)
+                            for d in (result.baseline_dir, result.variant_dir))
+        goal_lines = targets_lines(paired, goals.targets, str(targets), largest)
     index = None
     if not no_report:
         from rnr_sim.report.compare import build_compare_report
 
         t0 = time.perf_counter()
         target = report if report is not None else Path("reports") / result.out.resolve().name
-        index = str(build_compare_report(result, paired, target))
+        index = str(build_compare_report(result, paired, target, targets=goal_lines))
         result.timings["report_s"] = round(time.perf_counter() - t0, 3)
     summary = summary_json(result, paired, index)
     write_summary(result, summary)
@@ -111,16 +122,8 @@ def compare_command(*, decks, patch, rules_b, deck_b, games, precision, out, fie
             typer.echo(f"Report: {index}")
     else:
         typer.echo(format_compare(result, paired, index))
-        if goals is not None:
-            from rnr_sim.compare.text import targets_lines
-
-            largest = None
-            if goals.targets.iwd_max is not None:
-                from rnr_sim.compare.patched import largest_iwd
-
-                largest = tuple(largest_iwd(d, goals.targets.iwd_max)
-                                for d in (result.baseline_dir, result.variant_dir))
-            for line in targets_lines(paired, goals.targets, str(targets), largest):
+        if goal_lines is not None:
+            for line in goal_lines:
                 typer.echo(line)
             typer.echo("")
         if field_weights is not None:

@@ -17,6 +17,7 @@ from rnr_sim.compare.runs import CompareResult
 from rnr_sim.compare.text import (
     PATH_EXPECTATION_NOTE,
     adjusted_lines,
+    balance_line,
     change_text,
     design_line,
     level_text,
@@ -260,7 +261,8 @@ def _method(result: CompareResult, paired: Paired) -> str:
     return "".join(parts)
 
 
-def render_compare_html(result: CompareResult, paired: Paired, images: dict[str, Image]) -> str:
+def render_compare_html(result: CompareResult, paired: Paired, images: dict[str, Image],
+                        targets: list[str] | None = None) -> str:
     name = result.out.resolve().name
     sig = paired.significant
 
@@ -274,6 +276,9 @@ def render_compare_html(result: CompareResult, paired: Paired, images: dict[str,
     excluded = "".join(f"<li>Left out of both runs: {esc(e.deck)} ({esc(e.path)}): "
                        f"{esc(e.reason)}</li>" for e in result.excluded)
     note = f"<p>{esc(result.patch_note)}</p>" if result.patch_note else ""
+    spread = balance_line(paired)
+    note += f"<p>{esc(spread)}</p>" if spread else ""
+    note += f"<pre>{esc(chr(10).join(targets))}</pre>" if targets else ""
     decks = paired.of("deck")
     paths = paired.of("path").filter(~pl.col("metric").str.contains("^(expected|gap)_"))
     _, exp_rows = path_expectation_table(paired)
@@ -355,9 +360,10 @@ def render_compare_html(result: CompareResult, paired: Paired, images: dict[str,
 
 
 def build_compare_report(result: CompareResult, paired: Paired, out_dir: str | Path,
-                         svg: bool = False) -> Path:
+                         svg: bool = False, targets: list[str] | None = None) -> Path:
     """Write ``index.html``, ``changes.csv`` and the figures (``plots/``) to ``out_dir``;
-    returns the path of index.html."""
+    returns the path of index.html. ``targets``: the lines of ``compare --targets``
+    (``text.targets_lines``), shown with what changed as the terminal shows them."""
     out = Path(out_dir)
     try:
         (out / "plots").mkdir(parents=True, exist_ok=True)
@@ -381,7 +387,8 @@ def build_compare_report(result: CompareResult, paired: Paired, out_dir: str | P
         for im in images.values():
             (out / "plots" / f"{im.name}.{fmt}").write_bytes(im.data)
         paired.changes.write_csv(out / "changes.csv")
-        index.write_text(render_compare_html(result, paired, images), encoding="utf-8")
+        index.write_text(render_compare_html(result, paired, images, targets),
+                         encoding="utf-8")
     except OSError as e:
         raise InputError(f"{out}: cannot write the report ({e.strerror or e})") from None
     return index
