@@ -465,8 +465,10 @@ def test_nothing_to_compare_exits_2(capsys, tmp_path):
 
 def test_cli_json_report_and_summary(module_engine, capsys, files, tmp_path):
     out, report = tmp_path / "cmp", tmp_path / "report"
+    targets = tmp_path / "t.toml"
+    targets.write_text("[targets]\ndeck_share_max = 0.55\niwd_max = 0.05\n", encoding="utf-8")
     code, stdout, _ = run_cli(capsys, *DECKS, "--patch", files["strong"], "--games", 20,
-                              "--out", out, "--report", report, "--json")
+                              "--out", out, "--report", report, "--json", "--targets", targets)
     assert code == 0
     summary = json.loads(stdout)
     assert summary["games_per_run"] == 20 * 6 * 2 and summary["deals"] == 20
@@ -483,6 +485,9 @@ def test_cli_json_report_and_summary(module_engine, capsys, files, tmp_path):
     assert "moved by the change to Minuteman Volley (" in html
     # the page answers "does it still over-perform?" on the report's own scale too
     assert "Minuteman Volley: adjusted IWD (the report&#x27;s flag" in html
+    # ... and whether it helped balance, and the targets, as the terminal says them
+    assert "Balance: the decks&#x27; win rates spread " in html
+    assert f"Targets ({targets}): the baseline misses " in html and "iwd_max " in html
     code, stdout, _ = run_cli(capsys, *DECKS, "--patch", files["strong"], "--games", 20,
                               "--out", tmp_path / "cmp2", "--no-report")
     assert code == 0
