@@ -75,6 +75,19 @@ def test_report_field_weights_answers_for_a_run_dir(engine, decks, tmp_path, cap
     assert '<section id="field"><h2>Against your field</h2>' in \
         (tmp_path / "rep" / "index.html").read_text()
     assert pl.read_csv(tmp_path / "rep" / "field.csv").height == len(decks)
+    # A run given --field-weights: its report answers for that field unasked (the run's
+    # command line, which the manifest records, names it).
+    import json
+    import shlex
+
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["command"] = shlex.join(["rnr-sim", "run", *map(str, decks), "--field-weights",
+                                      f"{names[1]}=1"])
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert main(["report", str(out), "--out", str(tmp_path / "rep2")]) == 0
+    said = capsys.readouterr()
+    assert f"Against your field (100% {names[1]})" in said.out
+    assert f"The field of the run's command: --field-weights '{names[1]}=1'" in said.err
 
 
 def test_the_best_response_names_the_decks_it_is_not_told_apart_from():

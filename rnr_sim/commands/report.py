@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 
@@ -54,18 +55,23 @@ def report_command(*, run_dir, out, svg, field_weights) -> None:
         index = build_power_report(run_dir, target)
         typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
         return
-    if field_weights is not None:  # a bad field is refused before the report is written
-        import json
+    import json
 
+    try:
+        manifest = json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
+        names = [d["name"] for d in manifest["decks"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        manifest = names = None  # build_report says what is wrong with the dir
+    if field_weights is None and manifest is not None:  # the run's own, when it had one
+        field_weights = _run_field_weights(manifest.get("command"))
+        if field_weights is not None:
+            typer.echo(f"The field of the run's command: --field-weights "
+                       f"{shlex.quote(field_weights)} (give --field-weights to ask for another)",
+                       err=True)
+    if field_weights is not None and names is not None:  # refused before the report is written
         from rnr_sim.analytics.field import parse_field_weights
 
-        try:
-            manifest = json.loads((Path(run_dir) / "manifest.json").read_text(encoding="utf-8"))
-            names = [d["name"] for d in manifest["decks"]]
-        except (OSError, ValueError, KeyError, TypeError):
-            names = None  # build_report says what is wrong with the dir
-        if names is not None:
-            parse_field_weights(field_weights, names)
+        parse_field_weights(field_weights, names)
     # Opened at the first part read: a run dir refused by its checks shows no bar.
     bar = Progress("Reading the run (2 passes)", leave=False)
 
@@ -86,6 +92,24 @@ def report_command(*, run_dir, out, svg, field_weights) -> None:
     typer.echo(f"Report: {index} ({time.perf_counter() - t0:.1f} s)")
 
 
+def _run_field_weights(command: str | None) -> str | None:
+    """The ``--field-weights`` of the ``rnr-sim run`` command line a manifest records (its
+    ``command``), if it had one: the field the player asked about, which the report answers
+    for without being told again."""
+    try:
+        words = shlex.split(command or "")
+    except ValueError:
+        return None
+    if words[1:2] != ["run"]:
+        return None
+    for i, w in enumerate(words):
+        if w == "--field-weights" and i + 1 < len(words):
+            return words[i + 1]
+        if w.startswith("--field-weights="):
+            return w.split("=", 1)[1]
+    return None
+
+
 #: A search command's checkpoint folder, while it is stopped: (command, the dir in words).
 STOPPED = {".discover": ("discover", "discovery"), ".balance": ("balance", "balance run"),
            ".power": ("power", "power run")}
@@ -94,8 +118,6 @@ STOPPED = {".discover": ("discover", "discovery"), ".balance": ("balance", "bala
 def _stopped_search(d: Path) -> None:
     """A search dir stopped before its manifest was written: say how to finish it, instead
     of "not a run dir"."""
-    import shlex
-
     from rnr_sim.errors import InputError
 
     if (d / "manifest.json").exists():

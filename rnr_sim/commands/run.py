@@ -126,7 +126,7 @@ def run_command(*, decks, games, out, chunk_size, vs, resume, no_space_check, fi
             typer.echo("")
         typer.echo(f"Run dir: {result.run_dir} ({m['games_done']:,} games, "
                    f"{m['timings']['games_per_s']:,.0f} games/s)")
-        field = f" --field-weights {shlex.quote(field_weights)}" if field_weights else ""
+        field = " (it answers for the same field)" if field_weights else ""
         typer.echo(f"Next: rnr-sim report {run_dir}{field}")
 
 
