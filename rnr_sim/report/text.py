@@ -150,9 +150,10 @@ def verdict_banners(m: Metrics) -> list[str]:
         out.insert(
             0, f"One deck against the field (rnr-sim run --vs): {vs} met every other deck; "
             f"each other deck met {vs} alone, so its win rate is its matchup against {vs}, "
-            f"not a result against the field, and only {vs} is judged. Most matchups were "
-            "not played, so there is no Nash metagame and no branch verdict: run the decks "
-            "without --vs for those.")
+            f"not a result against the field, and of the decks only {vs} is judged (the "
+            f"victory paths and the cards are read on these games, every one of them with "
+            f"{vs} at the table). Most matchups were not played, so there is no Nash "
+            "metagame and no branch verdict: run the decks without --vs for those.")
     if m.players > 2:
         out.append(
             f"{m.players} players: a fair share is {pct(m.fair, 0)} of the games, not 50%, "
