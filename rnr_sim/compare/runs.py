@@ -514,7 +514,7 @@ def run_compare(options: CompareOptions, progress: bool = True,
     started = manifests.utc_now()
     if options.patch is None and options.rules_b is None and options.deck_b is None:
         raise InputError("nothing to compare: give --patch CARDS.toml, --rules-b RULES.toml, "
-                         "--deck-b DECK (a second version of the first deck), or several")
+                         "--deck-b DECK (a second version of one of the decks), or several")
     _check_precision(options.precision)
     cap_default = DEFAULT_PRECISION_CAP if options.precision is not None else DEFAULT_GAMES
     games = cap_default if options.games is None else options.games
