@@ -99,6 +99,9 @@ def watch(games: Games, deck_cards: np.ndarray, deck_size: np.ndarray, iwd_max: 
 
 
 def pp(f: Figure) -> str:
-    """A card's IWD and its 95% interval in points: ``+12.3 pp [+10.1, +14.5]``."""
-    lo, hi = f.interval()
-    return f"{100 * f.value:+.1f} pp [{100 * lo:+.1f}, {100 * hi:+.1f}]"
+    """A card's IWD and its 95% interval in points: ``+12.3 pp [+10.1, +14.5]``
+    (``display.pp``, ``display.interval``, as compare writes a card's adjusted IWD)."""
+    from rnr_sim.display import interval
+    from rnr_sim.display import pp as points
+
+    return f"{points(f.value)} {interval(*f.interval(), 1, signed=True)}"

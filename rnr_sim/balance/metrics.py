@@ -107,10 +107,14 @@ class Games:
                 np.uint64).reshape(*winner.shape, 2)
         return cls(np.asarray(tables, dtype=np.int64), winner, path, turns, seen)
 
+    @property
+    def _arrays(self) -> tuple:
+        """The per-game arrays, in the constructor's order (None where not kept)."""
+        return self.winner, self.path, self.turns, self.seen
+
     def _each(self, f) -> tuple:
         """``f`` of each per-game array (None stays None)."""
-        return tuple(None if x is None else f(x)
-                     for x in (self.winner, self.path, self.turns, self.seen))
+        return tuple(None if x is None else f(x) for x in self._arrays)
 
     def head(self, deals: int) -> Games:
         return Games(self.pairs, *self._each(lambda x: x[:, :deals]))
@@ -121,8 +125,7 @@ class Games:
 
     def put(self, rows: np.ndarray, part: Games) -> None:
         """``part``'s games in pairs ``rows`` (the same deals)."""
-        for mine, theirs in zip(self._each(lambda x: x), part._each(lambda x: x),
-                                strict=True):
+        for mine, theirs in zip(self._arrays, part._arrays, strict=True):
             if mine is not None:
                 mine[rows] = theirs
 
@@ -130,7 +133,7 @@ class Games:
     def _stack(parts: list[Games], pairs: np.ndarray, axis: int) -> Games:
         """``parts``' per-game arrays concatenated along ``axis`` (an array some part
         lacks: None)."""
-        cols = zip(*(p._each(lambda x: x) for p in parts), strict=True)
+        cols = zip(*(p._arrays for p in parts), strict=True)
         return Games(pairs, *(None if any(x is None for x in c) else
                               np.concatenate(c, axis=axis) for c in cols))
 

@@ -21,31 +21,41 @@ import polars as pl
 from rnr_sim.errors import InputError
 
 
-def patched_iwd(baseline_dir: Path, variant_dir: Path, cards: list[str]
-                ) -> dict[str, dict[str, dict[str, Any]]]:
-    """Per patched card held by a deck: ``{"baseline": row, "variant": row}``, each row the
-    card's adjusted IWD in that run (``iwd_adjusted``, ``_lo``, ``_hi``, ``_p``: the
-    report's columns and interval, the deal as the unit). Cards no deck holds are left
-    out. The two intervals are each run's own, not paired."""
+def card_iwd(run_dir: Path, cards: list[str] | None = None) -> pl.DataFrame:
+    """The per-card rows of the report's adjusted IWD (``cards.adjusted_iwd``: ``card``,
+    ``iwd_adjusted``, ``_lo``, ``_hi``, ``_p``, ...) of a run dir, for ``cards`` (None:
+    every card), reading only the seats of the decks that hold them."""
     from rnr_sim.analytics.cards import adjusted_iwd, card_masks, seat_units
     from rnr_sim.runs.manifests import scan_table
 
+    try:
+        decks = pl.read_parquet(run_dir / "decks.parquet")
+        masks = card_masks(decks if cards is None else decks.filter(pl.col("card").is_in(cards)))
+        if masks.height == 0:
+            return pl.DataFrame()
+        seats = scan_table(run_dir, "seats")
+        if cards is not None:
+            seats = seats.filter(pl.col("deck").is_in(masks["deck"].unique().to_list()))
+        units = seat_units(scan_table(run_dir, "games"), seats)
+    except (OSError, pl.exceptions.PolarsError) as e:
+        raise InputError(f"{run_dir}: cannot read the run's tables ({str(e).splitlines()[0]})"
+                         ) from None
+    return adjusted_iwd(units, masks)[0]
+
+
+def patched_iwd(baseline_dir: Path, variant_dir: Path, cards: list[str]
+                ) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per patched card held by a deck: ``{"baseline": row, "variant": row}``, each row the
+    card's adjusted IWD in that run (``card_iwd``: the report's columns and interval, the
+    deal as the unit). Cards no deck holds are left out. The two intervals are each run's
+    own, not paired."""
     out: dict[str, dict[str, dict[str, Any]]] = {}
     if not cards:
         return out
     for side, d in (("baseline", baseline_dir), ("variant", variant_dir)):
-        try:
-            decks = pl.read_parquet(d / "decks.parquet")
-            masks = card_masks(decks.filter(pl.col("card").is_in(cards)))
-            if masks.height == 0:
-                return {}
-            held = masks["deck"].unique().to_list()
-            seats = scan_table(d, "seats").filter(pl.col("deck").is_in(held))
-            units = seat_units(scan_table(d, "games"), seats)
-        except (OSError, pl.exceptions.PolarsError) as e:
-            raise InputError(f"{d}: cannot read the run's tables ({str(e).splitlines()[0]})"
-                             ) from None
-        per_card, _ = adjusted_iwd(units, masks)
+        per_card = card_iwd(d, cards)
+        if per_card.height == 0:
+            return {}
         for r in per_card.iter_rows(named=True):
             if r.get("iwd_adjusted") is not None:
                 out.setdefault(r["card"], {})[side] = r
@@ -53,19 +63,13 @@ def patched_iwd(baseline_dir: Path, variant_dir: Path, cards: list[str]
 
 
 def largest_iwd(run_dir: Path, bound: float) -> tuple[float, str, float, float, float] | None:
-    """The largest adjusted IWD of the run's cards (the report's card metric), its card and
-    interval, and the cards' excess over ``bound`` summed (what ``iwd_max`` adds to the
-    distance, as balance's search counts its watched cards); None when no card has one."""
-    from rnr_sim.analytics.cards import adjusted_iwd, card_masks, seat_units
-    from rnr_sim.runs.manifests import scan_table
-
-    try:
-        masks = card_masks(pl.read_parquet(run_dir / "decks.parquet"))
-        units = seat_units(scan_table(run_dir, "games"), scan_table(run_dir, "seats"))
-    except (OSError, pl.exceptions.PolarsError) as e:
-        raise InputError(f"{run_dir}: cannot read the run's tables ({str(e).splitlines()[0]})"
-                         ) from None
-    cards = adjusted_iwd(units, masks)[0].filter(pl.col("iwd_adjusted").is_not_null()).sort(
+    """The largest adjusted IWD of the run's cards (``card_iwd``), its card and interval,
+    and the cards' excess over ``bound`` summed (what ``iwd_max`` adds to the distance, as
+    balance's search counts its watched cards); None when no card has one."""
+    cards = card_iwd(run_dir)
+    if cards.height == 0:
+        return None
+    cards = cards.filter(pl.col("iwd_adjusted").is_not_null()).sort(
         "iwd_adjusted", "card", descending=[True, False])
     if cards.height == 0:
         return None
